@@ -1,0 +1,10 @@
+# Sanitizer builds apply to every target of the tree, libraries and tests alike.
+if(NDKSIM_SANITIZE STREQUAL "address")
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all)
+  add_link_options(-fsanitize=address,undefined)
+elseif(NDKSIM_SANITIZE STREQUAL "thread")
+  add_compile_options(-fsanitize=thread -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=thread)
+elseif(NOT NDKSIM_SANITIZE STREQUAL "")
+  message(FATAL_ERROR "NDKSIM_SANITIZE must be '', 'address' or 'thread', not '${NDKSIM_SANITIZE}'")
+endif()

@@ -1,0 +1,19 @@
+#pragma once
+// The provider's dispatch tables, one per object kind, each defined in its <kind>_dispatch.cpp.
+
+#include "ndkpi.h"
+
+namespace ndksim::api {
+
+extern const NDK_ADAPTER_DISPATCH k_adapter_dispatch;
+extern const NDK_CQ_DISPATCH k_cq_dispatch;
+extern const NDK_PD_DISPATCH k_pd_dispatch;
+extern const NDK_MR_DISPATCH k_mr_dispatch;
+extern const NDK_MW_DISPATCH k_mw_dispatch;
+extern const NDK_SRQ_DISPATCH k_srq_dispatch;
+extern const NDK_QP_DISPATCH k_qp_dispatch;
+extern const NDK_SHARED_ENDPOINT_DISPATCH k_shared_endpoint_dispatch;
+extern const NDK_CONNECTOR_DISPATCH k_connector_dispatch;
+extern const NDK_LISTENER_DISPATCH k_listener_dispatch;
+
+}  // namespace ndksim::api

@@ -1,0 +1,314 @@
+// The ndksim.h entry points: loops, adapters, NDK_ADAPTER handles.
+
+#include <algorithm>
+#include <atomic>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "api/abi.hpp"
+#include "api/dispatch_tables.hpp"
+#include "core/adapter.hpp"
+#include "core/device.hpp"
+#include "ndksim.h"
+#include "timing/scheduler.hpp"
+
+struct ndksim_loop {
+    ndksim::timing::scheduler sched{
+        ndksim::timing::scheduler::options{ndksim::timing::run_mode::deterministic,
+                                           ndksim::timing::poll_policy::block, "loop"}};
+    std::atomic<int> adapters{0};
+};
+
+struct ndksim_adapter {
+    ndksim_adapter(ndksim::core::device_config cfg, const ndksim::core::adapter_limits& limits,
+                   ndksim_loop* l)
+        : dev(std::move(cfg), limits), loop(l) {}
+    ndksim::core::device dev;
+    ndksim_loop* loop;
+    std::mutex handles_mutex;
+    std::vector<ndksim::core::adapter*> handles;
+};
+
+namespace ndksim::api {
+namespace {
+
+// IP addresses owned by the adapters of this process: one address belongs to one NIC, as on a
+// real host, so the in-process link can find an adapter by its address.
+std::mutex g_addresses_mutex;
+std::set<std::string> g_addresses;
+std::atomic<unsigned> g_adapter_count{0};
+
+core::completion_style to_style(ndksim_completion_style s, bool& ok) {
+    ok = true;
+    switch (s) {
+        case NDKSIM_COMPLETE_INLINE:
+            return core::completion_style::inline_;
+        case NDKSIM_COMPLETE_PENDING:
+            return core::completion_style::pending;
+        case NDKSIM_COMPLETE_RANDOM:
+            return core::completion_style::random;
+    }
+    ok = false;
+    return core::completion_style::inline_;
+}
+
+timing::poll_policy to_poll(ndksim_poll_policy p, bool& ok) {
+    ok = true;
+    switch (p) {
+        case NDKSIM_POLL_BLOCK:
+            return timing::poll_policy::block;
+        case NDKSIM_POLL_SPIN:
+            return timing::poll_policy::spin;
+        case NDKSIM_POLL_SPIN_THEN_BLOCK:
+            return timing::poll_policy::spin_then_block;
+    }
+    ok = false;
+    return timing::poll_policy::block;
+}
+
+NTSTATUS invalid_config(const char* what) {
+    NDKSIM_ERROR("ndksim_adapter_create: {}", what);
+    return STATUS_INVALID_PARAMETER;
+}
+
+NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** out) {
+    if (config == nullptr || out == nullptr) {
+        return invalid_config("config or adapter pointer is NULL");
+    }
+    if (config->size != sizeof(ndksim_adapter_config)) {
+        return invalid_config("config->size is not sizeof(ndksim_adapter_config); start from "
+                              "ndksim_adapter_config_init()");
+    }
+    core::device_config cfg;
+    const unsigned number = ++g_adapter_count;
+    cfg.name = config->name != nullptr ? config->name : "nic" + std::to_string(number);
+    cfg.address = config->address != nullptr ? config->address : "127.0.0.1";
+    core::net_address parsed;
+    if (!core::net_address::parse_ip(cfg.address, parsed)) {
+        NDKSIM_ERROR("ndksim_adapter_create: address '{}' is not an IPv4 or IPv6 literal",
+                     cfg.address);
+        return STATUS_INVALID_PARAMETER;
+    }
+    cfg.profile = config->profile != nullptr ? config->profile : "cx4-edr";
+    if (cfg.profile != "cx4-edr") {
+        NDKSIM_ERROR("ndksim_adapter_create: unknown NIC profile '{}' (known: cx4-edr)",
+                     cfg.profile);
+        return STATUS_NOT_SUPPORTED;
+    }
+    bool ok = false;
+    cfg.style = to_style(config->completion_style, ok);
+    if (!ok) {
+        return invalid_config("completion_style is not an ndksim_completion_style");
+    }
+    if (config->pending_percent > 100) {
+        return invalid_config("pending_percent is above 100");
+    }
+    cfg.pending_percent = config->pending_percent;
+    cfg.seed = config->seed;
+    cfg.poll = to_poll(config->poll_policy, ok);
+    if (!ok) {
+        return invalid_config("poll_policy is not an ndksim_poll_policy");
+    }
+    switch (config->wire) {
+        case NDKSIM_WIRE_DEFAULT:
+        case NDKSIM_WIRE_INPROC:
+            cfg.wire = core::wire_kind::inproc;
+            break;
+        case NDKSIM_WIRE_UDP:
+        case NDKSIM_WIRE_TCP:
+            NDKSIM_ERROR("ndksim_adapter_create: the UDP and TCP wires are not part of this "
+                         "build; use NDKSIM_WIRE_INPROC");
+            return STATUS_NOT_SUPPORTED;
+        default:
+            return invalid_config("wire is not an ndksim_wire");
+    }
+    cfg.port = config->port;
+    cfg.close_timeout = std::chrono::milliseconds(config->close_timeout_ms);
+    if (config->loop != nullptr) {
+        cfg.loop = &config->loop->sched;
+    }
+    {
+        std::lock_guard lock(g_addresses_mutex);
+        if (!g_addresses.insert(cfg.address).second) {
+            NDKSIM_ERROR("ndksim_adapter_create: address {} already belongs to another adapter "
+                         "of this process",
+                         cfg.address);
+            return STATUS_ADDRESS_ALREADY_EXISTS;
+        }
+    }
+    const std::string address = cfg.address;
+    try {
+        *out = new ndksim_adapter(std::move(cfg), core::connectx_like_limits(), config->loop);
+    } catch (const std::exception& e) {
+        std::lock_guard lock(g_addresses_mutex);
+        g_addresses.erase(address);
+        NDKSIM_ERROR("ndksim_adapter_create: {}", e.what());
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    if (config->loop != nullptr) {
+        config->loop->adapters.fetch_add(1);
+    }
+    return STATUS_SUCCESS;
+}
+
+}  // namespace
+}  // namespace ndksim::api
+
+using namespace ndksim;
+
+extern "C" {
+
+NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
+    if (config == nullptr) {
+        return;
+    }
+    *config = ndksim_adapter_config{};
+    config->size = sizeof(ndksim_adapter_config);
+    config->completion_style = NDKSIM_COMPLETE_INLINE;
+    config->pending_percent = 50;
+    config->seed = 1;
+    config->poll_policy = NDKSIM_POLL_BLOCK;
+    config->wire = NDKSIM_WIRE_DEFAULT;
+    config->port = 4791;
+    config->close_timeout_ms = 10'000;
+}
+
+NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,
+                                          ndksim_adapter** adapter) {
+    return api::create_adapter(config, adapter);
+}
+
+NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter) {
+    if (adapter == nullptr) {
+        return;
+    }
+    std::vector<core::adapter*> open;
+    {
+        std::lock_guard lock(adapter->handles_mutex);
+        open = adapter->handles;
+    }
+    for (core::adapter* h : open) {
+        NDKSIM_ERROR("{}: NDK_ADAPTER handle still open at ndksim_adapter_destroy; closing it",
+                     h->ident());
+        ndksim_close_ndk_adapter(adapter, reinterpret_cast<NDK_ADAPTER*>(h->abi().head));
+    }
+    if (adapter->loop != nullptr) {
+        adapter->loop->adapters.fetch_sub(1);
+    }
+    {
+        std::lock_guard lock(api::g_addresses_mutex);
+        api::g_addresses.erase(adapter->dev.config().address);
+    }
+    delete adapter;
+}
+
+NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
+                                               PNDIS_OPEN_NDK_ADAPTER_PARAMETERS Parameters,
+                                               NDK_ADAPTER** ppNdkAdapter) {
+    auto* a = static_cast<ndksim_adapter*>(MiniportAdapterContext);
+    if (a == nullptr || Parameters == nullptr || ppNdkAdapter == nullptr) {
+        NDKSIM_ERROR("ndksim_open_ndk_adapter: NULL adapter, parameters or output pointer");
+        return NDIS_STATUS_INVALID_PARAMETER;
+    }
+    core::ndk_version granted{};
+    const status s = core::adapter::check_version(
+        core::ndk_version{Parameters->Version.Major, Parameters->Version.Minor}, granted);
+    if (s != status::success) {
+        NDKSIM_WARN("{}: NDKPI {}.{} requested; this provider implements 1.0-1.2 and 2.0-2.1",
+                    a->dev.name(), Parameters->Version.Major, Parameters->Version.Minor);
+        return api::to_nt(s);
+    }
+    try {
+        auto handle = core::adapter::open(a->dev, granted);
+        *ppNdkAdapter = api::init_head<NDK_ADAPTER>(*handle, &api::k_adapter_dispatch);
+        std::lock_guard lock(a->handles_mutex);
+        a->handles.push_back(handle.detach());
+    } catch (const std::bad_alloc&) {
+        return NDIS_STATUS_RESOURCES;
+    }
+    return NDIS_STATUS_SUCCESS;
+}
+
+NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
+                                         NDK_ADAPTER* pNdkAdapter) {
+    auto* a = static_cast<ndksim_adapter*>(MiniportAdapterContext);
+    auto* h = api::from_ndk<core::adapter>(pNdkAdapter, core::object_kind::adapter,
+                                           "ndksim_close_ndk_adapter");
+    if (a == nullptr || h == nullptr) {
+        return;
+    }
+    {
+        std::lock_guard lock(a->handles_mutex);
+        auto it = std::find(a->handles.begin(), a->handles.end(), h);
+        if (it == a->handles.end()) {
+            NDKSIM_ERROR("{}: not open on {} (closed twice?)", h->ident(), a->dev.name());
+            return;
+        }
+        a->handles.erase(it);
+    }
+    h->close_blocking();
+}
+
+NDKSIM_API NDK_VERSION ndksim_highest_version(void) {
+    return NDK_VERSION{core::adapter::k_highest_v2.major, core::adapter::k_highest_v2.minor};
+}
+
+NDKSIM_API ULONG ndksim_adapter_live_objects(const ndksim_adapter* adapter) {
+    return adapter == nullptr ? 0 : adapter->dev.live_objects();
+}
+
+NDKSIM_API ULONG ndksim_adapter_leaked_objects(const ndksim_adapter* adapter) {
+    return adapter == nullptr ? 0 : adapter->dev.leaked_objects();
+}
+
+NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter) {
+    return adapter == nullptr ? 0 : const_cast<ndksim_adapter*>(adapter)->dev.sched().now();
+}
+
+NDKSIM_API const char* ndksim_status_name(NTSTATUS s) {
+    // status_name() views either static strings or a per-thread slot, both NUL-terminated.
+    return status_name(static_cast<std::int32_t>(s)).data();
+}
+
+NDKSIM_API NTSTATUS ndksim_loop_create(ndksim_loop** loop) {
+    if (loop == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    try {
+        *loop = new ndksim_loop();
+    } catch (const std::bad_alloc&) {
+        return STATUS_INSUFFICIENT_RESOURCES;
+    }
+    return STATUS_SUCCESS;
+}
+
+NDKSIM_API void ndksim_loop_destroy(ndksim_loop* loop) {
+    if (loop == nullptr) {
+        return;
+    }
+    if (loop->adapters.load() != 0) {
+        NDKSIM_ERROR("ndksim_loop_destroy: {} adapters still use this loop; destroy them first",
+                     loop->adapters.load());
+    }
+    delete loop;
+}
+
+NDKSIM_API BOOLEAN ndksim_loop_run_one(ndksim_loop* loop) {
+    return loop != nullptr && loop->sched.run_one() ? TRUE : FALSE;
+}
+
+NDKSIM_API ULONG64 ndksim_loop_run_until_idle(ndksim_loop* loop) {
+    return loop == nullptr ? 0 : loop->sched.run_until_idle();
+}
+
+NDKSIM_API ULONG64 ndksim_loop_run_for(ndksim_loop* loop, ULONG64 picoseconds) {
+    return loop == nullptr ? 0 : loop->sched.run_for(picoseconds);
+}
+
+NDKSIM_API ULONG64 ndksim_loop_now(const ndksim_loop* loop) {
+    return loop == nullptr ? 0 : loop->sched.now();
+}
+
+}  // extern "C"

@@ -1,0 +1,105 @@
+#pragma once
+// A simulated RDMA NIC (the ndksim_adapter of ndksim.h): its configuration, its capabilities,
+// its scheduler (own engine thread, or a shared deterministic loop), its completion policy and
+// its counters. NDK_ADAPTER handles (core::adapter) are opened on it.
+
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "core/adapter_limits.hpp"
+#include "core/completion_policy.hpp"
+#include "core/endpoint_table.hpp"
+#include "core/net_address.hpp"
+#include "timing/scheduler.hpp"
+
+namespace ndksim::core {
+
+enum class wire_kind : std::uint8_t { inproc, udp, tcp };
+
+struct device_config {
+    std::string name;                     ///< log name, e.g. "nic1"
+    std::string address;                  ///< IP literal the adapter owns
+    std::string profile = "cx4-edr";      ///< NIC profile name
+    completion_style style = completion_style::inline_;
+    std::uint32_t pending_percent = 50;   ///< random style only
+    std::uint64_t seed = 1;
+    timing::scheduler* loop = nullptr;    ///< deterministic loop, or nullptr for threaded mode
+    timing::poll_policy poll = timing::poll_policy::block;
+    wire_kind wire = wire_kind::inproc;
+    std::uint16_t port = 4791;
+    std::chrono::milliseconds close_timeout{10'000};
+};
+
+class device {
+public:
+    /// Builds the device; a threaded device starts its engine thread.
+    device(device_config cfg, const adapter_limits& limits);
+
+    /// Runs the scheduler dry (so no task still refers to an object) and stops the engine.
+    ~device();
+
+    device(const device&) = delete;
+    device& operator=(const device&) = delete;
+
+    timing::scheduler& sched() noexcept { return *sched_; }
+    completion_policy& policy() noexcept { return policy_; }
+    const adapter_limits& limits() const noexcept { return limits_; }
+    const device_config& config() const noexcept { return cfg_; }
+    const std::string& name() const noexcept { return cfg_.name; }
+    endpoint_table& endpoints() noexcept { return endpoints_; }
+
+    /// The IP address the device owns (parsed from the configuration).
+    const net_address& own_address() const noexcept { return own_address_; }
+
+    /// Binds a local endpoint for a listener or shared endpoint (ddi/nc-ndkpi-ndk_fn_listen.md,
+    /// create_shared_endpoint.md): the IP must be the device's own or a wildcard (which binds
+    /// the device's own IP), else invalid_address; the port is reserved (0 picks an ephemeral
+    /// port), else sharing_violation or too_many_addresses. On success `address` holds the bound
+    /// IP and port, with the consumer's family value kept.
+    [[nodiscard]] status reserve_local(net_address& address);
+
+    /// Numbers handles (h1, h2, ...) and objects of each kind (qp#1, ...) for identities.
+    std::uint32_t next_handle_number() noexcept { return ++handles_opened_; }
+    std::uint32_t next_object_number() noexcept { return ++objects_created_; }
+
+    /// Counts objects from creation until their close completes (handles included).
+    void object_created() noexcept { live_objects_.fetch_add(1, std::memory_order_relaxed); }
+    void object_closed() noexcept { live_objects_.fetch_sub(1, std::memory_order_relaxed); }
+    std::uint32_t live_objects() const noexcept {
+        return live_objects_.load(std::memory_order_relaxed);
+    }
+
+    /// Counts objects found open when their adapter handle closed.
+    void objects_leaked(std::uint32_t n) noexcept {
+        leaked_objects_.fetch_add(n, std::memory_order_relaxed);
+    }
+    std::uint32_t leaked_objects() const noexcept {
+        return leaked_objects_.load(std::memory_order_relaxed);
+    }
+
+    /// Open NDK_ADAPTER handles on this device.
+    void handle_opened() noexcept { open_handles_.fetch_add(1, std::memory_order_relaxed); }
+    void handle_closed() noexcept { open_handles_.fetch_sub(1, std::memory_order_relaxed); }
+    std::uint32_t open_handles() const noexcept {
+        return open_handles_.load(std::memory_order_relaxed);
+    }
+
+private:
+    device_config cfg_;
+    adapter_limits limits_;
+    std::unique_ptr<timing::scheduler> own_sched_;
+    timing::scheduler* sched_;
+    completion_policy policy_;
+    endpoint_table endpoints_;
+    net_address own_address_;
+    std::atomic<std::uint32_t> handles_opened_{0};
+    std::atomic<std::uint32_t> objects_created_{0};
+    std::atomic<std::uint32_t> live_objects_{0};
+    std::atomic<std::uint32_t> leaked_objects_{0};
+    std::atomic<std::uint32_t> open_handles_{0};
+};
+
+}  // namespace ndksim::core

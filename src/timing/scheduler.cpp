@@ -1,0 +1,168 @@
+#include "timing/scheduler.hpp"
+
+#include <pthread.h>
+
+#include <boost/asio/post.hpp>
+
+#include "util/log.hpp"
+
+namespace ndksim::timing {
+namespace {
+
+// The scheduler whose task the current thread is running, for in_task().
+thread_local const scheduler* t_running = nullptr;
+
+// Events run per pump before the engine returns to the io_context, so socket handlers are
+// never starved by a long burst of simulated events.
+constexpr int k_pump_batch = 64;
+
+// A spin_then_block engine spins this long without work before it blocks.
+constexpr auto k_spin_window = std::chrono::microseconds(50);
+
+struct running_guard {
+    explicit running_guard(const scheduler* s) noexcept : prev(t_running) { t_running = s; }
+    ~running_guard() { t_running = prev; }
+    running_guard(const running_guard&) = delete;
+    running_guard& operator=(const running_guard&) = delete;
+    const scheduler* prev;
+};
+
+}  // namespace
+
+scheduler::scheduler(options opts) : opts_(std::move(opts)) {
+    if (opts_.mode == run_mode::threaded) {
+        work_.emplace(io_.get_executor());
+        engine_ = std::thread([this] { engine_main(); });
+    }
+}
+
+scheduler::~scheduler() {
+    if (engine_.joinable()) {
+        stopping_.store(true, std::memory_order_release);
+        work_.reset();
+        io_.stop();
+        engine_.join();
+    }
+}
+
+bool scheduler::in_task() const noexcept { return t_running == this; }
+
+void scheduler::post_at(sim_time when, task fn) {
+    bool post_pump = false;
+    {
+        std::lock_guard lock(mutex_);
+        queue_.push(std::max(when, now()), std::move(fn));
+        outstanding_.fetch_add(1, std::memory_order_acq_rel);
+        if (opts_.mode == run_mode::threaded && !pump_posted_) {
+            pump_posted_ = true;
+            post_pump = true;
+        }
+    }
+    if (post_pump) {
+        boost::asio::post(io_, [this] { pump(); });
+    }
+}
+
+bool scheduler::run_next_locked(std::unique_lock<std::mutex>& lock) {
+    if (queue_.empty()) {
+        return false;
+    }
+    sim_time when = 0;
+    task fn = queue_.pop(when);
+    if (when > now_.load(std::memory_order_relaxed)) {
+        now_.store(when, std::memory_order_release);
+    }
+    lock.unlock();
+    {
+        running_guard guard(this);
+        fn();
+    }
+    events_run_.fetch_add(1, std::memory_order_relaxed);
+    outstanding_.fetch_sub(1, std::memory_order_acq_rel);
+    lock.lock();
+    return true;
+}
+
+bool scheduler::run_one() {
+    std::unique_lock lock(mutex_);
+    return run_next_locked(lock);
+}
+
+std::size_t scheduler::run_until_idle(std::size_t max_events) {
+    std::size_t n = 0;
+    std::unique_lock lock(mutex_);
+    while (n < max_events && run_next_locked(lock)) {
+        ++n;
+    }
+    return n;
+}
+
+std::size_t scheduler::run_for(sim_time duration) {
+    std::size_t n = 0;
+    std::unique_lock lock(mutex_);
+    const sim_time end = now() + duration;
+    while (!queue_.empty() && queue_.next_time() <= end) {
+        run_next_locked(lock);
+        ++n;
+    }
+    if (now() < end) {
+        now_.store(end, std::memory_order_release);
+    }
+    return n;
+}
+
+void scheduler::notify_waiters() {
+    if (waiters_.load(std::memory_order_acquire) > 0) {
+        // Taking the mutex orders this wake-up after a waiter's predicate check, so it cannot be
+        // lost between the check and the wait.
+        { std::lock_guard lock(mutex_); }
+        waiters_cv_.notify_all();
+    }
+}
+
+void scheduler::pump() {
+    std::unique_lock lock(mutex_);
+    for (int i = 0; i < k_pump_batch; ++i) {
+        if (!run_next_locked(lock)) {
+            pump_posted_ = false;
+            lock.unlock();
+            notify_waiters();
+            return;
+        }
+        lock.unlock();
+        notify_waiters();
+        lock.lock();
+    }
+    lock.unlock();
+    boost::asio::post(io_, [this] { pump(); });
+}
+
+void scheduler::engine_main() {
+    pthread_setname_np(pthread_self(), opts_.name.substr(0, 15).c_str());
+    NDKSIM_DEBUG("{}: engine thread started", opts_.name);
+    switch (opts_.poll) {
+        case poll_policy::block:
+            io_.run();
+            break;
+        case poll_policy::spin:
+            while (!stopping_.load(std::memory_order_acquire) && !io_.stopped()) {
+                io_.poll();
+            }
+            break;
+        case poll_policy::spin_then_block: {
+            auto last_work = std::chrono::steady_clock::now();
+            while (!stopping_.load(std::memory_order_acquire) && !io_.stopped()) {
+                if (io_.poll() > 0) {
+                    last_work = std::chrono::steady_clock::now();
+                } else if (std::chrono::steady_clock::now() - last_work > k_spin_window) {
+                    io_.run_one();
+                    last_work = std::chrono::steady_clock::now();
+                }
+            }
+            break;
+        }
+    }
+    NDKSIM_DEBUG("{}: engine thread stopped", opts_.name);
+}
+
+}  // namespace ndksim::timing
