@@ -1,0 +1,22 @@
+# Installs the Debian 12 packages ndksim needs, when any is missing. Sourced by demo.sh/test.sh.
+ndksim_packages=(cmake g++ ninja-build pkg-config libboost-dev libspdlog-dev libfmt-dev
+                 libcli11-dev libgtest-dev libbenchmark-dev)
+
+ndksim_install_deps() {
+    local missing=()
+    for p in "${ndksim_packages[@]}" "$@"; do
+        if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+            missing+=("$p")
+        fi
+    done
+    if [ ${#missing[@]} -eq 0 ]; then
+        return 0
+    fi
+    echo "ndksim: installing ${missing[*]}"
+    local sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+        sudo="sudo"
+    fi
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
+}

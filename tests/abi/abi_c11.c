@@ -1,0 +1,96 @@
+/*
+ * C11 view of the public headers. Consumer code for the Windows kernel is usually C, so the
+ * headers must compile as strict C11 (-Wpedantic) next to Linux's own socket headers. Those are
+ * included first here; abi_layout_test.cpp covers the opposite order in C++.
+ *
+ * ndksim_abi_c11_check() returns a sum of structure sizes that the C++ test compares with its own,
+ * catching any layout difference between the two languages.
+ */
+#include <netinet/in.h>
+#include <sys/socket.h>
+
+#include <ndkpi.h>
+
+int ndksim_abi_c11_check(void);
+
+/* Linux and Windows names side by side: no tag, typedef or macro may collide. */
+static int ndksim_uses_both_address_kinds(void) {
+    struct sockaddr_in linux_v4;
+    struct sockaddr_in6 linux_v6;
+    SOCKADDR_IN windows_v4;
+    SOCKADDR_IN6 windows_v6;
+    SOCKADDR_INET either;
+
+    RtlZeroMemory(&linux_v4, sizeof(linux_v4));
+    RtlZeroMemory(&linux_v6, sizeof(linux_v6));
+    RtlZeroMemory(&windows_v4, sizeof(windows_v4));
+    RtlZeroMemory(&windows_v6, sizeof(windows_v6));
+    RtlZeroMemory(&either, sizeof(either));
+
+    linux_v4.sin_family = AF_INET;
+    linux_v4.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    windows_v4.sin_family = WS_AF_INET;
+    windows_v4.sin_addr.s_addr = linux_v4.sin_addr.s_addr;
+    windows_v6.sin6_family = WS_AF_INET6;
+    windows_v6.sin6_addr.u.Byte[15] = 1;
+    linux_v6.sin6_addr.s6_addr[15] = windows_v6.sin6_addr.u.Byte[15];
+    either.Ipv6 = windows_v6;
+
+    return windows_v4.sin_addr.S_un.S_addr == linux_v4.sin_addr.s_addr &&
+           NDKSIM_IS_AF_INET6(either.si_family) && linux_v6.sin6_addr.s6_addr[15] == 1;
+}
+
+/* A provider-style callback and dispatch table entry, to exercise the function-pointer types. */
+static VOID ndksim_request_done(_In_opt_ PVOID Context, _In_ NTSTATUS Status) {
+    UNREFERENCED_PARAMETER(Context);
+    UNREFERENCED_PARAMETER(Status);
+}
+
+static NTSTATUS ndksim_disconnect(_In_ NDK_CONNECTOR* pNdkConnector,
+                                  _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
+                                  _In_opt_ PVOID RequestContext) {
+    UNREFERENCED_PARAMETER(pNdkConnector);
+    RequestCompletion(RequestContext, STATUS_SUCCESS);
+    return STATUS_PENDING;
+}
+
+int ndksim_abi_c11_check(void) {
+    NDK_CONNECTOR_DISPATCH dispatch;
+    NDK_CONNECTOR connector;
+    NDK_RESULT_EX result;
+    MDL mdl;
+    int sum;
+
+    RtlZeroMemory(&dispatch, sizeof(dispatch));
+    dispatch.NdkDisconnect = ndksim_disconnect;
+    RtlZeroMemory(&connector, sizeof(connector));
+    connector.Header.Version.Major = 2;
+    connector.Header.Version.Minor = 1;
+    connector.Header.ObjectType = NdkObjectTypeConnector;
+    connector.Dispatch = &dispatch;
+    if (connector.Dispatch->NdkDisconnect(&connector, ndksim_request_done, NULL) !=
+        STATUS_PENDING) {
+        return -1;
+    }
+
+    RtlZeroMemory(&result, sizeof(result));
+    result.Type = NdkOperationTypeReceiveAndInvalidate;
+    if (result.Type != 0x8001 || NT_SUCCESS(STATUS_BUFFER_OVERFLOW) ||
+        !NT_SUCCESS(STATUS_PENDING)) {
+        return -1;
+    }
+
+    MmInitializeMdl(&mdl, (PVOID)(ULONG_PTR)0x1234, 0x1000);
+    if (MmGetMdlByteOffset(&mdl) != 0x234 || ADDRESS_AND_SIZE_TO_SPAN_PAGES(0x1234, 0x1000) != 2) {
+        return -1;
+    }
+
+    if (!ndksim_uses_both_address_kinds()) {
+        return -1;
+    }
+
+    sum = (int)(sizeof(MDL) + sizeof(NDK_OBJECT_HEADER) + sizeof(NDK_RESULT_EX) + sizeof(NDK_SGE) +
+                sizeof(NDK_ADAPTER_INFO) + sizeof(SOCKADDR_INET) + sizeof(NDK_CONNECTOR_DISPATCH) +
+                sizeof(NDK_QP) + sizeof(NDIS_NDK_CAPABILITIES));
+    return sum;
+}

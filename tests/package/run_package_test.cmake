@@ -1,0 +1,26 @@
+# Installs the build tree into a scratch prefix, builds tests/package/consumer against it with
+# find_package(ndksim CONFIG REQUIRED), runs it, and checks the pkg-config file.
+# Inputs: BUILD_DIR, SOURCE_DIR, WORK_DIR, GENERATOR.
+file(REMOVE_RECURSE "${WORK_DIR}")
+set(prefix "${WORK_DIR}/prefix")
+function(run)
+  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "failed (${rc}): ${ARGN}\n${out}\n${err}")
+  endif()
+  set(last_output "${out}" PARENT_SCOPE)
+endfunction()
+run(${CMAKE_COMMAND} --install "${BUILD_DIR}" --prefix "${prefix}")
+run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
+    "-DCMAKE_PREFIX_PATH=${prefix}" -DCMAKE_BUILD_TYPE=Release)
+run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
+run(${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${prefix}/lib" "${WORK_DIR}/build/consumer")
+message(STATUS "consumer: ${last_output}")
+file(GLOB pc "${prefix}/lib*/pkgconfig/ndksim.pc")
+if(NOT pc)
+  message(FATAL_ERROR "ndksim.pc was not installed")
+endif()
+file(READ "${pc}" pc_text)
+if(NOT pc_text MATCHES "-lndksim")
+  message(FATAL_ERROR "ndksim.pc does not link -lndksim:\n${pc_text}")
+endif()

@@ -1,0 +1,119 @@
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+#include <vector>
+
+#include "timing/scheduler.hpp"
+
+namespace ndksim::timing {
+namespace {
+
+scheduler::options deterministic() { return {run_mode::deterministic, poll_policy::block, "t"}; }
+
+TEST(DeterministicScheduler, RunOneAdvancesTheClockToTheEvent) {
+    scheduler s(deterministic());
+    bool ran = false;
+    s.post_after(microseconds(5), [&] { ran = true; });
+    EXPECT_EQ(s.now(), 0U);
+    EXPECT_TRUE(s.run_one());
+    EXPECT_TRUE(ran);
+    EXPECT_EQ(s.now(), microseconds(5));
+    EXPECT_FALSE(s.run_one());
+}
+
+TEST(DeterministicScheduler, RunForStopsAtTheHorizonAndSetsTheClock) {
+    scheduler s(deterministic());
+    std::vector<int> ran;
+    s.post_after(nanoseconds(100), [&] { ran.push_back(1); });
+    s.post_after(nanoseconds(300), [&] { ran.push_back(2); });
+    EXPECT_EQ(s.run_for(nanoseconds(200)), 1U);
+    EXPECT_EQ(ran, (std::vector<int>{1}));
+    EXPECT_EQ(s.now(), nanoseconds(200));
+    EXPECT_EQ(s.run_for(nanoseconds(200)), 1U);
+    EXPECT_EQ(ran, (std::vector<int>{1, 2}));
+    EXPECT_EQ(s.now(), nanoseconds(400));
+}
+
+TEST(DeterministicScheduler, TasksMayPostTasksAndTheyRunInOrder) {
+    scheduler s(deterministic());
+    std::vector<int> ran;
+    s.post([&] {
+        ran.push_back(1);
+        s.post([&] { ran.push_back(3); });
+    });
+    s.post([&] { ran.push_back(2); });
+    EXPECT_EQ(s.run_until_idle(), 3U);
+    EXPECT_EQ(ran, (std::vector<int>{1, 2, 3}));
+    EXPECT_TRUE(s.idle());
+}
+
+TEST(DeterministicScheduler, PastTimesRunAtNowNotInThePast) {
+    scheduler s(deterministic());
+    s.run_for(microseconds(10));
+    sim_time seen = 0;
+    s.post_at(microseconds(1), [&] { seen = s.now(); });
+    s.run_until_idle();
+    EXPECT_EQ(seen, microseconds(10));
+}
+
+TEST(DeterministicScheduler, InTaskIsTrueOnlyInsideATask) {
+    scheduler s(deterministic());
+    bool inside = false;
+    s.post([&] { inside = s.in_task(); });
+    EXPECT_FALSE(s.in_task());
+    s.run_until_idle();
+    EXPECT_TRUE(inside);
+}
+
+TEST(DeterministicScheduler, WaitUntilDrivesEventsUntilThePredicateHolds) {
+    scheduler s(deterministic());
+    std::atomic<int> count{0};
+    for (int i = 0; i < 5; ++i) {
+        s.post_after(microseconds(static_cast<std::uint64_t>(i)), [&] { ++count; });
+    }
+    EXPECT_TRUE(s.wait_until([&] { return count.load() == 3; }, std::chrono::seconds(1)));
+    EXPECT_EQ(count.load(), 3);
+    EXPECT_FALSE(s.wait_until([&] { return count.load() == 99; }, std::chrono::seconds(1)));
+    EXPECT_EQ(count.load(), 5);
+}
+
+class ThreadedScheduler : public ::testing::TestWithParam<poll_policy> {};
+
+TEST_P(ThreadedScheduler, RunsPostedTasksOnTheEngineThreadInOrder) {
+    scheduler s({run_mode::threaded, GetParam(), "engine"});
+    std::vector<int> ran;  // written on the engine thread only, read after the wait
+    std::atomic<bool> engine_thread{true};
+    std::atomic<int> done{0};
+    const auto caller = std::this_thread::get_id();
+    // Posted from one task so that every delay counts from the same simulated instant.
+    s.post([&] {
+        for (int i = 0; i < 1000; ++i) {
+            s.post_after(nanoseconds(static_cast<std::uint64_t>(i % 7)), [&, i] {
+                if (std::this_thread::get_id() == caller) {
+                    engine_thread = false;
+                }
+                ran.push_back(i);
+                done.fetch_add(1, std::memory_order_release);
+            });
+        }
+    });
+    ASSERT_TRUE(s.wait_until([&] { return done.load(std::memory_order_acquire) == 1000; },
+                             std::chrono::seconds(10)))
+        << "engine ran " << done.load() << " of 1000 tasks within 10 s";
+    EXPECT_TRUE(engine_thread.load());
+    // Time order first, then post order within one instant.
+    for (std::size_t k = 1; k < ran.size(); ++k) {
+        const int a = ran[k - 1];
+        const int b = ran[k];
+        EXPECT_TRUE(a % 7 < b % 7 || (a % 7 == b % 7 && a < b)) << a << " before " << b;
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(PollPolicies, ThreadedScheduler,
+                         ::testing::Values(poll_policy::block, poll_policy::spin,
+                                           poll_policy::spin_then_block));
+
+}  // namespace
+}  // namespace ndksim::timing
