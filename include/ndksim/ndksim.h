@@ -17,10 +17,12 @@
 
 #include "ndkpi.h"
 
+#ifndef NDKSIM_API
 #if defined(__GNUC__)
 #define NDKSIM_API __attribute__((visibility("default")))
 #else
 #define NDKSIM_API
+#endif
 #endif
 
 #ifdef __cplusplus

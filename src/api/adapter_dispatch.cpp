@@ -5,7 +5,7 @@
 #include "api/abi.hpp"
 #include "api/address.hpp"
 #include "api/dispatch_tables.hpp"
-#include "api/not_implemented.hpp"
+#include "api/mdl_view.hpp"
 #include "core/adapter.hpp"
 #include "core/connector.hpp"
 #include "core/cq.hpp"
@@ -117,7 +117,12 @@ NTSTATUS NdkCreatePd(NDK_ADAPTER* pNdkAdapter, NDK_FN_CREATE_COMPLETION CreateCo
             return consumer_error(fn, "CreateCompletion or ppNdkPd is NULL",
                                   status::invalid_parameter);
         }
-        auto pd = core::pd::create(*a);
+        core::ref<core::pd> pd;
+        const status s = core::pd::create(*a, pd);
+        if (s != status::success) {
+            NDKSIM_DEBUG("{}: {} refused: {}", a->ident(), fn, s);
+            return to_nt(s);
+        }
         auto* pub = init_head<NDK_PD>(*pd, &k_pd_dispatch);
         return deliver_create(std::move(pd), pub, CreateCompletion, RequestContext, ppNdkPd);
     });
@@ -185,25 +190,80 @@ NTSTATUS NdkCreateListener(NDK_ADAPTER* pNdkAdapter, NDK_FN_CONNECT_EVENT_CALLBA
             return consumer_error(fn, "CreateCompletion or ppNdkListener is NULL",
                                   status::invalid_parameter);
         }
-        auto event = reinterpret_cast<core::opaque_fn>(ConnectEvent);
-        const status s = core::listener::check_create(event);
-        if (s != status::success) {
-            return consumer_error(fn, "ConnectEvent is NULL", s);
+        if (ConnectEvent == nullptr) {
+            return consumer_error(fn, "ConnectEvent is NULL", status::invalid_parameter);
         }
-        auto l = core::listener::create(*a, event, ConnectEventContext);
+        // The connector handed to the event is created by the provider (rule 25): its public
+        // head is filled here, before the consumer sees it.
+        auto l = core::listener::create(
+            *a, [ConnectEvent, ConnectEventContext](core::connector& c) {
+                ConnectEvent(ConnectEventContext, init_head<NDK_CONNECTOR>(c, &k_connector_dispatch));
+            });
         auto* pub = init_head<NDK_LISTENER>(*l, &k_listener_dispatch);
         return deliver_create(std::move(l), pub, CreateCompletion, RequestContext,
                               ppNdkListener);
     });
 }
 
-NTSTATUS NdkBuildLAM(NDK_ADAPTER*, MDL*, SIZE_T, NDK_FN_REQUEST_COMPLETION, PVOID,
-                     NDK_LOGICAL_ADDRESS_MAPPING*, ULONG*, ULONG*) {
-    return not_implemented("NDK_ADAPTER_DISPATCH.NdkBuildLAM");
+// Bytes of a LAM before its page array (x64: 16), REFERENCE.md section 3.
+constexpr ULONG k_lam_header = offsetof(NDK_LOGICAL_ADDRESS_MAPPING, AdapterPageArray);
+
+NTSTATUS NdkBuildLAM(NDK_ADAPTER* pNdkAdapter, MDL* Mdl, SIZE_T Length,
+                     NDK_FN_REQUEST_COMPLETION RequestCompletion, PVOID RequestContext,
+                     NDK_LOGICAL_ADDRESS_MAPPING* pNdkLAM, ULONG* pLAMSize, ULONG* pFBO) {
+    constexpr const char* fn = "NdkBuildLam";
+    return guarded(fn, [&]() -> NTSTATUS {
+        core::adapter* a = to_adapter(pNdkAdapter, fn);
+        if (a == nullptr) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        if (pLAMSize == nullptr || pFBO == nullptr) {
+            return consumer_error(fn, "pLAMSize or pFBO is NULL", status::invalid_parameter);
+        }
+        const std::vector<mem::mdl_segment> chain = mdl_segments(Mdl);
+        const std::size_t capacity =
+            pNdkLAM != nullptr && *pLAMSize >= k_lam_header ? (*pLAMSize - k_lam_header) / 8 : 0;
+        static_assert(sizeof(NDK_LOGICAL_ADDRESS) == sizeof(std::uint64_t));
+        const std::span<std::uint64_t> pages(
+            capacity == 0 ? nullptr : reinterpret_cast<std::uint64_t*>(pNdkLAM->AdapterPageArray),
+            capacity);
+        const mem::lam_result r = a->dev().memory().build_lam(chain, Length, pages);
+        if (r.st == status::buffer_too_small) {
+            // Size negotiation: the required size comes back in *pLAMSize.
+            *pLAMSize = k_lam_header + 8 * r.pages;
+            return STATUS_BUFFER_TOO_SMALL;
+        }
+        if (r.st != status::success) {
+            NDKSIM_DEBUG("{}: {} of {} bytes refused: {}", a->ident(), fn, Length, r.st);
+            return to_nt(r.st);
+        }
+        pNdkLAM->AdapterContext = reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(mem::raw(r.id)));
+        pNdkLAM->AdapterPageCount = r.pages;
+        *pLAMSize = k_lam_header + 8 * r.pages;
+        *pFBO = r.fbo;
+        if (RequestCompletion == nullptr) {
+            return STATUS_SUCCESS;  // no completion routine: always inline (docs/memory.md)
+        }
+        return to_nt(a->finish_request(
+            status::success,
+            [RequestCompletion, RequestContext](status st) {
+                RequestCompletion(RequestContext, to_nt(st));
+            },
+            a->dev().limits().control_latency_ps));
+    });
 }
 
-VOID NdkReleaseLAM(NDK_ADAPTER*, NDK_LOGICAL_ADDRESS_MAPPING*) {
-    not_implemented("NDK_ADAPTER_DISPATCH.NdkReleaseLAM");
+VOID NdkReleaseLAM(NDK_ADAPTER* pNdkAdapter, NDK_LOGICAL_ADDRESS_MAPPING* pNdkLAM) {
+    constexpr const char* fn = "NdkReleaseLam";
+    core::adapter* a = to_adapter(pNdkAdapter, fn);
+    if (a == nullptr || pNdkLAM == nullptr) {
+        return;
+    }
+    const auto id = static_cast<mem::lam_id>(reinterpret_cast<std::uintptr_t>(pNdkLAM->AdapterContext));
+    if (!a->dev().memory().release_lam(id)) {
+        NDKSIM_ERROR("{}: {} of a LAM this adapter did not build (or released twice)", a->ident(),
+                     fn);
+    }
 }
 
 }  // namespace

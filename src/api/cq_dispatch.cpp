@@ -2,12 +2,25 @@
 
 #include "api/abi.hpp"
 #include "api/dispatch_tables.hpp"
-#include "api/not_implemented.hpp"
 #include "core/cq.hpp"
 #include "core/device.hpp"
 
 namespace ndksim::api {
 namespace {
+
+static_assert(NDK_CQ_NOTIFY_ERRORS == static_cast<int>(core::notify_type::errors));
+static_assert(NDK_CQ_NOTIFY_ANY == static_cast<int>(core::notify_type::any));
+static_assert(NDK_CQ_NOTIFY_SOLICITED == static_cast<int>(core::notify_type::solicited));
+// NDK_RESULT_EX.Type is core::op_type's value (REFERENCE.md 2.2).
+static_assert(NdkOperationTypeReceive == static_cast<int>(core::op_type::receive));
+static_assert(NdkOperationTypeReceiveAndInvalidate ==
+              static_cast<int>(core::op_type::receive_and_invalidate));
+static_assert(NdkOperationTypeSend == static_cast<int>(core::op_type::send));
+static_assert(NdkOperationTypeFastRegister == static_cast<int>(core::op_type::fast_register));
+static_assert(NdkOperationTypeBind == static_cast<int>(core::op_type::bind));
+static_assert(NdkOperationTypeInvalidate == static_cast<int>(core::op_type::invalidate));
+static_assert(NdkOperationTypeRead == static_cast<int>(core::op_type::read));
+static_assert(NdkOperationTypeWrite == static_cast<int>(core::op_type::write));
 
 using core::object_kind;
 
@@ -25,30 +38,66 @@ NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
 NTSTATUS NdkResizeCq(NDK_CQ* pNdkCq, ULONG CqDepth, NDK_FN_REQUEST_COMPLETION RequestCompletion,
                      PVOID RequestContext) {
     constexpr const char* fn = "NdkResizeCq";
-    core::cq* c = to_cq(pNdkCq, fn);
-    if (c == nullptr) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    if (RequestCompletion == nullptr) {
-        return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
-    }
-    const status s = c->check_resize(CqDepth);
-    if (s != status::success) {
-        NDKSIM_DEBUG("{}: {} to {} refused: {}", c->ident(), fn, CqDepth, s);
-        return to_nt(s);
-    }
-    c->apply_resize(CqDepth);
-    return to_nt(c->finish_request(
-        status::success,
-        [RequestCompletion, RequestContext](status r) { RequestCompletion(RequestContext, to_nt(r)); },
-        c->dev().limits().control_latency_ps));
+    return guarded(fn, [&]() -> NTSTATUS {
+        core::cq* c = to_cq(pNdkCq, fn);
+        if (c == nullptr) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        if (RequestCompletion == nullptr) {
+            return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
+        }
+        status s = c->check_resize(CqDepth);
+        if (s == status::success) {
+            s = c->apply_resize(CqDepth);
+        }
+        if (s != status::success) {
+            NDKSIM_DEBUG("{}: {} to {} refused: {}", c->ident(), fn, CqDepth, s);
+            return to_nt(s);
+        }
+        return to_nt(c->finish_request(
+            status::success,
+            [RequestCompletion, RequestContext](status r) {
+                RequestCompletion(RequestContext, to_nt(r));
+            },
+            c->dev().limits().control_latency_ps));
+    });
 }
 
-VOID NdkArmCq(NDK_CQ*, ULONG) { not_implemented("NDK_CQ_DISPATCH.NdkArmCq"); }
+VOID NdkArmCq(NDK_CQ* pNdkCq, ULONG Type) {
+    constexpr const char* fn = "NdkArmCq";
+    (void)guarded(fn, [&]() -> NTSTATUS {
+        core::cq* c = to_cq(pNdkCq, fn);
+        if (c == nullptr) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        if (Type >= core::k_notify_type_count) {
+            return consumer_error(fn, "Type is not an NDK_CQ_NOTIFY_* value",
+                                  status::invalid_parameter);
+        }
+        c->arm(static_cast<core::notify_type>(Type));
+        return STATUS_SUCCESS;
+    });
+}
 
-ULONG NdkGetCqResults(NDK_CQ*, NDK_RESULT*, ULONG) {
-    not_implemented("NDK_CQ_DISPATCH.NdkGetCqResults");
-    return 0;
+// Rule 16: every completion, ReceiveAndInvalidate included, is retrievable through both
+// entries; NDK_RESULT simply has no room for Type and the invalidated token.
+ULONG NdkGetCqResults(NDK_CQ* pNdkCq, NDK_RESULT* Results, ULONG nResults) {
+    constexpr const char* fn = "NdkGetCqResults";
+    core::cq* c = to_cq(pNdkCq, fn);
+    if (c == nullptr) {
+        return 0;
+    }
+    if (Results == nullptr && nResults != 0) {
+        consumer_error(fn, "Results is NULL", status::invalid_parameter);
+        return 0;
+    }
+    return c->poll(nResults, [Results](std::uint32_t i, const core::completion& e) noexcept {
+        NDK_RESULT& r = Results[i];
+        r.Status = e.status;
+        r.BytesTransferred = e.bytes_transferred;
+        r.QPContext = e.qp_context;
+        r.RequestContext = e.request_context;
+    });
 }
 
 NTSTATUS NdkControlCqInterruptModeration(NDK_CQ* pNdkCq, ULONG ModerationInterval,
@@ -65,9 +114,27 @@ NTSTATUS NdkControlCqInterruptModeration(NDK_CQ* pNdkCq, ULONG ModerationInterva
     return to_nt(s);
 }
 
-ULONG NdkGetCqResultsEx(NDK_CQ*, NDK_RESULT_EX*, ULONG) {
-    not_implemented("NDK_CQ_DISPATCH.NdkGetCqResultsEx");
-    return 0;
+ULONG NdkGetCqResultsEx(NDK_CQ* pNdkCq, NDK_RESULT_EX* Results, ULONG nResults) {
+    constexpr const char* fn = "NdkGetCqResultsEx";
+    core::cq* c = to_cq(pNdkCq, fn);
+    if (c == nullptr) {
+        return 0;
+    }
+    if (Results == nullptr && nResults != 0) {
+        consumer_error(fn, "Results is NULL", status::invalid_parameter);
+        return 0;
+    }
+    return c->poll(nResults, [Results](std::uint32_t i, const core::completion& e) noexcept {
+        NDK_RESULT_EX& r = Results[i];
+        r.Status = e.status;
+        r.BytesTransferred = e.bytes_transferred;
+        r.QPContext = e.qp_context;
+        r.RequestContext = e.request_context;
+        r.Type = static_cast<NDK_OPERATION_TYPE>(e.type);
+        // ns-ndkpi-_ndk_result_ex.md: ProviderErrorCode must be zero when Status is success.
+        r.ProviderErrorCode = e.status == STATUS_SUCCESS ? 0 : e.provider_error;
+        r.TypeSpecificCompletionOutput = e.type_specific;
+    });
 }
 
 }  // namespace

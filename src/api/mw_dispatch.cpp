@@ -2,7 +2,7 @@
 
 #include "api/abi.hpp"
 #include "api/dispatch_tables.hpp"
-#include "api/not_implemented.hpp"
+#include "core/device.hpp"
 #include "core/mw.hpp"
 
 namespace ndksim::api {
@@ -19,9 +19,9 @@ NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
     return query_extension(obj, object_kind::mw, "NdkQueryExtension(mw)");
 }
 
-UINT32 NdkGetRemoteTokenFromMw(NDK_MW*) {
-    not_implemented("NDK_MW_DISPATCH.NdkGetRemoteTokenFromMw");
-    return 0;
+UINT32 NdkGetRemoteTokenFromMw(NDK_MW* pNdkMw) {
+    auto* w = from_ndk<core::mw>(pNdkMw, object_kind::mw, "NdkGetRemoteTokenFromMw");
+    return w == nullptr ? 0 : w->dev().memory().window_token(w->window());
 }
 
 }  // namespace

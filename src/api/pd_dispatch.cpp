@@ -2,7 +2,6 @@
 
 #include "api/abi.hpp"
 #include "api/dispatch_tables.hpp"
-#include "api/not_implemented.hpp"
 #include "core/cq.hpp"
 #include "core/device.hpp"
 #include "core/mr.hpp"
@@ -10,6 +9,8 @@
 #include "core/pd.hpp"
 #include "core/qp.hpp"
 #include "core/srq.hpp"
+#include "nic/engine.hpp"
+#include "nic/post.hpp"
 
 namespace ndksim::api {
 namespace {
@@ -40,7 +41,12 @@ NTSTATUS NdkCreateMr(NDK_PD* pNdkPd, BOOLEAN FastRegister,
             return consumer_error(fn, "CreateCompletion or ppNdkMr is NULL",
                                   status::invalid_parameter);
         }
-        auto mr = core::mr::create(*p, FastRegister != FALSE);
+        core::ref<core::mr> mr;
+        if (const status s = core::mr::create(*p, FastRegister != FALSE, mr);
+            s != status::success) {
+            NDKSIM_DEBUG("{}: {} refused: {}", p->ident(), fn, s);
+            return to_nt(s);
+        }
         auto* pub = init_head<NDK_MR>(*mr, &k_mr_dispatch);
         return deliver_create(std::move(mr), pub, CreateCompletion, RequestContext, ppNdkMr);
     });
@@ -58,7 +64,11 @@ NTSTATUS NdkCreateMw(NDK_PD* pNdkPd, NDK_FN_CREATE_COMPLETION CreateCompletion,
             return consumer_error(fn, "CreateCompletion or ppNdkMw is NULL",
                                   status::invalid_parameter);
         }
-        auto mw = core::mw::create(*p);
+        core::ref<core::mw> mw;
+        if (const status s = core::mw::create(*p, mw); s != status::success) {
+            NDKSIM_DEBUG("{}: {} refused: {}", p->ident(), fn, s);
+            return to_nt(s);
+        }
         auto* pub = init_head<NDK_MW>(*mw, &k_mw_dispatch);
         return deliver_create(std::move(mw), pub, CreateCompletion, RequestContext, ppNdkMw);
     });
@@ -116,7 +126,13 @@ NTSTATUS create_qp(const char* fn, NDK_PD* pNdkPd, NDK_CQ* pReceiveCq, NDK_CQ* p
                          params.inline_data_size);
             return to_nt(s);
         }
-        auto qp = core::qp::create(*p, *rcq, *icq, srq, params);
+        core::ref<core::qp> qp;
+        if (const status c = core::qp::create(*p, *rcq, *icq, srq, params, qp);
+            c != status::success) {
+            NDKSIM_DEBUG("{}: {} refused: {}", p->ident(), fn, c);
+            return to_nt(c);
+        }
+        nic::engine_of(*qp).attach_qp(*qp);
         auto* pub = init_head<NDK_QP>(*qp, &k_qp_dispatch);
         return deliver_create(std::move(qp), pub, CreateCompletion, RequestContext, ppNdkQp);
     });
@@ -144,11 +160,14 @@ NTSTATUS NdkCreateQpWithSrq(NDK_PD* pNdkPd, NDK_CQ* pReceiveCq, NDK_CQ* pInitiat
                      CreateCompletion, RequestContext, ppNdkQp);
 }
 
-VOID NdkGetPrivilegedMemoryRegionToken(NDK_PD*, UINT32* pToken) {
-    not_implemented("NDK_PD_DISPATCH.NdkGetPrivilegedMemoryRegionToken");
-    if (pToken != nullptr) {
-        *pToken = 0;
+VOID NdkGetPrivilegedMemoryRegionToken(NDK_PD* pNdkPd, UINT32* pToken) {
+    constexpr const char* fn = "NdkGetPrivilegedMemoryRegionToken";
+    core::pd* p = to_pd(pNdkPd, fn);
+    if (pToken == nullptr) {
+        consumer_error(fn, "pToken is NULL", status::invalid_parameter);
+        return;
     }
+    *pToken = p == nullptr ? 0 : p->dev().memory().privileged_token(p->memory_pd());
 }
 
 }  // namespace

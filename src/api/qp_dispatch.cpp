@@ -1,57 +1,157 @@
-// NDK_QP_DISPATCH.
+// NDK_QP_DISPATCH: work requests. Argument conversion only; the rules are in src/nic/post.cpp.
 
 #include "api/abi.hpp"
 #include "api/dispatch_tables.hpp"
-#include "api/not_implemented.hpp"
+#include "core/mr.hpp"
+#include "core/mw.hpp"
 #include "core/qp.hpp"
+#include "nic/post.hpp"
 
 namespace ndksim::api {
 namespace {
 
 using core::object_kind;
 
+// NDK_SGE and core::sge are the same 16 bytes (REFERENCE.md section 3), so SGE lists pass
+// through without conversion.
+static_assert(sizeof(NDK_SGE) == sizeof(core::sge));
+static_assert(offsetof(NDK_SGE, Length) == offsetof(core::sge, length));
+static_assert(offsetof(NDK_SGE, MemoryRegionToken) == offsetof(core::sge, token));
+static_assert(NDK_OP_FLAG_SILENT_SUCCESS == core::op_flag::silent_success);
+static_assert(NDK_OP_FLAG_READ_FENCE == core::op_flag::read_fence);
+static_assert(NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT == core::op_flag::solicit_event);
+static_assert(NDK_OP_FLAG_INLINE == core::op_flag::inline_data);
+static_assert(NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE == core::op_flag::read_local_invalidate);
+static_assert(NDK_OP_FLAG_DEFER == core::op_flag::defer);
+
+const core::sge* sges_of(const NDK_SGE* sgl) noexcept {
+    return reinterpret_cast<const core::sge*>(sgl);
+}
+
+core::qp* to_qp(NDK_QP* q, const char* fn) { return from_ndk<core::qp>(q, object_kind::qp, fn); }
+
+NTSTATUS transfer(const char* fn, NDK_QP* pNdkQp, core::wr_kind kind, PVOID RequestContext,
+                  const NDK_SGE* pSgl, ULONG nSge, ULONG Flags, UINT64 RemoteAddress,
+                  UINT32 RemoteToken) {
+    core::qp* q = to_qp(pNdkQp, fn);
+    if (q == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    nic::transfer_args a;
+    a.context = RequestContext;
+    a.sges = sges_of(pSgl);
+    a.sge_count = nSge;
+    a.flags = Flags;
+    a.remote_address = RemoteAddress;
+    a.remote_token = RemoteToken;
+    return to_nt(nic::post_transfer(nic::engine_of(*q), *q, kind, a));
+}
+
 NTSTATUS NdkCloseQp(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID ctx) {
     return close_object(obj, object_kind::qp, done, ctx, "NdkCloseQp");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
     return query_extension(obj, object_kind::qp, "NdkQueryExtension(qp)");
 }
 
-VOID NdkFlush(NDK_QP*) { not_implemented("NDK_QP_DISPATCH.NdkFlush"); }
-
-NTSTATUS NdkSend(NDK_QP*, PVOID, const NDK_SGE*, ULONG, ULONG) {
-    return not_implemented("NDK_QP_DISPATCH.NdkSend");
+VOID NdkFlush(NDK_QP* pNdkQp) {
+    if (core::qp* q = to_qp(pNdkQp, "NdkFlush")) {
+        nic::flush(nic::engine_of(*q), *q);
+    }
 }
 
-NTSTATUS NdkReceive(NDK_QP*, PVOID, const NDK_SGE*, ULONG) {
-    return not_implemented("NDK_QP_DISPATCH.NdkReceive");
+NTSTATUS NdkSend(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, ULONG nSge,
+                 ULONG Flags) {
+    return transfer("NdkSend", pNdkQp, core::wr_kind::send, RequestContext, pSgl, nSge, Flags, 0,
+                    0);
 }
 
-NTSTATUS NdkBind(NDK_QP*, PVOID, NDK_MR*, NDK_MW*, PVOID, SIZE_T, ULONG) {
-    return not_implemented("NDK_QP_DISPATCH.NdkBind");
+NTSTATUS NdkReceive(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, ULONG nSge) {
+    core::qp* q = to_qp(pNdkQp, "NdkReceive");
+    if (q == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    return to_nt(nic::post_receive(nic::engine_of(*q), *q, RequestContext, sges_of(pSgl), nSge));
 }
 
-NTSTATUS NdkFastRegister(NDK_QP*, PVOID, NDK_MR*, ULONG, const NDK_LOGICAL_ADDRESS*, ULONG,
-                         SIZE_T, PVOID, ULONG) {
-    return not_implemented("NDK_QP_DISPATCH.NdkFastRegister");
+NTSTATUS NdkBind(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, NDK_MW* pMw,
+                 PVOID VirtualAddress, SIZE_T Length, ULONG Flags) {
+    constexpr const char* fn = "NdkBind";
+    core::qp* q = to_qp(pNdkQp, fn);
+    auto* mr = from_ndk<core::mr>(pMr, object_kind::mr, fn);
+    auto* mw = from_ndk<core::mw>(pMw, object_kind::mw, fn);
+    if (q == nullptr || mr == nullptr || mw == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    return to_nt(nic::post_bind(nic::engine_of(*q), *q, RequestContext, mr->region(),
+                                mw->window(), reinterpret_cast<std::uintptr_t>(VirtualAddress),
+                                Length, Flags));
 }
 
-NTSTATUS NdkInvalidate(NDK_QP*, PVOID, NDK_OBJECT_HEADER*, ULONG) {
-    return not_implemented("NDK_QP_DISPATCH.NdkInvalidate");
+NTSTATUS NdkFastRegister(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr,
+                         ULONG AdapterPageCount, const NDK_LOGICAL_ADDRESS* AdapterPageArray,
+                         ULONG FBO, SIZE_T Length, PVOID BaseVirtualAddress, ULONG Flags) {
+    constexpr const char* fn = "NdkFastRegister";
+    core::qp* q = to_qp(pNdkQp, fn);
+    auto* mr = from_ndk<core::mr>(pMr, object_kind::mr, fn);
+    if (q == nullptr || mr == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    if (AdapterPageArray == nullptr && AdapterPageCount > 0) {
+        return consumer_error(fn, "AdapterPageArray is NULL", status::invalid_parameter);
+    }
+    static_assert(sizeof(NDK_LOGICAL_ADDRESS) == sizeof(std::uint64_t));
+    const std::span<const std::uint64_t> pages(
+        reinterpret_cast<const std::uint64_t*>(AdapterPageArray), AdapterPageCount);
+    return to_nt(nic::post_fast_register(nic::engine_of(*q), *q, RequestContext, mr->region(),
+                                         pages, FBO, Length,
+                                         reinterpret_cast<std::uintptr_t>(BaseVirtualAddress),
+                                         Flags));
 }
 
-NTSTATUS NdkRead(NDK_QP*, PVOID, const NDK_SGE*, ULONG, UINT64, UINT32, ULONG) {
-    return not_implemented("NDK_QP_DISPATCH.NdkRead");
+NTSTATUS NdkInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, NDK_OBJECT_HEADER* pNdkMrOrMw,
+                       ULONG Flags) {
+    constexpr const char* fn = "NdkInvalidate";
+    core::qp* q = to_qp(pNdkQp, fn);
+    if (q == nullptr || pNdkMrOrMw == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    mem::region_id region = mem::region_id::none;
+    mem::window_id window = mem::window_id::none;
+    if (pNdkMrOrMw->ObjectType == NdkObjectTypeMr) {
+        auto* mr = static_cast<core::mr*>(object_from_header(pNdkMrOrMw, object_kind::mr, fn));
+        if (mr == nullptr) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        region = mr->region();
+    } else {
+        auto* mw = static_cast<core::mw*>(object_from_header(pNdkMrOrMw, object_kind::mw, fn));
+        if (mw == nullptr) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        window = mw->window();
+    }
+    return to_nt(
+        nic::post_invalidate(nic::engine_of(*q), *q, RequestContext, region, window, Flags));
 }
 
-NTSTATUS NdkWrite(NDK_QP*, PVOID, const NDK_SGE*, ULONG, UINT64, UINT32, ULONG) {
-    return not_implemented("NDK_QP_DISPATCH.NdkWrite");
+NTSTATUS NdkRead(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, ULONG nSge,
+                 UINT64 RemoteAddress, UINT32 RemoteToken, ULONG Flags) {
+    return transfer("NdkRead", pNdkQp, core::wr_kind::read, RequestContext, pSgl, nSge, Flags,
+                    RemoteAddress, RemoteToken);
 }
 
-NTSTATUS NdkSendAndInvalidate(NDK_QP*, PVOID, const NDK_SGE*, ULONG, ULONG, UINT32) {
-    return not_implemented("NDK_QP_DISPATCH.NdkSendAndInvalidate");
+NTSTATUS NdkWrite(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, ULONG nSge,
+                  UINT64 RemoteAddress, UINT32 RemoteToken, ULONG Flags) {
+    return transfer("NdkWrite", pNdkQp, core::wr_kind::write, RequestContext, pSgl, nSge, Flags,
+                    RemoteAddress, RemoteToken);
+}
+
+NTSTATUS NdkSendAndInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl,
+                              ULONG nSge, ULONG Flags, UINT32 RemoteToken) {
+    return transfer("NdkSendAndInvalidate", pNdkQp, core::wr_kind::send_invalidate,
+                    RequestContext, pSgl, nSge, Flags, 0, RemoteToken);
 }
 
 }  // namespace

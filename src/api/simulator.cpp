@@ -11,6 +11,8 @@
 #include "api/dispatch_tables.hpp"
 #include "core/adapter.hpp"
 #include "core/device.hpp"
+#include "nic/engine.hpp"
+#include "wire/inproc_link.hpp"
 #include "ndksim.h"
 #include "timing/scheduler.hpp"
 
@@ -26,6 +28,7 @@ struct ndksim_adapter {
                    ndksim_loop* l)
         : dev(std::move(cfg), limits), loop(l) {}
     ndksim::core::device dev;
+    std::unique_ptr<ndksim::nic::engine> engine;
     ndksim_loop* loop;
     std::mutex handles_mutex;
     std::vector<ndksim::core::adapter*> handles;
@@ -140,7 +143,18 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
     }
     const std::string address = cfg.address;
     try {
-        *out = new ndksim_adapter(std::move(cfg), core::connectx_like_limits(), config->loop);
+        auto a = std::make_unique<ndksim_adapter>(std::move(cfg), core::connectx_like_limits(),
+                                                  config->loop);
+        nic::engine_config ecfg;
+        core::device& dev = a->dev;
+        a->engine = std::make_unique<nic::engine>(
+            dev, ecfg, [&dev, latency = ecfg.costs.propagation](wire::transport::receive_fn rx) {
+                wire::ip_address ip;
+                ip.v6 = dev.own_address().v6;
+                ip.bytes = dev.own_address().bytes;
+                return std::make_unique<wire::inproc_link>(ip, dev.sched(), std::move(rx), latency);
+            });
+        *out = a.release();
     } catch (const std::exception& e) {
         std::lock_guard lock(g_addresses_mutex);
         g_addresses.erase(address);
@@ -194,6 +208,11 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter) {
                      h->ident());
         ndksim_close_ndk_adapter(adapter, reinterpret_cast<NDK_ADAPTER*>(h->abi().head));
     }
+    // Tasks still queued for this adapter (timers, frames in flight) run before its engine
+    // goes: in deterministic mode that runs the shared loop until it is idle.
+    timing::scheduler& sched = adapter->dev.sched();
+    sched.wait_until([&sched] { return sched.idle(); }, adapter->dev.config().close_timeout);
+    adapter->engine.reset();
     if (adapter->loop != nullptr) {
         adapter->loop->adapters.fetch_sub(1);
     }

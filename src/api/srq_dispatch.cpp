@@ -2,7 +2,6 @@
 
 #include "api/abi.hpp"
 #include "api/dispatch_tables.hpp"
-#include "api/not_implemented.hpp"
 #include "core/device.hpp"
 #include "core/srq.hpp"
 
@@ -10,6 +9,15 @@ namespace ndksim::api {
 namespace {
 
 using core::object_kind;
+
+static_assert(sizeof(NDK_SGE) == sizeof(core::sge));
+static_assert(offsetof(NDK_SGE, VirtualAddress) == offsetof(core::sge, address));
+static_assert(offsetof(NDK_SGE, Length) == offsetof(core::sge, length));
+static_assert(offsetof(NDK_SGE, MemoryRegionToken) == offsetof(core::sge, token));
+
+core::srq* to_srq(NDK_SRQ* s, const char* fn) {
+    return from_ndk<core::srq>(s, object_kind::srq, fn);
+}
 
 NTSTATUS NdkCloseSrq(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID ctx) {
     return close_object(obj, object_kind::srq, done, ctx, "NdkCloseSrq");
@@ -23,27 +31,51 @@ NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
 NTSTATUS NdkModifySrq(NDK_SRQ* pNdkSrq, ULONG SrqDepth, ULONG NotifyThreshold,
                       NDK_FN_REQUEST_COMPLETION RequestCompletion, PVOID RequestContext) {
     constexpr const char* fn = "NdkModifySrq";
-    core::srq* s = from_ndk<core::srq>(pNdkSrq, object_kind::srq, fn);
+    return guarded(fn, [&]() -> NTSTATUS {
+        core::srq* s = to_srq(pNdkSrq, fn);
+        if (s == nullptr) {
+            return STATUS_INVALID_PARAMETER;
+        }
+        if (RequestCompletion == nullptr) {
+            return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
+        }
+        status result = s->check_modify(SrqDepth);
+        if (result == status::success) {
+            result = s->apply_modify(SrqDepth, NotifyThreshold);
+        }
+        if (result != status::success) {
+            NDKSIM_DEBUG("{}: {} depth {} refused: {}", s->ident(), fn, SrqDepth, result);
+            return to_nt(result);
+        }
+        return to_nt(s->finish_request(
+            status::success,
+            [RequestCompletion, RequestContext](status r) {
+                RequestCompletion(RequestContext, to_nt(r));
+            },
+            s->dev().limits().control_latency_ps));
+    });
+}
+
+NTSTATUS NdkSrqReceive(NDK_SRQ* pNdkSrq, PVOID RequestContext, const NDK_SGE* pSgl, ULONG nSge) {
+    constexpr const char* fn = "NdkSrqReceive";
+    core::srq* s = to_srq(pNdkSrq, fn);
     if (s == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
-    if (RequestCompletion == nullptr) {
-        return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
+    // Rule 11: nSge is bounded by the SRQ's MaxReceiveRequestSge.
+    if (nSge > s->max_sge()) {
+        return consumer_error(fn, "nSge exceeds the SRQ's MaxReceiveRequestSge",
+                              status::invalid_parameter);
     }
-    const status check = s->check_modify(SrqDepth);
-    if (check != status::success) {
-        NDKSIM_DEBUG("{}: {} depth {} refused: {}", s->ident(), fn, SrqDepth, check);
-        return to_nt(check);
+    if (pSgl == nullptr && nSge != 0) {
+        return consumer_error(fn, "pSgl is NULL", status::invalid_parameter);
     }
-    s->apply_modify(SrqDepth, NotifyThreshold);
-    return to_nt(s->finish_request(
-        status::success,
-        [RequestCompletion, RequestContext](status r) { RequestCompletion(RequestContext, to_nt(r)); },
-        s->dev().limits().control_latency_ps));
-}
-
-NTSTATUS NdkSrqReceive(NDK_SRQ*, PVOID, const NDK_SGE*, ULONG) {
-    return not_implemented("NDK_SRQ_DISPATCH.NdkSrqReceive");
+    // receive_queue::post copies the SGEs bytewise; the layouts match (static_asserts above).
+    const status r = s->post(RequestContext, reinterpret_cast<const core::sge*>(pSgl), nSge);
+    if (r != status::success) {
+        NDKSIM_DEBUG("{}: {} refused: {}", s->ident(), fn, r);
+    }
+    return to_nt(r);
 }
 
 }  // namespace

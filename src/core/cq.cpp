@@ -1,9 +1,44 @@
 #include "core/cq.hpp"
 
+#include <new>
+#include <utility>
+
 #include "core/adapter.hpp"
 #include "core/device.hpp"
+#include "util/log.hpp"
 
 namespace ndksim::core {
+namespace {
+
+constexpr std::uint32_t k_maxulong = 0xFFFFFFFFu;
+
+// The moderation window a satisfied arm opens
+// (ddi/nc-ndkpi-ndk_fn_control_cq_interrupt_moderation.md).
+struct moderation_window {
+    bool active;
+    std::uint32_t count;         // 0: no count bound
+    timing::sim_time interval;   // [ps]; 0: no time bound
+};
+
+moderation_window resolve_moderation(std::uint32_t interval_us, std::uint32_t count,
+                                     std::uint32_t depth) noexcept {
+    // "If ModerationInterval is zero, the provider performs no interrupt moderation"; a count
+    // of zero or one means the same.
+    if (interval_us == 0 || count <= 1) {
+        return {false, 0, 0};
+    }
+    // "If ModerationCount is MAXULONG or larger than the depth of the CQ, ModerationInterval
+    // controls"; "If ModerationInterval is MAXULONG, the ModerationCount controls".
+    const std::uint32_t count_bound = (count == k_maxulong || count > depth) ? 0 : count;
+    const timing::sim_time interval_bound =
+        interval_us == k_maxulong ? 0 : timing::microseconds(interval_us);
+    if (count_bound == 0 && interval_bound == 0) {
+        return {false, 0, 0};
+    }
+    return {true, count_bound, interval_bound};
+}
+
+}  // namespace
 
 status cq::check_create(const adapter_limits& limits, std::uint32_t depth,
                         notify_fn notify) noexcept {
@@ -16,33 +51,240 @@ status cq::check_create(const adapter_limits& limits, std::uint32_t depth,
 
 cq::cq(adapter& handle, std::uint32_t depth, notify_fn notify, void* context)
     : object(object_kind::cq, handle.dev(), &handle, &handle),
-      depth_(depth),
       notify_(notify),
-      notify_context_(context) {}
+      notify_context_(context),
+      ring_(depth) {}
 
 ref<cq> cq::create(adapter& handle, std::uint32_t depth, notify_fn notify, void* context) {
     return ref<cq>(new cq(handle, depth, notify, context), false);
+}
+
+std::uint32_t cq::depth() const noexcept {
+    std::lock_guard lock(state_mutex_);
+    return ring_.capacity();
+}
+
+std::uint32_t cq::queued() const noexcept {
+    std::lock_guard lock(state_mutex_);
+    return ring_.size();
+}
+
+bool cq::overrun() const noexcept {
+    std::lock_guard lock(state_mutex_);
+    return dead_;
+}
+
+std::uint32_t cq::moderation_interval_us() const noexcept {
+    std::lock_guard lock(state_mutex_);
+    return moderation_interval_us_;
+}
+
+std::uint32_t cq::moderation_count() const noexcept {
+    std::lock_guard lock(state_mutex_);
+    return moderation_count_;
+}
+
+status cq::post(const completion& c) {
+    std::lock_guard lock(state_mutex_);
+    if (dead_) {
+        return status::buffer_overflow;
+    }
+    if (!ring_.push(c)) {
+        // Rule 15: the CQ is dead from here on; one STATUS_BUFFER_OVERFLOW notification.
+        dead_ = true;
+        arm_ = k_unarmed;
+        moderating_ = false;
+        ++moderation_generation_;
+        request_notification_locked(status::buffer_overflow);
+        return status::buffer_overflow;
+    }
+    ++pushed_;
+    for (std::size_t t = 0; t < k_notify_type_count; ++t) {
+        newer_[t] += satisfies(static_cast<notify_type>(t), c) ? 1 : 0;
+    }
+    if (arm_ != k_unarmed && satisfies(static_cast<notify_type>(arm_), c)) {
+        arm_ = k_unarmed;
+        if (!moderating_) {
+            arm_satisfied_locked(1);
+            return status::success;
+        }
+    }
+    if (moderating_ && ++moderated_ >= moderation_count_bound_) {
+        moderating_ = false;
+        ++moderation_generation_;
+        request_notification_locked(status::success);
+    }
+    return status::success;
+}
+
+void cq::arm(notify_type type) {
+    std::lock_guard lock(state_mutex_);
+    if (dead_ || !is_open()) {
+        NDKSIM_DEBUG("{}: arm ignored ({})", ident(), dead_ ? "overrun" : "closing");
+        return;
+    }
+    const notify_type merged =
+        arm_ == k_unarmed ? type : merge_arm(static_cast<notify_type>(arm_), type);
+    // Completions newer than the last notification already queued satisfy the arm at once
+    // (completion-handling requirements page); the notification still comes from a task.
+    const std::uint32_t newer = newer_[static_cast<std::size_t>(merged)];
+    if (newer != 0) {
+        arm_ = k_unarmed;
+        arm_satisfied_locked(newer_[static_cast<std::size_t>(notify_type::any)]);
+        return;
+    }
+    arm_ = static_cast<std::uint8_t>(merged);
+}
+
+void cq::on_removed_locked(const completion& c) noexcept {
+    if (popped_ >= mark_) {
+        for (std::size_t t = 0; t < k_notify_type_count; ++t) {
+            newer_[t] -= satisfies(static_cast<notify_type>(t), c) ? 1 : 0;
+        }
+    }
+    ++popped_;
+}
+
+void cq::arm_satisfied_locked(std::uint32_t already_queued) {
+    if (moderating_) {
+        return;  // the open window's notification answers this arm as well
+    }
+    // Rule 17: with moderation on, the notification waits for `count` completions since the
+    // arm was satisfied (the satisfying ones included) or for the interval, whichever is first.
+    const moderation_window w =
+        resolve_moderation(moderation_interval_us_, moderation_count_, ring_.capacity());
+    if (!w.active || (w.count != 0 && already_queued >= w.count)) {
+        request_notification_locked(status::success);
+        return;
+    }
+    moderating_ = true;
+    moderated_ = already_queued;
+    moderation_count_bound_ = w.count == 0 ? k_maxulong : w.count;
+    const std::uint64_t generation = ++moderation_generation_;
+    if (w.interval != 0) {
+        add_ref();
+        dev().sched().post_after(w.interval, [this, generation] {
+            moderation_expired(generation);
+            release();
+        });
+    }
+}
+
+void cq::moderation_expired(std::uint64_t generation) {
+    std::lock_guard lock(state_mutex_);
+    if (!moderating_ || generation != moderation_generation_) {
+        return;
+    }
+    moderating_ = false;
+    request_notification_locked(status::success);
+}
+
+void cq::request_notification_locked(status s) {
+    // An overrun supersedes a success notification not delivered yet: one callback reports both.
+    if (!pending_ || s != status::success) {
+        pending_status_ = s;
+    }
+    pending_ = true;
+    if (!delivery_active_ && is_open()) {
+        delivery_active_ = true;
+        schedule_delivery_locked();
+    }
+}
+
+void cq::schedule_delivery_locked() {
+    begin_busy();
+    add_ref();
+    dev().sched().post([this] {
+        deliver();
+        end_busy();
+        release();
+    });
+}
+
+void cq::deliver() {
+    status s = status::success;
+    bool call = false;
+    {
+        std::lock_guard lock(state_mutex_);
+        if (pending_) {
+            pending_ = false;
+            s = pending_status_;
+            // Every entry queued now is no longer newer than the last notification.
+            mark_ = pushed_;
+            newer_.fill(0);
+            call = is_open();
+        }
+    }
+    if (call) {
+        NDKSIM_TRACE("{}: notification {}", ident(), s);
+        notify_(notify_context_, static_cast<std::int32_t>(s));
+    }
+    std::lock_guard lock(state_mutex_);
+    // A notification requested while the callback ran (a re-arm from inside it, or the
+    // engine) is delivered by a new task, after this callback has returned (rule 14).
+    if (pending_ && is_open()) {
+        schedule_delivery_locked();
+    } else {
+        delivery_active_ = false;
+    }
+}
+
+void cq::on_close_requested() {
+    std::lock_guard lock(state_mutex_);
+    arm_ = k_unarmed;
+    moderating_ = false;
+    ++moderation_generation_;
 }
 
 status cq::check_resize(std::uint32_t depth) const noexcept {
     if (depth == 0 || depth > dev().limits().max_cq_depth) {
         return status::invalid_parameter;
     }
+    std::lock_guard lock(state_mutex_);
+    if (dead_) {
+        return status::invalid_device_state;
+    }
+    // The queued entries are kept, so the new depth must hold them.
+    if (depth < ring_.size()) {
+        return status::invalid_parameter;
+    }
     return status::success;
 }
 
+status cq::apply_resize(std::uint32_t depth) noexcept {
+    try {
+        completion_ring fresh(depth);
+        {
+            std::lock_guard lock(state_mutex_);
+            if (dead_) {
+                return status::invalid_device_state;
+            }
+            if (depth < ring_.size()) {
+                return status::invalid_parameter;
+            }
+            fresh.take_all(ring_);
+            std::swap(fresh, ring_);
+        }
+        NDKSIM_DEBUG("{}: resized to {}", ident(), depth);
+        return status::success;
+    } catch (const std::bad_alloc&) {
+        NDKSIM_ERROR("{}: resize to {} entries: out of memory", ident(), depth);
+        return status::insufficient_resources;
+    }
+}
+
 status cq::check_moderation(std::uint32_t interval_us, std::uint32_t count) const noexcept {
-    constexpr std::uint32_t k_maxulong = 0xFFFFFFFFu;
     if ((dev().limits().adapter_flags & adapter_flag::cq_interrupt_moderation) == 0) {
         return status::not_supported;
     }
-    if (interval_us == k_maxulong && (count == k_maxulong || count > depth_)) {
+    if (interval_us == k_maxulong && (count == k_maxulong || count > depth())) {
         return status::invalid_parameter_mix;
     }
     return status::success;
 }
 
 void cq::apply_moderation(std::uint32_t interval_us, std::uint32_t count) noexcept {
+    std::lock_guard lock(state_mutex_);
     moderation_interval_us_ = interval_us;
     moderation_count_ = count;
 }

@@ -7,15 +7,24 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
+#include <vector>
 
 #include "core/adapter_limits.hpp"
 #include "core/completion_policy.hpp"
 #include "core/endpoint_table.hpp"
 #include "core/net_address.hpp"
+#include "core/object.hpp"
+#include "mem/translation_unit.hpp"
 #include "timing/scheduler.hpp"
 
 namespace ndksim::core {
+
+class engine_hooks;
+class listener;
+class qp;
 
 enum class wire_kind : std::uint8_t { inproc, udp, tcp };
 
@@ -50,6 +59,32 @@ public:
     const device_config& config() const noexcept { return cfg_; }
     const std::string& name() const noexcept { return cfg_.name; }
     endpoint_table& endpoints() noexcept { return endpoints_; }
+
+    /// The memory translation and protection unit of this adapter (src/mem).
+    mem::translation_unit& memory() noexcept { return memory_; }
+
+    /// The NIC engine's hooks; nullptr until the engine attaches (and in core-only tests).
+    engine_hooks* hooks() const noexcept { return hooks_; }
+    void set_hooks(engine_hooks* hooks) noexcept { hooks_ = hooks; }
+
+    /// QP numbers (24-bit on the wire). A number is handed out at QP creation and freed when
+    /// the QP is destroyed; lookups come from the engine for every received packet.
+    static constexpr std::uint32_t k_max_qps = 1U << 16;
+    [[nodiscard]] std::uint32_t allocate_qpn(qp* q);
+    void free_qpn(std::uint32_t qpn) noexcept;
+    /// Points `qpn` at `q` (once the QP is fully built) or detaches it (close requested), so
+    /// packets for it are dropped from then on.
+    void register_qp(std::uint32_t qpn, qp* q) noexcept;
+    void unregister_qp(std::uint32_t qpn) noexcept;
+    /// The QP with number `qpn`, with a reference taken under the table's lock, so a close on
+    /// another thread cannot free it while the engine uses it; empty when none.
+    ref<qp> find_qp(std::uint32_t qpn) const;
+
+    /// Listeners by ND port, for incoming connection requests. find_listener takes a reference
+    /// under the table's lock (the same protection as find_qp).
+    void register_listener(std::uint16_t port, listener* l);
+    void unregister_listener(std::uint16_t port, listener* l);
+    ref<listener> find_listener(std::uint16_t port) const;
 
     /// The IP address the device owns (parsed from the configuration).
     const net_address& own_address() const noexcept { return own_address_; }
@@ -95,6 +130,13 @@ private:
     completion_policy policy_;
     endpoint_table endpoints_;
     net_address own_address_;
+    mem::translation_unit memory_;
+    engine_hooks* hooks_ = nullptr;
+    std::vector<qp*> qps_;
+    std::unordered_map<std::uint16_t, listener*> listeners_;
+    mutable std::mutex qpn_mutex_;
+    std::vector<std::uint32_t> free_qpns_;
+    std::uint32_t next_qpn_ = 2;  // 0 and 1 are the special QPs of InfiniBand (SMI, GSI/CM)
     std::atomic<std::uint32_t> handles_opened_{0};
     std::atomic<std::uint32_t> objects_created_{0};
     std::atomic<std::uint32_t> live_objects_{0};

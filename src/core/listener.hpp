@@ -5,40 +5,48 @@
 #include <atomic>
 #include <optional>
 
-#include "core/callbacks.hpp"
 #include "core/net_address.hpp"
 #include "core/object.hpp"
 
 namespace ndksim::core {
 
+class connector;
+
+/// The consumer's connect-event callback, bound to its context by src/api, which also fills
+/// the new connector's public head before the consumer sees it.
+using connect_event_fn = util::inplace_function<void(connector&), 32>;
+
 class listener final : public object {
 public:
-    /// The connect-event callback is required (ddi/nc-ndkpi-ndk_fn_create_listener.md).
-    [[nodiscard]] static status check_create(opaque_fn connect_event) noexcept;
+    static ref<listener> create(adapter& handle, connect_event_fn connect_event);
 
-    static ref<listener> create(adapter& handle, opaque_fn connect_event, void* context);
+    /// NdkListen: binds `address` through device::reserve_local (invalid_address,
+    /// sharing_violation, too_many_addresses), or invalid_device_state when the listener is
+    /// already listening or closing. On success `address` holds the bound address and the
+    /// device routes connection requests for its port here.
+    [[nodiscard]] status listen(net_address& address);
 
     /// NdkControlConnectEvents: a paused listener behaves as if no listener exists (rule 26).
     void set_paused(bool paused) noexcept { paused_.store(paused, std::memory_order_release); }
     bool paused() const noexcept { return paused_.load(std::memory_order_acquire); }
 
-    opaque_fn connect_event_callback() const noexcept { return connect_event_; }
-    void* connect_event_context() const noexcept { return context_; }
+    /// Whether an incoming request may be delivered now: listening, not paused, not closing
+    /// (rule 25: requests are refused as soon as a close is issued).
+    bool accepting_requests() const noexcept { return is_open() && !paused(); }
 
-    /// NdkListen: binds `address` through device::reserve_local (invalid_address,
-    /// sharing_violation, too_many_addresses), or invalid_device_state when the listener is
-    /// already listening or closing. On success `address` holds the bound address.
-    [[nodiscard]] status listen(net_address& address);
+    /// Delivers a connect event for `c` (from an engine task); the listener is busy meanwhile,
+    /// so its close waits for the callback to return.
+    void deliver_connect_event(connector& c);
 
     /// The address bound by a completed Listen, if any.
     std::optional<net_address> local_address() const;
 
 private:
-    listener(adapter& handle, opaque_fn connect_event, void* context);
+    listener(adapter& handle, connect_event_fn connect_event);
+    void on_close_requested() override;
     void on_closed() override;
 
-    opaque_fn connect_event_;
-    void* context_;
+    connect_event_fn connect_event_;
     std::atomic<bool> paused_{false};
     std::optional<net_address> bound_;
 };

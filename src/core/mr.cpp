@@ -1,16 +1,32 @@
 #include "core/mr.hpp"
 
 #include "core/adapter.hpp"
+#include "core/device.hpp"
 #include "core/pd.hpp"
+#include "util/log.hpp"
 
 namespace ndksim::core {
 
-mr::mr(pd& owner, bool fast_register)
+mr::mr(pd& owner, bool fast_register, mem::region_id region)
     : object(object_kind::mr, owner.dev(), &owner.handle(), &owner),
-      fast_register_(fast_register) {}
+      fast_register_(fast_register),
+      region_(region) {}
 
-ref<mr> mr::create(pd& owner, bool fast_register) {
-    return ref<mr>(new mr(owner, fast_register), false);
+status mr::create(pd& owner, bool fast_register, ref<mr>& out) {
+    const mem::region_result r = owner.dev().memory().create_region(
+        owner.memory_pd(), fast_register ? mem::region_kind::fast_register : mem::region_kind::normal);
+    if (r.st != status::success) {
+        return r.st;
+    }
+    out = ref<mr>(new mr(owner, fast_register, r.id), false);
+    return status::success;
+}
+
+void mr::on_closed() {
+    const status s = dev().memory().destroy_region(region_);
+    if (s != status::success) {
+        NDKSIM_ERROR("{}: region release failed: {}", ident(), s);
+    }
 }
 
 }  // namespace ndksim::core

@@ -1,7 +1,9 @@
 #pragma once
-// A memory window (NDK_MW); bound to a region by the NdkBind work request.
+// A memory window (NDK_MW); bound to a region by the NdkBind work request. Its binding and
+// remote token live in the memory unit under window().
 
 #include "core/object.hpp"
+#include "mem/ids.hpp"
 
 namespace ndksim::core {
 
@@ -9,10 +11,18 @@ class pd;
 
 class mw final : public object {
 public:
-    static ref<mw> create(pd& owner);
+    /// Creates the MW and its window in the memory unit. Returns success, or
+    /// insufficient_resources when the memory unit's table is full.
+    [[nodiscard]] static status create(pd& owner, ref<mw>& out);
+
+    /// The memory unit's window.
+    mem::window_id window() const noexcept { return window_; }
 
 private:
-    explicit mw(pd& owner);
+    mw(pd& owner, mem::window_id window);
+    void on_closed() override;
+
+    mem::window_id window_;
 };
 
 }  // namespace ndksim::core

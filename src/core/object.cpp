@@ -27,7 +27,7 @@ object::object(object_kind kind, device& dev, adapter* handle, object* parent)
                       dev.next_object_number());
     }
     if (parent != nullptr) {
-        depend_on(*parent);
+        add_antecedent(*parent);
         std::lock_guard lock(parent->mutex_);
         parent->children_.push_back(*this);
     }
@@ -46,9 +46,18 @@ void object::release() noexcept {
     }
 }
 
-void object::depend_on(object& antecedent) {
+void object::add_antecedent(object& antecedent) {
     antecedent.add_successor();
     antecedent.add_ref();
+    std::lock_guard lock(mutex_);
+    if (antecedent_count_ == antecedents_.size()) {
+        // Every kind has at most four antecedents (a QP: PD, two CQs, SRQ; a connector:
+        // handle, QP, listener or shared endpoint); reaching this is a bug, not consumer input.
+        NDKSIM_ERROR("{}: more than {} antecedents", ident(), antecedents_.size());
+        antecedent.successor_closed();
+        antecedent.release();
+        return;
+    }
     antecedents_[antecedent_count_++] = &antecedent;
 }
 
@@ -112,17 +121,25 @@ void object::maybe_complete_close() {
             done = std::move(close_done_);
         }
         NDKSIM_DEBUG("{}: close completes", ident());
+        // The object counts as closed, and kind-specific resources (a listener's port) are
+        // released, before the consumer hears the close completed: from its close completion
+        // on, it may reuse them (rule 25) and the counters agree with it.
+        release_resources();
         if (done) {
             done();
         }
-        finish_close();
+        finish_close(/*resources_released=*/true);
         release();
     });
 }
 
-void object::finish_close() {
+void object::finish_close(bool resources_released) {
     state_.store(state::closed, std::memory_order_release);
-    on_closed();
+    // Counted closed before any antecedent is told, so a waiter released by the last
+    // successor_closed() (CLOSE_NDK_ADAPTER_HANDLER) sees this object gone.
+    if (!resources_released) {
+        release_resources();
+    }
     if (parent_ != nullptr) {
         std::lock_guard lock(parent_->mutex_);
         parent_->children_.erase(parent_->children_.iterator_to(*this));
@@ -130,14 +147,24 @@ void object::finish_close() {
     // Successor-closed notifications go out only after this object's own close completion has
     // returned (rule 6: an antecedent completes "not before any successor's close-completion
     // callback has returned").
-    for (std::size_t i = 0; i < antecedent_count_; ++i) {
-        object* a = antecedents_[i];
-        a->successor_closed();
-        a->release();
+    std::array<object*, 4> antecedents{};
+    std::size_t count = 0;
+    {
+        std::lock_guard lock(mutex_);
+        antecedents = antecedents_;
+        count = antecedent_count_;
+        antecedent_count_ = 0;
     }
-    antecedent_count_ = 0;
-    dev_->object_closed();
+    for (std::size_t i = 0; i < count; ++i) {
+        antecedents[i]->successor_closed();
+        antecedents[i]->release();
+    }
     release();  // the consumer's reference
+}
+
+void object::release_resources() {
+    on_closed();
+    dev_->object_closed();
 }
 
 void object::successor_closed() {

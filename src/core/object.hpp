@@ -122,6 +122,11 @@ public:
     /// until `successor` has fully closed (successor_closed is called by its close).
     void add_successor() noexcept { successors_.fetch_add(1, std::memory_order_acq_rel); }
 
+    /// Makes this object depend on `antecedent` besides its parent (a QP on its CQs and SRQ, a
+    /// connector on its QP, listener or shared endpoint): the antecedent's close cannot
+    /// complete until this object has closed, and this object holds a reference on it.
+    void add_antecedent(object& antecedent);
+
     /// The counterpart of add_successor(); may complete a close that was waiting for it.
     void successor_closed();
 
@@ -139,8 +144,6 @@ protected:
     object(object_kind kind, device& dev, adapter* handle, object* parent);
     virtual ~object();
 
-    /// Adds an antecedent besides the parent (a QP's CQs and SRQ). Call during construction.
-    void depend_on(object& antecedent);
 
     /// Names an adapter handle ("nic1/h2"); children derive their identity from it.
     void set_handle_ident(std::uint32_t number);
@@ -153,15 +156,17 @@ protected:
     /// requests here (their completions must still be delivered before the close completion).
     virtual void on_close_requested() {}
 
-    /// Called once when the close has completed, after the consumer's close completion has
-    /// returned: release kind-specific resources (addresses, memory-unit entries).
+    /// Called once when the close has completed, before the consumer's close completion is
+    /// called (the consumer may reuse what it frees from inside that callback): release
+    /// kind-specific resources (addresses, memory-unit entries).
     virtual void on_closed() {}
 
 private:
     enum class state : std::uint8_t { open, closing, closed };
 
     void maybe_complete_close();
-    void finish_close();
+    void release_resources();
+    void finish_close(bool resources_released = false);
 
     object_kind kind_;
     device* dev_;

@@ -3,6 +3,7 @@
 #include "core/adapter.hpp"
 #include "core/device.hpp"
 #include "core/pd.hpp"
+#include "util/log.hpp"
 
 namespace ndksim::core {
 
@@ -17,31 +18,120 @@ status srq::check_create(const adapter_limits& limits, std::uint32_t depth,
 srq::srq(pd& owner, std::uint32_t depth, std::uint32_t max_sge, std::uint32_t notify_threshold,
          notify_fn notify, void* context)
     : object(object_kind::srq, owner.dev(), &owner.handle(), &owner),
-      depth_(depth),
-      max_sge_(max_sge),
-      notify_threshold_(notify_threshold),
+      rq_(depth, max_sge),
       notify_(notify),
-      notify_context_(context) {}
+      notify_context_(context),
+      notify_threshold_(notify_threshold),
+      armed_(notify_threshold != 0) {}
 
 ref<srq> srq::create(pd& owner, std::uint32_t depth, std::uint32_t max_sge,
                      std::uint32_t notify_threshold, notify_fn notify, void* context) {
     return ref<srq>(new srq(owner, depth, max_sge, notify_threshold, notify, context), false);
 }
 
+std::uint32_t srq::notify_threshold() const noexcept {
+    std::lock_guard lock(notify_mutex_);
+    return notify_threshold_;
+}
+
+bool srq::notify_armed() const noexcept {
+    std::lock_guard lock(notify_mutex_);
+    return armed_;
+}
+
 status srq::check_modify(std::uint32_t depth) const noexcept {
     if (depth > dev().limits().max_srq_depth) {
+        return status::invalid_parameter;
+    }
+    // Posted receives are kept, so a new depth must hold every outstanding one.
+    if (depth != 0 && depth < rq_.outstanding()) {
         return status::invalid_parameter;
     }
     return status::success;
 }
 
-void srq::apply_modify(std::uint32_t depth, std::uint32_t notify_threshold) noexcept {
+status srq::apply_modify(std::uint32_t depth, std::uint32_t notify_threshold) {
     if (depth != 0) {
-        depth_ = depth;
+        const status s = rq_.resize(depth);
+        if (s != status::success) {
+            return s;
+        }
     }
-    if (notify_threshold != 0) {
-        notify_threshold_ = notify_threshold;
+    // "If a threshold value of zero is specified, the provider must preserve the current SRQ
+    // notification threshold and arming status" (ddi/nc-ndkpi-ndk_fn_modify_srq.md).
+    if (notify_threshold == 0) {
+        return status::success;
     }
+    const std::uint32_t queued_now = rq_.size();
+    std::lock_guard lock(notify_mutex_);
+    notify_threshold_ = notify_threshold;
+    armed_ = true;
+    // "If the number of queued receive requests is already below the threshold value at the
+    // time of this function call, an SRQ notification must be generated."
+    if (queued_now < notify_threshold_) {
+        fire_locked();
+    }
+    return status::success;
+}
+
+bool srq::take(received& out) {
+    if (!rq_.take(out)) {
+        return false;
+    }
+    const std::uint32_t queued_now = rq_.size();
+    std::lock_guard lock(notify_mutex_);
+    if (armed_ && queued_now < notify_threshold_) {
+        fire_locked();
+    }
+    return true;
+}
+
+void srq::fire_locked() {
+    // One notification per arm: disarmed until NdkModifySrq re-arms.
+    armed_ = false;
+    if (notify_ == nullptr) {
+        return;
+    }
+    pending_ = true;
+    if (!delivery_active_ && is_open()) {
+        delivery_active_ = true;
+        schedule_delivery_locked();
+    }
+}
+
+void srq::schedule_delivery_locked() {
+    begin_busy();
+    add_ref();
+    dev().sched().post([this] {
+        deliver();
+        end_busy();
+        release();
+    });
+}
+
+void srq::deliver() {
+    bool call = false;
+    {
+        std::lock_guard lock(notify_mutex_);
+        call = pending_ && is_open();
+        pending_ = false;
+    }
+    if (call) {
+        NDKSIM_TRACE("{}: notification (threshold reached)", ident());
+        notify_(notify_context_, static_cast<std::int32_t>(status::success));
+    }
+    std::lock_guard lock(notify_mutex_);
+    // A re-arm from inside the callback that fires at once is delivered after it returned.
+    if (pending_ && is_open()) {
+        schedule_delivery_locked();
+    } else {
+        delivery_active_ = false;
+    }
+}
+
+void srq::on_close_requested() {
+    std::lock_guard lock(notify_mutex_);
+    armed_ = false;
 }
 
 }  // namespace ndksim::core

@@ -1,0 +1,155 @@
+#include "core/receive_queue.hpp"
+
+#include <cstring>
+#include <new>
+#include <type_traits>
+
+namespace ndksim::core {
+
+static_assert(std::is_trivially_copyable_v<sge>, "SGEs are copied bytewise");
+
+receive_queue::receive_queue(std::uint32_t depth, std::uint32_t max_sge)
+    : max_sge_(max_sge), depth_(depth), capacity_(depth) {
+    chunks_.push_back(std::make_unique<sge[]>(std::size_t{depth} * max_sge));
+    slots_.resize(depth);
+    ring_.resize(depth);
+    free_.resize(depth);
+    for (std::uint32_t i = 0; i < depth; ++i) {
+        slots_[i] = {nullptr, 0, chunks_.back().get() + std::size_t{i} * max_sge};
+        free_[i] = depth - 1 - i;  // slot 0 on top of the stack
+    }
+}
+
+status receive_queue::post(void* context, const sge* sges, std::uint32_t count) noexcept {
+    // Rule 11: the SGE count is bounded by the queue's MaxReceiveRequestSge.
+    if (count > max_sge_ || (sges == nullptr && count != 0)) {
+        return status::invalid_parameter;
+    }
+    std::lock_guard lock(mutex_);
+    if (size_ + held_ >= depth_) {
+        return status::insufficient_resources;
+    }
+    const std::uint32_t slot = free_.back();
+    free_.pop_back();
+    slot_entry& s = slots_[slot];
+    s.context = context;
+    s.count = count;
+    if (count != 0) {
+        std::memcpy(s.sges, sges, std::size_t{count} * sizeof(sge));
+    }
+    std::uint32_t tail = head_ + size_;
+    if (tail >= capacity_) {
+        tail -= capacity_;
+    }
+    ring_[tail] = slot;
+    ++size_;
+    return status::success;
+}
+
+void receive_queue::fill(received& out, std::uint32_t slot) const noexcept {
+    const slot_entry& s = slots_[slot];
+    out.context = s.context;
+    out.sges = std::span<const sge>(s.sges, s.count);
+    out.slot = slot;
+}
+
+std::uint32_t receive_queue::pop_locked() noexcept {
+    const std::uint32_t slot = ring_[head_];
+    if (++head_ == capacity_) {
+        head_ = 0;
+    }
+    --size_;
+    return slot;
+}
+
+bool receive_queue::front(received& out) const noexcept {
+    std::lock_guard lock(mutex_);
+    if (size_ == 0) {
+        return false;
+    }
+    fill(out, ring_[head_]);
+    return true;
+}
+
+void receive_queue::pop() noexcept {
+    std::lock_guard lock(mutex_);
+    free_.push_back(pop_locked());
+}
+
+bool receive_queue::take(received& out) noexcept {
+    std::lock_guard lock(mutex_);
+    if (size_ == 0) {
+        return false;
+    }
+    fill(out, pop_locked());
+    ++held_;
+    return true;
+}
+
+void receive_queue::release(std::uint32_t slot) noexcept {
+    std::lock_guard lock(mutex_);
+    free_.push_back(slot);
+    --held_;
+}
+
+std::uint32_t receive_queue::size() const noexcept {
+    std::lock_guard lock(mutex_);
+    return size_;
+}
+
+std::uint32_t receive_queue::outstanding() const noexcept {
+    std::lock_guard lock(mutex_);
+    return size_ + held_;
+}
+
+std::uint32_t receive_queue::depth() const noexcept {
+    std::lock_guard lock(mutex_);
+    return depth_;
+}
+
+status receive_queue::resize(std::uint32_t depth) noexcept {
+    std::lock_guard lock(mutex_);
+    if (depth == 0 || depth < size_ + held_) {
+        return status::invalid_parameter;
+    }
+    if (depth <= capacity_) {
+        depth_ = depth;
+        return status::success;
+    }
+    try {
+        // Build the grown tables first; commit with non-throwing moves only.
+        const std::uint32_t added = depth - capacity_;
+        auto chunk = std::make_unique<sge[]>(std::size_t{added} * max_sge_);
+        std::vector<slot_entry> slots(slots_);
+        slots.resize(depth);
+        for (std::uint32_t i = 0; i < added; ++i) {
+            slots[capacity_ + i] = {nullptr, 0, chunk.get() + std::size_t{i} * max_sge_};
+        }
+        std::vector<std::uint32_t> ring(depth);
+        for (std::uint32_t i = 0, at = head_; i < size_; ++i) {
+            ring[i] = ring_[at];
+            if (++at == capacity_) {
+                at = 0;
+            }
+        }
+        std::vector<std::uint32_t> free_slots;
+        free_slots.reserve(depth);  // release() pushes without allocating
+        free_slots.assign(free_.begin(), free_.end());
+        for (std::uint32_t i = depth; i > capacity_; --i) {
+            free_slots.push_back(i - 1);
+        }
+        chunks_.reserve(chunks_.size() + 1);
+        chunks_.push_back(std::move(chunk));
+        slots_ = std::move(slots);
+        ring_ = std::move(ring);
+        free_ = std::move(free_slots);
+        head_ = 0;
+        capacity_ = depth;
+        depth_ = depth;
+        return status::success;
+    } catch (const std::bad_alloc&) {
+        return status::insufficient_resources;
+    }
+}
+
+}  // namespace ndksim::core

@@ -1,0 +1,86 @@
+#include "mem/translation_cache.hpp"
+
+#include <bit>
+
+#include "mem/token.hpp"
+
+namespace ndksim::mem {
+namespace {
+
+std::uint64_t mix(std::uint32_t token, std::uint64_t page) noexcept {
+    std::uint64_t x = (std::uint64_t{token} << 32) ^ page;
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    return x;
+}
+
+}  // namespace
+
+translation_cache::translation_cache(const cache_config& cfg)
+    : sets_(cfg.sets == 0 || cfg.ways == 0 ? 0 : std::bit_floor(cfg.sets)),
+      ways_(sets_ == 0 ? 0 : cfg.ways),
+      entries_(std::size_t{sets_} * ways_) {}
+
+translation_cache::session::session(translation_cache& cache) : cache_(cache), lock_(cache.mutex_) {}
+
+translation_cache::session::~session() {
+    cache_.last_lookup_misses_.store(misses_, std::memory_order_relaxed);
+}
+
+bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
+                                       std::uint64_t pfn) noexcept {
+    translation_cache& c = cache_;
+    const std::uint64_t now = ++c.clock_;
+    if (c.sets_ == 0) {
+        ++misses_;
+        c.misses_.fetch_add(1, std::memory_order_relaxed);
+        return false;
+    }
+    entry* set = &c.entries_[(mix(token, page) & (c.sets_ - 1)) * c.ways_];
+    entry* victim = set;
+    for (std::uint32_t w = 0; w < c.ways_; ++w) {
+        entry& e = set[w];
+        if (e.epoch == c.epoch_ && e.token == token && e.page == page) {
+            if (e.pfn != pfn) {
+                c.stale_hits_.fetch_add(1, std::memory_order_relaxed);
+                e.pfn = pfn;
+            }
+            e.last_use = now;
+            c.hits_.fetch_add(1, std::memory_order_relaxed);
+            return true;
+        }
+        const bool e_free = e.epoch != c.epoch_;
+        const bool v_free = victim->epoch != c.epoch_;
+        if (!v_free && (e_free || e.last_use < victim->last_use)) {
+            victim = &e;
+        }
+    }
+    *victim = entry{page, pfn, c.epoch_, now, token};
+    ++misses_;
+    c.misses_.fetch_add(1, std::memory_order_relaxed);
+    return false;
+}
+
+void translation_cache::invalidate_index(std::uint32_t index) noexcept {
+    std::lock_guard lock(mutex_);
+    for (entry& e : entries_) {
+        if (e.epoch == epoch_ && token_index(e.token) == index) {
+            e.epoch = 0;
+        }
+    }
+}
+
+void translation_cache::flush() noexcept {
+    std::lock_guard lock(mutex_);
+    ++epoch_;
+}
+
+cache_counters translation_cache::counters() const noexcept {
+    return cache_counters{hits_.load(std::memory_order_relaxed),
+                          misses_.load(std::memory_order_relaxed),
+                          stale_hits_.load(std::memory_order_relaxed),
+                          last_lookup_misses_.load(std::memory_order_relaxed)};
+}
+
+}  // namespace ndksim::mem

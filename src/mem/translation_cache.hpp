@@ -1,0 +1,103 @@
+#pragma once
+// The translation cache model: a set-associative, LRU-per-set tag store of
+// (token, page) -> frame sitting in front of the translation tables, as the MTT/MPT cache of a
+// real NIC does. It is a cost model: lookups always translate through the tables, and the cache
+// only records whether that translation would have hit. Misses therefore change the cost the
+// timing model charges (hits(), misses(), the per-lookup miss count), never a result.
+// A hit whose stored frame differs from the table's answer would be a coherence bug of the
+// model; it is counted in stale_hits() (tests assert it stays 0).
+//
+// Invalidation follows the events that change a translation: a token's slot being re-activated
+// or invalidated drops that slot's entries (invalidate_index); an IOMMU unmap drops everything
+// (flush, by bumping an epoch).
+//
+// Concurrency: lookups run under the translation unit's shared lock, possibly from several
+// threads, so every operation takes mutex_ (once per lookup, not per page). Counters are
+// atomics readable from any thread.
+
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+#include <vector>
+
+namespace ndksim::mem {
+
+/// Geometry of a translation cache.
+struct cache_config {
+    std::uint32_t sets = 64;  ///< rounded down to a power of two; 0 disables (every probe misses)
+    std::uint32_t ways = 8;   ///< entries per set; 0 disables
+};
+
+/// Counter snapshot.
+struct cache_counters {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+    std::uint64_t stale_hits = 0;
+    std::uint32_t last_lookup_misses = 0;  ///< misses of the most recent lookup on the unit
+};
+
+class translation_cache {
+public:
+    /// A cache with the geometry of `cfg`.
+    explicit translation_cache(const cache_config& cfg);
+
+    translation_cache(const translation_cache&) = delete;
+    translation_cache& operator=(const translation_cache&) = delete;
+
+    /// The probes of one lookup. Holds the cache lock for its lifetime; records the lookup's
+    /// miss count on destruction.
+    class session {
+    public:
+        explicit session(translation_cache& cache);
+        ~session();
+        session(const session&) = delete;
+        session& operator=(const session&) = delete;
+
+        /// Records an access to page `page` (a page-list index, or a logical page number for
+        /// a privileged token) through `token`, whose table translation is frame `pfn`.
+        /// Returns true on a hit; a miss fills the least recently used way of the set.
+        bool touch(std::uint32_t token, std::uint64_t page, std::uint64_t pfn) noexcept;
+
+        /// Misses recorded by this session so far.
+        std::uint32_t misses() const noexcept { return misses_; }
+
+    private:
+        translation_cache& cache_;
+        std::lock_guard<std::mutex> lock_;
+        std::uint32_t misses_ = 0;
+    };
+
+    /// Drops every entry cached for token-table slot `index` (all key bytes).
+    void invalidate_index(std::uint32_t index) noexcept;
+
+    /// Drops every entry.
+    void flush() noexcept;
+
+    /// Total entries (sets * ways); 0 when disabled.
+    std::uint32_t capacity() const noexcept { return sets_ * ways_; }
+
+    /// Counter snapshot.
+    cache_counters counters() const noexcept;
+
+private:
+    struct entry {
+        std::uint64_t page = 0;
+        std::uint64_t pfn = 0;
+        std::uint64_t epoch = 0;  // valid when equal to epoch_
+        std::uint64_t last_use = 0;
+        std::uint32_t token = 0;
+    };
+
+    std::uint32_t sets_;
+    std::uint32_t ways_;
+    std::vector<entry> entries_;
+    std::mutex mutex_;
+    std::uint64_t epoch_ = 1;
+    std::uint64_t clock_ = 0;
+    std::atomic<std::uint64_t> hits_{0};
+    std::atomic<std::uint64_t> misses_{0};
+    std::atomic<std::uint64_t> stale_hits_{0};
+    std::atomic<std::uint32_t> last_lookup_misses_{0};
+};
+
+}  // namespace ndksim::mem

@@ -1,0 +1,327 @@
+#pragma once
+// The memory translation and protection unit of one adapter: its IOMMU and LAMs, its token
+// table of regions, windows and privileged tokens, its protection domains, its translation
+// cache, and the lookup every NIC access goes through.
+//
+// Concurrency design. Control operations (create/destroy, register/deregister, build/release
+// LAM, initialize fast-register, the post and execute halves of fast-register, bind and
+// invalidate) come from consumer threads and from the engine thread; data-path lookups come from
+// the engine thread(s). One std::shared_mutex (mutex_) protects the token table, the PD table,
+// the LAM table, the IOMMU and the generation counter:
+//   * a control operation does its allocation and all checks over caller data (MDL chain
+//     geometry, PFN gathering, page-list buffers) before taking the lock, then takes it
+//     exclusively, runs the check_*() over unit state and, if it passes, the apply step, which
+//     cannot fail. The exclusive section is O(pages) table writes with no allocation other than
+//     the IOMMU slot reservation;
+//   * the data path takes the lock shared once per work request or packet (read()), and holds the
+//     read_guard across lookup and data movement, so a region cannot be deregistered, a LAM
+//     released or a frame unpinned while bytes move through it. A grant remembers the generation
+//     it was made in; every control operation that can revoke access bumps the generation, and
+//     sge_cursor re-runs the lookup when it changed between two guards;
+//   * the translation cache is mutated by lookups under the shared lock, so it has its own
+//     mutex, taken once per lookup (lock order: mutex_, then the cache's);
+//   * host_memory is process-wide with its own mutex (lock order: mutex_, then host_memory's);
+//     its frame-to-pointer translation is lock-free.
+// A thread must not hold a read_guard while calling a control operation on the same unit (the
+// exclusive lock would wait for itself): such a call is refused with invalid_device_state (and
+// logged at error) instead of deadlocking. Nothing on the data path allocates or logs above
+// trace.
+
+#include <cstdint>
+#include <mutex>
+#include <shared_mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "mem/access.hpp"
+#include "mem/host_memory.hpp"
+#include "mem/ids.hpp"
+#include "mem/iommu.hpp"
+#include "mem/lookup.hpp"
+#include "mem/mdl_chain.hpp"
+#include "mem/region.hpp"
+#include "mem/region_table.hpp"
+#include "mem/translation_cache.hpp"
+#include "mem/window.hpp"
+#include "util/status.hpp"
+
+namespace ndksim::mem {
+
+/// Limits and behaviour of one unit (one adapter).
+struct unit_config {
+    std::string name = "mem";                    ///< identity in log lines (e.g. "nic1")
+    std::uint32_t max_entries = 1u << 16;        ///< live regions + windows + PDs
+    std::uint32_t max_mapped_pages = 1u << 20;   ///< IOMMU capacity [pages]
+    std::uint32_t max_fast_register_pages = 512; ///< largest AdapterPageCount of
+                                                 ///< InitializeFastRegisterMr
+    std::uint32_t max_lams = 1u << 16;           ///< live LAMs
+    /// NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED (REFERENCE.md rule 23); true for the
+    /// ConnectX-like profile: a read sink needs local write only.
+    bool read_sink_not_required = true;
+    cache_config cache;                          ///< translation cache geometry
+};
+
+struct pd_result {
+    status st = status::success;
+    pd_id id = pd_id::none;
+};
+struct region_result {
+    status st = status::success;
+    region_id id = region_id::none;
+};
+struct window_result {
+    status st = status::success;
+    window_id id = window_id::none;
+};
+struct lam_result {
+    status st = status::success;
+    lam_id id = lam_id::none;
+    std::uint32_t pages = 0;  ///< AdapterPageCount (also on buffer_too_small)
+    std::uint32_t fbo = 0;    ///< first byte offset in the first page [bytes]
+};
+struct token_result {
+    status st = status::success;
+    std::uint32_t token = 0;
+};
+
+/// A snapshot of a region (tests, diagnostics, the core layer's queries).
+struct region_info {
+    region_kind kind = region_kind::normal;
+    region_state state = region_state::unregistered;
+    pd_id pd = pd_id::none;
+    access rights = access::none;
+    std::uint64_t base_va = 0;
+    std::uint64_t length = 0;
+    std::uint32_t fbo = 0;
+    std::uint32_t page_count = 0;
+    std::uint32_t fr_max_pages = 0;
+    bool fr_remote_access = false;
+    std::uint32_t bound_windows = 0;
+};
+
+/// A snapshot of a window.
+struct window_info {
+    window_state state = window_state::free;
+    pd_id pd = pd_id::none;
+    access rights = access::none;
+    std::uint64_t va = 0;
+    std::uint64_t length = 0;
+    region_id region = region_id::none;
+};
+
+class translation_unit;
+
+/// Proof that the caller holds a unit's lock shared. Lookups and data movement require one.
+/// Neither copyable nor movable: it lives in the scope of the thread that took it. The unit's
+/// const queries (tokens, describe) may be called while holding one.
+class read_guard {
+public:
+    ~read_guard();
+    read_guard(const read_guard&) = delete;
+    read_guard& operator=(const read_guard&) = delete;
+
+    /// The unit this guard locks.
+    const translation_unit& unit() const noexcept { return *unit_; }
+
+private:
+    friend class translation_unit;
+    read_guard(const translation_unit& unit, std::shared_mutex& m);
+
+    std::shared_lock<std::shared_mutex> lock_;
+    const translation_unit* unit_;
+};
+
+class translation_unit {
+public:
+    /// A unit over `host` (normally host_memory::instance()) with the limits of `cfg`.
+    explicit translation_unit(host_memory& host, unit_config cfg = {});
+    ~translation_unit();
+
+    translation_unit(const translation_unit&) = delete;
+    translation_unit& operator=(const translation_unit&) = delete;
+
+    // ---- protection domains -----------------------------------------------------------------
+
+    /// NdkCreatePd: a new PD and its privileged token. insufficient_resources when the token
+    /// table is full.
+    [[nodiscard]] pd_result create_pd();
+
+    /// Closes a PD: device_busy while regions or windows of it exist; invalid_handle for an
+    /// unknown PD; success otherwise (its privileged token stops matching at once).
+    [[nodiscard]] status destroy_pd(pd_id pd);
+
+    /// NdkGetPrivilegedMemoryRegionToken: the PD's privileged token (local read/write of
+    /// logical addresses only, REFERENCE.md rule 21), or 0 for an unknown PD.
+    std::uint32_t privileged_token(pd_id pd) const;
+
+    // ---- logical address mappings (NdkBuildLam / NdkReleaseLam) -----------------------------
+
+    /// NdkBuildLam: maps the pages of the first `length` bytes of `chain` into this adapter's
+    /// IOMMU and writes their logical page addresses to pages_out. Returns, in order:
+    /// invalid_parameter (check_chain: not virtually contiguous, length > chain total, ...);
+    /// buffer_too_small with `pages` set when pages_out has fewer than `pages` entries (the api
+    /// layer turns this into the required *pLAMSize); invalid_parameter for a PFN that is not a
+    /// pinned frame; insufficient_resources when the IOMMU or LAM table is full. Nothing stays
+    /// mapped on failure (REFERENCE.md rule 24).
+    [[nodiscard]] lam_result build_lam(mdl_chain chain, std::uint64_t length,
+                                       std::span<std::uint64_t> pages_out);
+
+    /// NdkReleaseLam: unmaps the LAM's pages; its logical addresses never translate again.
+    /// Returns false for an unknown id.
+    bool release_lam(lam_id id);
+
+    // ---- memory regions ---------------------------------------------------------------------
+
+    /// NdkCreateMr(pd, FastRegister): a new unregistered region. invalid_handle for an unknown
+    /// PD; insufficient_resources when the token table is full.
+    [[nodiscard]] region_result create_region(pd_id pd, region_kind kind);
+
+    /// Closes a region, deregistering it first when needed. device_busy while windows are bound
+    /// to it (the core layer keeps the close pending until they unbind); invalid_handle for an
+    /// unknown id.
+    [[nodiscard]] status destroy_region(region_id id);
+
+    /// NdkRegisterMr(chain, length, flags) with `rights` = access_from_mr_flags(Flags). In order:
+    /// invalid_parameter from check_chain; invalid_handle for an unknown id; check_register
+    /// (invalid_device_request, invalid_device_state, invalid_parameter for a zero-based
+    /// address); invalid_parameter for an inconsistent or unpinned PFN; insufficient_resources
+    /// when the IOMMU is full. On success the region has a new token.
+    [[nodiscard]] status register_region(region_id id, mdl_chain chain, std::uint64_t length,
+                                         access rights);
+
+    /// NdkDeregisterMr: check_deregister (invalid_device_request, invalid_device_state,
+    /// device_busy while windows are bound), then unmaps the region's pages.
+    [[nodiscard]] status deregister_region(region_id id);
+
+    /// NdkInitializeFastRegisterMr: check_initialize_fast_register (invalid_device_request,
+    /// invalid_parameter, implementation_limit above config().max_fast_register_pages,
+    /// invalid_device_state); then the region is free with room for `page_count` pages.
+    [[nodiscard]] status initialize_fast_register(region_id id, std::uint32_t page_count,
+                                                  bool remote_access);
+
+    /// NdkGetLocalTokenFromMr: the region's current token (0 for an unknown id).
+    std::uint32_t local_token(region_id id) const;
+
+    /// NdkGetRemoteTokenFromMr: the same value as local_token (rights decide remote use).
+    std::uint32_t remote_token(region_id id) const;
+
+    /// Region snapshot; state unregistered and pd none for an unknown id.
+    region_info describe(region_id id) const;
+
+    // ---- memory windows ---------------------------------------------------------------------
+
+    /// NdkCreateMw(pd): a new unbound window. invalid_handle for an unknown PD;
+    /// insufficient_resources when the token table is full.
+    [[nodiscard]] window_result create_window(pd_id pd);
+
+    /// Closes a window, unbinding it (its region loses the pin). invalid_handle for an unknown id.
+    [[nodiscard]] status destroy_window(window_id id);
+
+    /// NdkGetRemoteTokenFromMw: the window's current token (0 for an unknown id).
+    std::uint32_t window_token(window_id id) const;
+
+    /// Window snapshot.
+    window_info describe(window_id id) const;
+
+    // ---- work requests run on a QP of PD qp_pd (post half, then execute half) ---------------
+
+    /// NdkFastRegister at post: check_fast_register_request (invalid_device_request,
+    /// invalid_device_state, access_violation, invalid_parameter) and, on success, issues the
+    /// token the request will install; remote_token() returns it from now on.
+    [[nodiscard]] token_result post_fast_register(pd_id qp_pd, const fast_register_request& rq);
+
+    /// NdkFastRegister at execution, with the token post_fast_register issued:
+    /// check_fast_register (adds invalid_device_state for a valid region and invalid_parameter
+    /// for unmapped pages), then installs the registration under `token`.
+    [[nodiscard]] status execute_fast_register(pd_id qp_pd, const fast_register_request& rq,
+                                               std::uint32_t token);
+
+    /// NdkBind at post: check_bind_request (access_violation, invalid_parameter) and, on
+    /// success, issues the window's next token; window_token() returns it from now on.
+    [[nodiscard]] token_result post_bind(pd_id qp_pd, const bind_request& rq);
+
+    /// NdkBind at execution: check_bind, then binds under `token` (the old token of a rebound
+    /// window stops matching) and moves the window's pin to the new region.
+    [[nodiscard]] status execute_bind(pd_id qp_pd, const bind_request& rq, std::uint32_t token);
+
+    /// NdkInvalidate of a region at post: invalid_handle for an unknown id,
+    /// invalid_device_request for a normally registered region (REFERENCE.md rule 22),
+    /// access_violation for another PD. A window has no post-time checks.
+    [[nodiscard]] status post_invalidate(pd_id qp_pd, region_id id) const;
+
+    /// NdkInvalidate of a fast-registered region at execution: check_invalidate(region).
+    [[nodiscard]] status execute_invalidate(pd_id qp_pd, region_id id);
+
+    /// NdkInvalidate of a window at execution: check_invalidate(window); unpins its region.
+    [[nodiscard]] status execute_invalidate(pd_id qp_pd, window_id id);
+
+    /// Invalidation by token (the receiver's side of NdkSendAndInvalidate): access_violation
+    /// when the token names no entry or is stale, invalid_device_request for a privileged
+    /// token, otherwise the region or window invalidate above.
+    [[nodiscard]] status execute_invalidate_token(pd_id qp_pd, std::uint32_t token);
+
+    // ---- data path --------------------------------------------------------------------------
+
+    /// Takes the unit's lock shared for a batch of lookups and data movement.
+    [[nodiscard]] read_guard read() const;
+
+    /// The lookup (lookup.hpp) of `rq` against this unit.
+    lookup_result lookup(const read_guard& guard, const access_request& rq) const noexcept;
+
+    /// The next host-contiguous run of grant `g` (lookup.hpp host_run).
+    std::span<std::byte> host_run(const read_guard& guard, const grant& g, std::uint64_t offset,
+                                  std::uint64_t max) const noexcept;
+
+    /// The generation grants are compared against.
+    std::uint64_t generation(const read_guard& guard) const noexcept;
+
+    // ---- counters and introspection ---------------------------------------------------------
+
+    /// Translation-cache counters (hits, misses, last lookup's misses, stale hits).
+    cache_counters cache_stats() const noexcept { return cache_.counters(); }
+
+    /// Pages currently mapped by the IOMMU (regions and LAMs).
+    std::uint32_t mapped_pages() const;
+
+    /// Live LAMs.
+    std::size_t live_lams() const;
+
+    /// This unit's configuration.
+    const unit_config& config() const noexcept { return cfg_; }
+
+    /// The host memory this unit translates into.
+    host_memory& host() const noexcept { return host_; }
+
+private:
+    struct pd_record {
+        std::uint32_t privileged_index = 0;
+        std::uint32_t children = 0;  // regions and windows of the PD
+    };
+
+    bool guarded_here() const noexcept;
+    bool held_by_this_thread(const char* operation) const noexcept;
+    std::shared_lock<std::shared_mutex> shared_lock() const;
+    slot* region_slot(region_id id) noexcept;
+    const slot* region_slot(region_id id) const noexcept;
+    slot* window_slot(window_id id) noexcept;
+    const slot* window_slot(window_id id) const noexcept;
+    status invalidate_region_locked(pd_id qp_pd, std::uint32_t index);
+    status invalidate_window_locked(pd_id qp_pd, std::uint32_t index);
+    void unmap_region_locked(region& r) noexcept;
+
+    host_memory& host_;
+    unit_config cfg_;
+    mutable std::shared_mutex mutex_;
+    region_table table_;
+    iommu mmu_;
+    std::unordered_map<std::uint32_t, pd_record> pds_;
+    std::uint32_t next_pd_ = 1;
+    std::unordered_map<std::uint32_t, std::vector<std::uint64_t>> lams_;
+    std::uint32_t next_lam_ = 1;
+    mutable translation_cache cache_;
+    std::uint64_t generation_ = 1;
+};
+
+}  // namespace ndksim::mem

@@ -1,0 +1,320 @@
+// The completer: ACK/NAK and READ responses -> request completions (STYLE.md 7.3).
+//
+// Completions of the initiator queue are queued strictly in posting order (a request that is
+// finished waits for the ones before it). An ACK for PSN p finishes every SEND and WRITE whose
+// last packet is at or before p; a READ finishes when its last response has been placed. The
+// completion statuses of failures are one table (docs/completion-statuses.md):
+//
+//   NAK remote access error       -> STATUS_ACCESS_VIOLATION  (the peer refused the token/range)
+//   NAK invalid request           -> STATUS_REMOTE_RESOURCES  (e.g. the peer's receive too small)
+//   NAK remote operational error  -> STATUS_CONNECTION_ABORTED (the peer failed placing it)
+//   RNR retries exhausted         -> STATUS_IO_TIMEOUT
+//   everything flushed after that -> STATUS_CANCELLED
+// and the QP moves to error, as an RC transport does.
+
+#include <array>
+
+#include "core/cq.hpp"
+#include "core/device.hpp"
+#include "core/srq.hpp"
+#include "nic/engine.hpp"
+#include "nic/pipeline.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
+
+namespace ndksim::nic {
+namespace {
+
+using core::wr_kind;
+
+struct nak_outcome {
+    status result;
+    std::uint32_t provider_error;  ///< NDK_RESULT_EX.ProviderErrorCode: 0x100 | NAK code
+};
+
+// Indexed by wire::nak_code.
+constexpr std::array<nak_outcome, 5> k_nak_outcomes{{
+    {status::internal_error, 0x100},          // psn_sequence_error: retried, never completes
+    {status::remote_resources, 0x101},        // invalid_request
+    {status::access_violation, 0x102},        // remote_access_error
+    {status::connection_aborted, 0x103},      // remote_operational_error
+    {status::remote_resources, 0x104},        // invalid_rd_request
+}};
+
+std::uint32_t last_psn(const core::send_wqe& w) noexcept {
+    return wire::psn_add(w.first_psn, w.packets - 1);
+}
+
+// Finishes every SEND and WRITE acknowledged by an ACK for `psn`, oldest first, stopping at
+// the first request the ACK does not cover.
+void ack_through(engine& e, core::qp& q, std::uint32_t psn) {
+    core::send_queue& sq = q.sq();
+    const std::uint32_t outstanding = sq.outstanding();
+    for (std::uint32_t i = 0; i < outstanding; ++i) {
+        core::send_wqe& w = sq.at(i);
+        if (w.done) {
+            continue;
+        }
+        if (!w.started || w.kind == wr_kind::read || wire::psn_diff(last_psn(w), psn) > 0) {
+            break;
+        }
+        if (w.kind == wr_kind::send || w.kind == wr_kind::send_invalidate ||
+            w.kind == wr_kind::write) {
+            w.done = true;
+        }
+    }
+    (void)e;
+}
+
+// The request whose PSN range holds `psn`, or nullptr.
+core::send_wqe* request_at(core::qp& q, std::uint32_t psn) {
+    core::send_queue& sq = q.sq();
+    const std::uint32_t outstanding = sq.outstanding();
+    for (std::uint32_t i = 0; i < outstanding; ++i) {
+        core::send_wqe& w = sq.at(i);
+        if (w.started && !w.done) {
+            const std::int32_t offset = wire::psn_diff(psn, w.first_psn);
+            if (offset >= 0 && offset < static_cast<std::int32_t>(w.packets)) {
+                return &w;
+            }
+        }
+    }
+    return nullptr;
+}
+
+void fail_request(engine& e, core::qp& q, core::send_wqe& w, status result,
+                  std::uint32_t provider_error) {
+    w.done = true;
+    w.result = result;
+    w.provider_error = provider_error;
+    NDKSIM_DEBUG("{}: request at PSN {:#x} failed: {}", q.ident(), w.first_psn, result);
+    fail_qp(e, q);
+}
+
+void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
+    qp_context& ctx = context_of(q);
+    const std::uint32_t psn = p.headers.bth.psn;
+    const std::uint8_t syndrome = p.headers.aeth.syndrome;
+    switch (wire::syndrome_type(syndrome)) {
+        case wire::aeth_type::ack:
+            ctx.rnr_retries = 0;
+            ack_through(e, q, psn);
+            break;
+        case wire::aeth_type::rnr_nak: {
+            ack_through(e, q, wire::psn_add(psn, wire::psn_mask));  // earlier PSNs are acked
+            e.counters().rnr_retries.fetch_add(1, std::memory_order_relaxed);
+            core::send_wqe* w = request_at(q, psn);
+            if (w == nullptr || ctx.retry_scheduled) {
+                break;
+            }
+            if (ctx.rnr_retries++ >= e.config().rnr_retry_limit) {
+                fail_request(e, q, *w, status::io_timeout, 0);
+                return;
+            }
+            // Receiver not ready: resend from the refused PSN after the timer the responder
+            // asked for (issue: receive not ready is retried in simulated time).
+            rewind_requester(e, q, psn);
+            ctx.retry_scheduled = true;
+            q.add_ref();
+            e.dev().sched().post_after(
+                wire::rnr_timer_table[wire::syndrome_value(syndrome)], [&e, qp = &q] {
+                    context_of(*qp).retry_scheduled = false;
+                    run_requester(e, *qp);
+                    qp->release();
+                });
+            break;
+        }
+        case wire::aeth_type::nak: {
+            ack_through(e, q, wire::psn_add(psn, wire::psn_mask));
+            const std::uint8_t code = wire::syndrome_value(syndrome);
+            if (code == static_cast<std::uint8_t>(wire::nak_code::psn_sequence_error)) {
+                if (!ctx.retry_scheduled) {
+                    rewind_requester(e, q, psn);
+                    run_requester(e, q);
+                }
+                break;
+            }
+            core::send_wqe* w = request_at(q, psn);
+            if (w == nullptr) {
+                break;
+            }
+            const nak_outcome o = code < k_nak_outcomes.size()
+                                      ? k_nak_outcomes[code]
+                                      : nak_outcome{status::connection_aborted, 0x100u | code};
+            fail_request(e, q, *w, o.result, o.provider_error);
+            return;
+        }
+        case wire::aeth_type::reserved:
+            e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+            break;
+    }
+    complete_in_order(e, q);
+}
+
+void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
+    qp_context& ctx = context_of(q);
+    const std::uint32_t psn = p.headers.bth.psn;
+    core::send_wqe* w = request_at(q, psn);
+    if (w == nullptr || w->kind != wr_kind::read) {
+        e.counters().duplicate_packets.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    // A read response acknowledges every request before the read.
+    ack_through(e, q, wire::psn_add(w->first_psn, wire::psn_mask));
+    const std::uint32_t mtu = e.config().costs.mtu;
+    const auto index = static_cast<std::uint32_t>(wire::psn_diff(psn, w->first_psn));
+    if (static_cast<std::uint64_t>(index) * mtu != w->placed) {
+        return;  // not the next response of this read (a duplicate after a rewind)
+    }
+    mem::translation_unit& memory = e.dev().memory();
+    if (ctx.read_cursor_for != w) {
+        ctx.read_cursor.emplace(memory, q.memory_pd(), mem::access_op::read_sink,
+                                std::span<const mem::sge>(w->sges, w->sge_count));
+        ctx.read_cursor->seek(w->placed);
+        ctx.read_cursor_for = w;
+    }
+    {
+        const mem::read_guard guard = memory.read();
+        if (p.payload.size() > ctx.read_cursor->remaining()) {
+            ctx.read_cursor_for = nullptr;
+            fail_request(e, q, *w, status::data_overrun, 0);
+            return;
+        }
+        const mem::copy_result r = ctx.read_cursor->copy_to_host(guard, p.payload);
+        if (!r.ok()) {
+            ctx.read_cursor_for = nullptr;
+            fail_request(e, q, *w, r.st(), 0);
+            return;
+        }
+    }
+    w->placed += p.payload.size();
+    if (p.info->ends_message()) {
+        ctx.read_cursor_for = nullptr;
+        ctx.read_cursor.reset();
+        w->done = true;
+        if (w->read_counted) {
+            w->read_counted = false;
+            --ctx.reads_outstanding;
+        }
+        if ((w->flags & core::op_flag::read_local_invalidate) != 0 && w->sge_count > 0 &&
+            (e.dev().limits().adapter_flags & core::adapter_flag::read_local_invalidate) != 0) {
+            // NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE: invalidate the first local SGE's token
+            // once the read succeeded (REFERENCE.md 2.3).
+            w->result = memory.execute_invalidate_token(q.memory_pd(), w->sges[0].token);
+        }
+        // A fenced request or a read held back by the read limit may start now.
+        run_requester(e, q);
+    }
+    complete_in_order(e, q);
+}
+
+}  // namespace
+
+void on_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
+    switch (p.info->cls) {
+        case wire::op_class::ack:
+            on_ack(e, q, p);
+            break;
+        case wire::op_class::read_response:
+            on_read_response(e, q, p);
+            break;
+        default:
+            e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+            break;
+    }
+}
+
+void complete_in_order(engine& /*e*/, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    core::send_queue& sq = q.sq();
+    while (sq.outstanding() > 0) {
+        core::send_wqe& w = sq.at(0);
+        if (!w.done) {
+            break;
+        }
+        const bool silent =
+            (w.flags & core::op_flag::silent_success) != 0 && w.result == status::success;
+        if (!silent) {
+            const core::completion c{static_cast<std::int32_t>(w.result),
+                                     0,
+                                     q.params().qp_context,
+                                     w.context,
+                                     core::completion_type(w.kind),
+                                     w.result == status::success ? 0 : w.provider_error,
+                                     0,
+                                     false};
+            if (q.initiator_cq().post(c) == status::buffer_overflow &&
+                q.state() != core::qp_state::error) {
+                // CQ overrun (rule 15): the CQ and its QPs are dead.
+                q.set_state(core::qp_state::error);
+            }
+        }
+        if (ctx.read_cursor_for == &w) {
+            ctx.read_cursor_for = nullptr;
+            ctx.read_cursor.reset();
+        }
+        sq.retire();
+        if (ctx.next_wqe > 0) {
+            --ctx.next_wqe;
+        }
+    }
+}
+
+void complete_receive(engine& /*e*/, core::qp& q, void* request_context, status result,
+                      std::uint32_t bytes, core::op_type type, std::uintptr_t token,
+                      bool solicited) {
+    const core::completion c{static_cast<std::int32_t>(result),
+                             bytes,
+                             q.params().qp_context,
+                             request_context,
+                             type,
+                             0,
+                             token,
+                             solicited};
+    if (q.receive_cq().post(c) == status::buffer_overflow && q.state() != core::qp_state::error) {
+        q.set_state(core::qp_state::error);
+    }
+}
+
+void fail_qp(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    if (q.state() != core::qp_state::error) {
+        q.set_state(core::qp_state::error);
+    }
+    // Every request not finished completes with STATUS_CANCELLED (rule 12); the one that
+    // failed keeps its own status.
+    core::send_queue& sq = q.sq();
+    const std::uint32_t outstanding = sq.outstanding();
+    for (std::uint32_t i = 0; i < outstanding; ++i) {
+        core::send_wqe& w = sq.at(i);
+        if (!w.done) {
+            w.done = true;
+            w.result = status::cancelled;
+        }
+    }
+    ctx.reads_outstanding = 0;
+    ctx.next_wqe = 0;
+    complete_in_order(e, q);
+    // A receive being filled, then every posted receive, completes cancelled too.
+    if (ctx.in_send && !ctx.receive_failed) {
+        complete_receive(e, q, ctx.receive.context, status::cancelled, 0, core::op_type::receive,
+                         0, false);
+        if (ctx.receive_from_srq) {
+            q.shared_rq()->release_receive(ctx.receive.slot);
+        } else {
+            q.rq()->release(ctx.receive.slot);
+        }
+    }
+    ctx.in_send = false;
+    ctx.in_write = false;
+    ctx.recv_cursor.reset();
+    ctx.write_cursor.reset();
+    if (core::receive_queue* rq = q.rq()) {
+        rq->drain([&](const core::received& r) {
+            complete_receive(e, q, r.context, status::cancelled, 0, core::op_type::receive, 0,
+                             false);
+        });
+    }
+}
+
+}  // namespace ndksim::nic

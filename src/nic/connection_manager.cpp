@@ -1,0 +1,643 @@
+#include "nic/connection_manager.hpp"
+
+#include <algorithm>
+
+#include "core/adapter.hpp"
+#include "core/device.hpp"
+#include "core/listener.hpp"
+#include "core/qp.hpp"
+#include "core/shared_endpoint.hpp"
+#include "nic/engine.hpp"
+#include "nic/pipeline.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
+
+namespace ndksim::nic {
+namespace {
+
+using core::connector_state;
+
+wire::ip_address to_ip(const core::net_address& a) {
+    wire::ip_address ip;
+    ip.v6 = a.v6;
+    ip.bytes = a.bytes;
+    return ip;
+}
+
+// The first PSN a QP sends on a connection: derived from the QP number and connection id so
+// that runs repeat, spread over the 24-bit space so that wrap-around is exercised.
+std::uint32_t start_psn_for(std::uint32_t qpn, std::uint32_t id) noexcept {
+    return (qpn * 0x9E3779B1U + id * 0x85EBCA6BU) & wire::psn_mask;
+}
+
+// Reject reasons carried in the reject message (provider-defined).
+constexpr std::uint32_t k_reject_no_listener = 1;
+constexpr std::uint32_t k_reject_consumer = 2;
+constexpr std::uint32_t k_reject_aborted = 3;
+
+void store_private_data(core::connector& c, std::span<const std::byte> data) {
+    c.own_private_data_length = static_cast<std::uint16_t>(data.size());
+    std::copy(data.begin(), data.end(), c.own_private_data.begin());
+}
+
+}  // namespace
+
+connection_manager::connection_manager(engine& e) : e_(e) {}
+
+wire::cm_message connection_manager::handshake_message(const core::connector& c,
+                                                       wire::cm_type type) const {
+    const core::adapter_limits& limits = e_.dev().limits();
+    wire::cm_message m;
+    m.type = type;
+    fill_addresses(c, m);
+    if (const core::qp* q = c.bound_qp()) {
+        m.qp_number = q->qpn();
+        m.start_psn = start_psn_for(q->qpn(), c.local_id);
+    }
+    m.inbound_read_limit = std::min(c.inbound_read_limit, limits.max_inbound_read_limit);
+    m.outbound_read_limit = std::min(c.outbound_read_limit, limits.max_outbound_read_limit);
+    m.set_private_data(std::span<const std::byte>(c.own_private_data)
+                           .first(c.own_private_data_length));
+    return m;
+}
+
+std::uint32_t connection_manager::register_connection(core::connector& c) {
+    std::lock_guard lock(mutex_);
+    std::uint32_t id = next_id_++;
+    if (id == 0) {
+        id = next_id_++;
+    }
+    connections_[id].c = core::ref<core::connector>(&c);
+    c.local_id = id;
+    return id;
+}
+
+void connection_manager::forget(std::uint32_t id) {
+    core::ref<core::connector> keep;  // released after the lock
+    std::lock_guard lock(mutex_);
+    auto it = connections_.find(id);
+    if (it != connections_.end()) {
+        keep = std::move(it->second.c);
+        connections_.erase(it);
+    }
+}
+
+connection_manager::connection* connection_manager::find(std::uint32_t id) {
+    std::lock_guard lock(mutex_);
+    auto it = connections_.find(id);
+    return it == connections_.end() ? nullptr : &it->second;
+}
+
+void connection_manager::fill_addresses(const core::connector& c, wire::cm_message& m) const {
+    m.local_connection_id = c.local_id;
+    m.remote_connection_id = c.remote_id;
+    m.src_ip = to_ip(c.local_address);
+    m.dst_ip = to_ip(c.peer_address);
+    m.src_port = c.local_address.port;
+    m.dst_port = c.peer_address.port;
+}
+
+void connection_manager::send(connection& conn, wire::cm_message& m) {
+    if (!conn.peer) {
+        return;
+    }
+    wire::frame* f = e_.frames().take();
+    const wire::cm_encode_result r = wire::encode_cm_frame(
+        m, datagram_psn_++, conn.flow, std::span<std::byte>(f->data, sizeof f->data));
+    if (!r.ok()) {
+        NDKSIM_ERROR("{}: connection message not encoded: {}", e_.dev().name(),
+                     wire::cm_error_name(r.error));
+        wire::frame_pool::release(f);
+        return;
+    }
+    f->length = static_cast<std::uint32_t>(r.size);
+    e_.counters().cm_messages_sent.fetch_add(1, std::memory_order_relaxed);
+    e_.transmit(*conn.peer, f, e_.dev().sched().now() + e_.config().costs.packet_pipeline);
+}
+
+void connection_manager::send_reply_to(const wire::ip_address& to, wire::cm_message& m) {
+    connection conn;
+    conn.peer = e_.link().resolve(to);
+    conn.flow = wire::flow{e_.link().local_address(), to, wire::roce_udp_port,
+                           wire::roce_udp_port, 0};
+    send(conn, m);
+}
+
+void connection_manager::arm_timer(std::uint32_t id, connector_state waiting_in,
+                                   status on_timeout) {
+    connection* conn = find(id);
+    if (conn == nullptr) {
+        return;
+    }
+    const std::uint64_t generation = ++conn->timer_generation;
+    e_.dev().sched().post_after(e_.config().cm_response_timeout,
+                                [this, id, generation, waiting_in, on_timeout] {
+                                    connection* c = find(id);
+                                    if (c != nullptr && c->timer_generation == generation &&
+                                        c->c->state() == waiting_in) {
+                                        NDKSIM_DEBUG("{}: connection timed out in {}",
+                                                     c->c->ident(),
+                                                     core::connector_state_name(waiting_in));
+                                        fail_connection(id, on_timeout);
+                                    }
+                                });
+}
+
+void connection_manager::fail_connection(std::uint32_t id, status result) {
+    connection* conn = find(id);
+    if (conn == nullptr) {
+        return;
+    }
+    core::ref<core::connector> c = conn->c;
+    c->set_state(connector_state::failed);
+    if (core::qp* q = c->bound_qp(); q != nullptr && q->state() == core::qp_state::connecting) {
+        q->set_state(core::qp_state::idle);
+    }
+    forget(id);
+    c->complete_request(result);
+}
+
+void connection_manager::activate_qp(connection& conn) {
+    core::connector& c = *conn.c;
+    core::qp* q = c.bound_qp();
+    qp_context& ctx = context_of(*q);
+    const core::adapter_limits& limits = e_.dev().limits();
+    ctx.peer = conn.peer;
+    ctx.flow = conn.flow;
+    ctx.peer_qpn = c.peer_qpn;
+    ctx.next_psn = start_psn_for(q->qpn(), c.local_id);
+    ctx.expected_psn = c.peer_start_psn;
+    // Effective limits (REFERENCE.md section 9): what this side asked for, capped by the
+    // adapter and by what the peer offers the other way.
+    ctx.ird = std::min({c.inbound_read_limit, limits.max_inbound_read_limit,
+                        c.peer.outbound_read_limit});
+    ctx.ord = std::min({c.outbound_read_limit, limits.max_outbound_read_limit,
+                        c.peer.inbound_read_limit});
+    q->set_state(core::qp_state::connected);
+}
+
+// ---- consumer calls ---------------------------------------------------------------------------
+
+status connection_manager::connect(core::connector& c, core::qp& q,
+                                   const core::net_address* source, core::shared_endpoint* sep,
+                                   const core::net_address& destination,
+                                   std::uint32_t inbound_read_limit,
+                                   std::uint32_t outbound_read_limit,
+                                   std::span<const std::byte> private_data,
+                                   core::request_fn done) {
+    core::device& dev = e_.dev();
+    if (private_data.size() > dev.limits().max_caller_data) {
+        return status::invalid_parameter;
+    }
+    if (c.state() != connector_state::idle || c.has_request() || q.state() != core::qp_state::idle ||
+        q.bound_connector() != nullptr || !c.is_open() || !q.is_open()) {
+        return status::invalid_device_state;
+    }
+    if (destination.v6 != dev.own_address().v6) {
+        return status::invalid_address;
+    }
+    core::net_address local;
+    if (sep != nullptr) {
+        local = sep->local_address();
+    } else {
+        local = source != nullptr ? *source : dev.own_address();
+        if (source == nullptr) {
+            local.port = 0;
+        }
+        if (const status s = dev.reserve_local(local); s != status::success) {
+            return s;
+        }
+    }
+    {
+        // ADDRESS_ALREADY_EXISTS: the same four-tuple is already in use (NdkConnect docs).
+        std::lock_guard lock(mutex_);
+        for (const auto& [id, conn] : connections_) {
+            const core::connector& other = *conn.c;
+            if (other.local_address.port == local.port && other.peer_address.port == destination.port &&
+                other.peer_address.same_ip(destination) && other.local_address.same_ip(local)) {
+                if (sep == nullptr) {
+                    dev.endpoints().release(local.port);
+                }
+                return status::address_already_exists;
+            }
+        }
+    }
+    c.local_address = local;
+    c.peer_address = destination;
+    c.owns_port = sep == nullptr;
+    if (sep != nullptr) {
+        c.use_shared_endpoint(*sep);
+    }
+    c.inbound_read_limit = inbound_read_limit;
+    c.outbound_read_limit = outbound_read_limit;
+    c.bind_qp(q);
+    q.set_state(core::qp_state::connecting);
+    c.set_state(connector_state::connecting);
+    const std::uint32_t id = register_connection(c);
+    c.begin_busy();
+    c.set_request(std::move(done));
+
+    store_private_data(c, private_data);
+    NDKSIM_DEBUG("{}: connecting {} -> {}", c.ident(), local.to_string(),
+                 destination.to_string());
+    dev.sched().post([this, id] {
+        connection* conn = find(id);
+        if (conn == nullptr || conn->c->state() != connector_state::connecting) {
+            return;
+        }
+        wire::cm_message m = handshake_message(*conn->c, wire::cm_type::request);
+        conn->peer = e_.link().resolve(to_ip(conn->c->peer_address));
+        if (!conn->peer) {
+            fail_connection(id, status::host_unreachable);
+            return;
+        }
+        conn->flow = wire::flow{e_.link().local_address(), to_ip(conn->c->peer_address),
+                                wire::roce_udp_port, wire::roce_udp_port, 0};
+        send(*conn, m);
+        arm_timer(id, connector_state::connecting, status::io_timeout);
+    });
+    return status::pending;
+}
+
+status connection_manager::complete_connect(core::connector& c, core::disconnect_fn event,
+                                            core::request_fn done) {
+    if (c.state() != connector_state::replied || c.has_request()) {
+        return status::connection_invalid;
+    }
+    c.set_disconnect_event(std::move(event));
+    c.begin_busy();
+    c.set_request(std::move(done));
+    const std::uint32_t id = c.local_id;
+    e_.dev().sched().post([this, id] {
+        connection* conn = find(id);
+        if (conn == nullptr) {
+            return;
+        }
+        core::connector& cn = *conn->c;
+        if (cn.state() != connector_state::replied) {
+            cn.complete_request(status::connection_aborted);
+            return;
+        }
+        activate_qp(*conn);
+        wire::cm_message m;
+        m.type = wire::cm_type::ready_to_use;
+        fill_addresses(cn, m);
+        m.qp_number = cn.bound_qp()->qpn();
+        send(*conn, m);
+        cn.set_state(connector_state::connected);
+        cn.complete_request(status::success);
+    });
+    return status::pending;
+}
+
+status connection_manager::accept(core::connector& c, core::qp& q,
+                                  std::uint32_t inbound_read_limit,
+                                  std::uint32_t outbound_read_limit,
+                                  std::span<const std::byte> private_data,
+                                  core::disconnect_fn event, core::request_fn done) {
+    core::device& dev = e_.dev();
+    if (private_data.size() > dev.limits().max_callee_data) {
+        return status::invalid_parameter;
+    }
+    if (c.state() != connector_state::requested || c.has_request()) {
+        return status::invalid_device_state;
+    }
+    if (q.state() != core::qp_state::idle || q.bound_connector() != nullptr ||
+        &q.handle() != &c.handle()) {
+        return status::invalid_parameter;
+    }
+    c.inbound_read_limit = inbound_read_limit;
+    c.outbound_read_limit = outbound_read_limit;
+    c.bind_qp(q);
+    c.set_disconnect_event(std::move(event));
+    q.set_state(core::qp_state::connecting);
+    c.set_state(connector_state::accepting);
+    c.begin_busy();
+    c.set_request(std::move(done));
+
+    store_private_data(c, private_data);
+    const std::uint32_t id = c.local_id;
+    dev.sched().post([this, id] {
+        connection* conn = find(id);
+        if (conn == nullptr || conn->c->state() != connector_state::accepting) {
+            return;
+        }
+        wire::cm_message m = handshake_message(*conn->c, wire::cm_type::reply);
+        // The QP can receive from now on: the peer sends only after its ready-to-use message,
+        // which travels ahead of its data on the same path.
+        activate_qp(*conn);
+        conn->c->bound_qp()->set_state(core::qp_state::connecting);
+        send(*conn, m);
+        arm_timer(id, connector_state::accepting, status::io_timeout);
+    });
+    return status::pending;
+}
+
+status connection_manager::reject(core::connector& c, std::span<const std::byte> private_data) {
+    if (private_data.size() > e_.dev().limits().max_callee_data) {
+        return status::invalid_parameter;
+    }
+    const connector_state s = c.state();
+    if (s == connector_state::failed) {
+        return status::connection_aborted;  // the peer gave up first (NdkReject docs)
+    }
+    if (s != connector_state::requested && s != connector_state::replied) {
+        return status::invalid_device_state;
+    }
+    c.set_state(connector_state::failed);
+    store_private_data(c, private_data);
+    const std::uint32_t id = c.local_id;
+    e_.dev().sched().post([this, id] {
+        if (connection* conn = find(id)) {
+            wire::cm_message m = handshake_message(*conn->c, wire::cm_type::reject);
+            m.reject_reason = k_reject_consumer;
+            send(*conn, m);
+            if (core::qp* q = conn->c->bound_qp();
+                q != nullptr && q->state() == core::qp_state::connecting) {
+                q->set_state(core::qp_state::idle);
+            }
+            forget(id);
+        }
+    });
+    return status::success;
+}
+
+status connection_manager::disconnect(core::connector& c, core::request_fn done) {
+    const connector_state s = c.state();
+    if (s != connector_state::connected && s != connector_state::disconnected) {
+        return status::connection_invalid;
+    }
+    if (c.has_request()) {
+        return status::invalid_device_state;
+    }
+    c.local_disconnect = true;
+    c.begin_busy();
+    c.set_request(std::move(done));
+    const std::uint32_t id = c.local_id;
+    core::ref<core::connector> keep(&c);
+    e_.dev().sched().post([this, id, keep] {
+        core::connector& cn = *keep;
+        // A graceful disconnect flushes the QP (rule 12); its completions come first.
+        if (core::qp* q = cn.bound_qp()) {
+            fail_qp(e_, *q);
+        }
+        connection* conn = find(id);
+        if (cn.state() == connector_state::disconnected || conn == nullptr) {
+            cn.set_state(connector_state::disconnected);
+            cn.complete_request(status::success);
+            return;
+        }
+        cn.set_state(connector_state::disconnecting);
+        wire::cm_message m;
+        m.type = wire::cm_type::disconnect_request;
+        fill_addresses(cn, m);
+        send(*conn, m);
+        arm_timer(id, connector_state::disconnecting, status::io_timeout);
+    });
+    return status::pending;
+}
+
+// ---- incoming messages -------------------------------------------------------------------
+
+void connection_manager::on_datagram(const wire::decoded_packet& p, const wire::ip_address& from) {
+    const wire::cm_decode_result r = wire::decode_cm(p);
+    if (!r.ok()) {
+        e_.counters().cm_bad_messages.fetch_add(1, std::memory_order_relaxed);
+        NDKSIM_DEBUG("{}: connection message from {} dropped: {}", e_.dev().name(),
+                     wire::to_string(from), wire::cm_error_name(r.error));
+        return;
+    }
+    e_.counters().cm_messages_received.fetch_add(1, std::memory_order_relaxed);
+    const wire::cm_message& m = r.message;
+    if (!(m.src_ip == from)) {
+        // The message's own source must be where it came from; anything else is forged.
+        e_.counters().cm_bad_messages.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    switch (m.type) {
+        case wire::cm_type::request:
+            on_request(m, from);
+            break;
+        case wire::cm_type::reply:
+            on_reply(m);
+            break;
+        case wire::cm_type::ready_to_use:
+            on_ready_to_use(m);
+            break;
+        case wire::cm_type::reject:
+            on_reject(m);
+            break;
+        case wire::cm_type::disconnect_request:
+            on_disconnect_request(m);
+            break;
+        case wire::cm_type::disconnect_reply:
+            on_disconnect_reply(m);
+            break;
+        case wire::cm_type::invalid:
+            break;
+    }
+}
+
+void connection_manager::on_request(const wire::cm_message& m, const wire::ip_address& from) {
+    core::device& dev = e_.dev();
+    {
+        // A repeated request for a connection already being set up is ignored.
+        std::lock_guard lock(mutex_);
+        for (const auto& [id, conn] : connections_) {
+            if (conn.c->remote_id == m.local_connection_id && conn.flow.dst == from) {
+                return;
+            }
+        }
+    }
+    core::ref<core::listener> l = dev.find_listener(m.dst_port);
+    const bool own_ip = m.dst_ip == to_ip(dev.own_address());
+    if (!l || !own_ip || !l->accepting_requests()) {
+        // No listener, a paused one (rule 26) or a closing one (rule 25): refused.
+        wire::cm_message reply;
+        reply.type = wire::cm_type::reject;
+        reply.remote_connection_id = m.local_connection_id;
+        reply.src_ip = m.dst_ip;
+        reply.dst_ip = m.src_ip;
+        reply.src_port = m.dst_port;
+        reply.dst_port = m.src_port;
+        reply.reject_reason = k_reject_no_listener;
+        send_reply_to(from, reply);
+        return;
+    }
+    core::ref<core::connector> c = core::connector::create_passive(*l);
+    const std::optional<core::net_address> bound = l->local_address();
+    c->local_address = bound.value_or(dev.own_address());
+    c->local_address.port = m.dst_port;
+    c->peer_address.v6 = m.src_ip.v6;
+    c->peer_address.bytes = m.src_ip.bytes;
+    c->peer_address.port = m.src_port;
+    c->peer_address.family_value = c->local_address.family_value;
+    c->remote_id = m.local_connection_id;
+    c->peer_qpn = m.qp_number;
+    c->peer_start_psn = m.start_psn;
+    c->peer.inbound_read_limit = m.inbound_read_limit;
+    c->peer.outbound_read_limit = m.outbound_read_limit;
+    c->peer.private_data_length = m.private_data_length;
+    std::copy(m.private_data.begin(), m.private_data.end(), c->peer.private_data.begin());
+    // The accepted connector holds the listener's port until it closes (rule 25).
+    dev.endpoints().acquire(c->local_address.port);
+    c->owns_port = true;
+    const std::uint32_t id = register_connection(*c);
+    if (connection* conn = find(id)) {
+        conn->peer = e_.link().resolve(from);
+        conn->flow = wire::flow{e_.link().local_address(), from, wire::roce_udp_port,
+                                wire::roce_udp_port, 0};
+    }
+    NDKSIM_DEBUG("{}: connection request from {} on port {}", c->ident(),
+                 c->peer_address.to_string(), m.dst_port);
+    // The consumer owns the connector from the event on (the ref's count is its reference).
+    core::connector* raw = c.detach();
+    l->deliver_connect_event(*raw);
+}
+
+void connection_manager::on_reply(const wire::cm_message& m) {
+    connection* conn = find(m.remote_connection_id);
+    if (conn == nullptr || conn->c->state() != connector_state::connecting) {
+        wire::cm_message reply;
+        reply.type = wire::cm_type::reject;
+        reply.remote_connection_id = m.local_connection_id;
+        reply.src_ip = m.dst_ip;
+        reply.dst_ip = m.src_ip;
+        reply.src_port = m.dst_port;
+        reply.dst_port = m.src_port;
+        reply.reject_reason = k_reject_aborted;
+        send_reply_to(m.src_ip, reply);
+        return;
+    }
+    core::connector& c = *conn->c;
+    ++conn->timer_generation;
+    c.remote_id = m.local_connection_id;
+    c.peer_qpn = m.qp_number;
+    c.peer_start_psn = m.start_psn;
+    c.peer.inbound_read_limit = m.inbound_read_limit;
+    c.peer.outbound_read_limit = m.outbound_read_limit;
+    c.peer.private_data_length = m.private_data_length;
+    std::copy(m.private_data.begin(), m.private_data.end(), c.peer.private_data.begin());
+    c.set_state(connector_state::replied);
+    c.complete_request(status::success);
+}
+
+void connection_manager::on_ready_to_use(const wire::cm_message& m) {
+    connection* conn = find(m.remote_connection_id);
+    if (conn == nullptr || conn->c->state() != connector_state::accepting) {
+        return;
+    }
+    ++conn->timer_generation;
+    core::connector& c = *conn->c;
+    c.bound_qp()->set_state(core::qp_state::connected);
+    c.set_state(connector_state::connected);
+    c.complete_request(status::success);
+}
+
+void connection_manager::on_reject(const wire::cm_message& m) {
+    connection* conn = find(m.remote_connection_id);
+    if (conn == nullptr) {
+        return;
+    }
+    core::connector& c = *conn->c;
+    c.peer.private_data_length = m.private_data_length;
+    std::copy(m.private_data.begin(), m.private_data.end(), c.peer.private_data.begin());
+    // The active side sees a refusal; the passive side, an abandoned connection.
+    const status result = c.state() == connector_state::connecting ? status::connection_refused
+                                                                   : status::connection_aborted;
+    if (c.state() == connector_state::connected) {
+        c.set_state(connector_state::disconnected);
+        if (core::qp* q = c.bound_qp()) {
+            q->set_state(core::qp_state::error);
+        }
+        core::ref<core::connector> keep(&c);
+        forget(m.remote_connection_id);
+        keep->deliver_disconnect_event(0);
+        return;
+    }
+    fail_connection(m.remote_connection_id, result);
+}
+
+void connection_manager::on_disconnect_request(const wire::cm_message& m) {
+    connection* conn = find(m.remote_connection_id);
+    if (conn == nullptr) {
+        return;
+    }
+    core::ref<core::connector> c = conn->c;
+    wire::cm_message reply;
+    reply.type = wire::cm_type::disconnect_reply;
+    fill_addresses(*c, reply);
+    send(*conn, reply);
+    if (c->state() == connector_state::connected) {
+        // A peer's disconnect stops the connection but does not flush (rule 12): the consumer
+        // flushes or disconnects in its own time.
+        c->set_state(connector_state::disconnected);
+        if (core::qp* q = c->bound_qp()) {
+            q->set_state(core::qp_state::error);
+        }
+        forget(m.remote_connection_id);
+        c->deliver_disconnect_event(0);
+    }
+}
+
+void connection_manager::on_disconnect_reply(const wire::cm_message& m) {
+    connection* conn = find(m.remote_connection_id);
+    if (conn == nullptr || conn->c->state() != connector_state::disconnecting) {
+        return;
+    }
+    core::ref<core::connector> c = conn->c;
+    c->set_state(connector_state::disconnected);
+    forget(m.remote_connection_id);
+    c->complete_request(status::success);
+}
+
+// ---- lifetime hooks ------------------------------------------------------------------------
+
+void connection_manager::connector_closing(core::connector& c) {
+    if (!c.has_request()) {
+        std::lock_guard lock(mutex_);
+        if (connections_.find(c.local_id) == connections_.end()) {
+            // Never connected, or its connection already ended: nothing to tell anyone.
+            c.set_state(connector_state::failed);
+            return;
+        }
+    }
+    c.begin_busy();
+    core::ref<core::connector> keep(&c);
+    e_.dev().sched().post([this, keep] {
+        core::connector& cn = *keep;
+        const std::uint32_t id = cn.local_id;
+        if (connection* conn = find(id)) {
+            const connector_state s = cn.state();
+            if (s == connector_state::connecting || s == connector_state::requested ||
+                s == connector_state::replied || s == connector_state::accepting ||
+                s == connector_state::connected || s == connector_state::disconnecting) {
+                // Tell the peer the connection is gone: it sees a refusal, an abandoned accept
+                // or a disconnect event.
+                wire::cm_message m;
+                m.type = s == connector_state::connected ? wire::cm_type::disconnect_request
+                                                         : wire::cm_type::reject;
+                fill_addresses(cn, m);
+                m.reject_reason = k_reject_aborted;
+                send(*conn, m);
+            }
+            if (core::qp* q = cn.bound_qp(); q != nullptr && q->state() != core::qp_state::error) {
+                q->set_state(q->state() == core::qp_state::connected ? core::qp_state::error
+                                                                     : core::qp_state::idle);
+            }
+            forget(id);
+        }
+        cn.set_state(connector_state::failed);
+        // The close must cancel the request in progress (rule 4).
+        cn.complete_request(status::cancelled);
+        cn.end_busy();
+    });
+}
+
+void connection_manager::listener_closing(core::listener& l) {
+    // The device stopped routing requests to the listener when its close was requested;
+    // connectors it created belong to the consumer and close on their own.
+    NDKSIM_DEBUG("{}: no longer accepts connection requests", l.ident());
+}
+
+}  // namespace ndksim::nic

@@ -1,0 +1,128 @@
+#pragma once
+// The connection manager of one adapter: NdkConnect / Accept / CompleteConnect / Reject /
+// Disconnect and the messages they exchange (wire/cm_proto.hpp) over the same link as data
+// (concepts/ndkpi-listeners--connectors--and-endpoints.md, networkdirect-disconnect-scheme.md).
+//
+//   active                                   passive
+//   Connect ---------- request ----------->  listener's connect event (new connector)
+//   Connect completes <------ reply -------  Accept
+//   CompleteConnect -- ready-to-use ------>  Accept completes
+//   Disconnect ------- disconnect request ->  disconnect event (no flush)
+//   Disconnect completes <- disconnect reply
+//   (reject answers a request or a reply; no listener, a paused listener or a closing one
+//    answers with a reject too, which the active side sees as STATUS_CONNECTION_REFUSED)
+//
+// Consumer calls validate inline, then run their effect as a task on the engine, which owns
+// the frames and the timers. Connection ids index a table; each entry holds a reference on
+// its connector until the connection ends or the connector closes.
+
+#include <cstdint>
+#include <mutex>
+#include <span>
+#include <unordered_map>
+
+#include "core/connector.hpp"
+#include "core/net_address.hpp"
+#include "util/status.hpp"
+#include "wire/cm_proto.hpp"
+#include "wire/transport.hpp"
+
+namespace ndksim::core {
+class listener;
+class qp;
+class shared_endpoint;
+}  // namespace ndksim::core
+
+namespace ndksim::nic {
+
+class engine;
+
+class connection_manager {
+public:
+    explicit connection_manager(engine& e);
+
+    /// NdkConnect (sep == nullptr, `source` the local address to bind: IP own or wildcard,
+    /// port 0 for an ephemeral one) and NdkConnectWithSharedEndpoint (`sep` gives the local
+    /// address). Inline failures: invalid_parameter (private data above MaxCallerData),
+    /// invalid_device_state (connector or QP already in use), invalid_address,
+    /// sharing_violation, too_many_addresses (binding the source), address_already_exists
+    /// (the same four-tuple is connected). Otherwise pending: `done` gets success when the
+    /// peer replied, or connection_refused (no listener, paused, rejected), host_unreachable
+    /// (no adapter owns the destination), io_timeout (no reply in time), cancelled (the
+    /// connector closed first).
+    [[nodiscard]] status connect(core::connector& c, core::qp& q, const core::net_address* source,
+                                 core::shared_endpoint* sep, const core::net_address& destination,
+                                 std::uint32_t inbound_read_limit,
+                                 std::uint32_t outbound_read_limit,
+                                 std::span<const std::byte> private_data, core::request_fn done);
+
+    /// NdkCompleteConnect(Ex): connection_invalid unless a reply arrived; otherwise the QP
+    /// becomes connected, the ready-to-use message goes out and `done` gets success (or
+    /// connection_aborted when the peer gave up meanwhile).
+    [[nodiscard]] status complete_connect(core::connector& c, core::disconnect_fn event,
+                                          core::request_fn done);
+
+    /// NdkAccept(Ex): invalid_device_state unless the connector holds an unanswered request,
+    /// invalid_parameter (private data above MaxCalleeData, or the QP is in use); otherwise
+    /// pending: `done` gets success when the ready-to-use message arrives, connection_aborted
+    /// when the active side gave up, io_timeout when it never completes the connection.
+    [[nodiscard]] status accept(core::connector& c, core::qp& q, std::uint32_t inbound_read_limit,
+                                std::uint32_t outbound_read_limit,
+                                std::span<const std::byte> private_data,
+                                core::disconnect_fn event, core::request_fn done);
+
+    /// NdkReject (never pends): success, or connection_aborted when the peer already gave up;
+    /// invalid_device_state when there is nothing to reject; invalid_parameter for private
+    /// data above MaxCalleeData.
+    [[nodiscard]] status reject(core::connector& c, std::span<const std::byte> private_data);
+
+    /// NdkDisconnect: flushes the QP (a graceful disconnect implies a flush, rule 12), sends the
+    /// disconnect request and completes when the reply arrives (rule 27) or with io_timeout.
+    /// A connection the peer already ended completes at once. connection_invalid when the
+    /// connector never connected.
+    [[nodiscard]] status disconnect(core::connector& c, core::request_fn done);
+
+    /// The engine's entry for every connection-management datagram.
+    void on_datagram(const wire::decoded_packet& p, const wire::ip_address& from);
+
+    /// A connector's close was requested: its pending request completes with STATUS_CANCELLED
+    /// and the peer is told the connection is gone.
+    void connector_closing(core::connector& c);
+
+    /// A listener's close was requested (it is already unreachable for new requests).
+    void listener_closing(core::listener& l);
+
+private:
+    struct connection {
+        core::ref<core::connector> c;
+        std::shared_ptr<wire::transport::peer> peer;
+        wire::flow flow;
+        std::uint64_t timer_generation = 0;
+    };
+
+    std::uint32_t register_connection(core::connector& c);
+    void forget(std::uint32_t id);
+    connection* find(std::uint32_t id);
+    void send(connection& conn, wire::cm_message& m);
+    void send_reply_to(const wire::ip_address& to, wire::cm_message& m);
+    void fill_addresses(const core::connector& c, wire::cm_message& m) const;
+    wire::cm_message handshake_message(const core::connector& c, wire::cm_type type) const;
+    void arm_timer(std::uint32_t id, core::connector_state waiting_in, status on_timeout);
+    void activate_qp(connection& conn);
+    void fail_connection(std::uint32_t id, status result);
+
+    void on_request(const wire::cm_message& m, const wire::ip_address& from);
+    void on_reply(const wire::cm_message& m);
+    void on_ready_to_use(const wire::cm_message& m);
+    void on_reject(const wire::cm_message& m);
+    void on_disconnect_request(const wire::cm_message& m);
+    void on_disconnect_reply(const wire::cm_message& m);
+
+    engine& e_;
+    std::mutex mutex_;
+    std::unordered_map<std::uint32_t, connection> connections_;
+    std::uint32_t next_id_ = 1;
+    std::uint32_t datagram_psn_ = 0;
+};
+
+}  // namespace ndksim::nic

@@ -1,0 +1,111 @@
+#pragma once
+// The NIC engine of one adapter: it owns the adapter's end of the link and its frame pool,
+// receives every frame, and dispatches it to the stage that handles it:
+//   connection-management datagrams -> connection_manager
+//   requests (SEND, WRITE, READ request) -> responder
+//   responses (ACK/NAK, READ responses) -> completer
+// The requester turns posted work requests into frames. All stages run as tasks on the
+// adapter's scheduler, one at a time, so per-QP pipeline state needs no lock.
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+#include "core/engine_hooks.hpp"
+#include "timing/cost_model.hpp"
+#include "wire/codec.hpp"
+#include "wire/frame.hpp"
+#include "wire/transport.hpp"
+
+namespace ndksim::core {
+class device;
+class qp;
+}  // namespace ndksim::core
+
+namespace ndksim::nic {
+
+class connection_manager;
+
+struct engine_config {
+    timing::cost_model costs;
+    /// RNR retries before a send fails with STATUS_IO_TIMEOUT; UINT32_MAX retries for ever,
+    /// which is what most consumers expect (issue: receive not ready).
+    std::uint32_t rnr_retry_limit = UINT32_MAX;
+    /// The RNR NAK timer code the responder sends (wire::rnr_timer_table; 1 = 10 us).
+    std::uint8_t rnr_timer_code = 1;
+    /// How long the connection manager waits for a reply or ready-to-use message [ps].
+    timing::sim_time cm_response_timeout = timing::seconds(1);
+};
+
+/// Counters of one engine (read by statistics and tests; relaxed atomics).
+struct engine_counters {
+    std::array<std::atomic<std::uint64_t>, wire::decode_error_count> bad_frames{};
+    std::atomic<std::uint64_t> frames_for_unknown_qp{0};
+    std::atomic<std::uint64_t> frames_for_unconnected_qp{0};
+    std::atomic<std::uint64_t> packets_sent{0};
+    std::atomic<std::uint64_t> packets_received{0};
+    std::atomic<std::uint64_t> acks_sent{0};
+    std::atomic<std::uint64_t> naks_sent{0};
+    std::atomic<std::uint64_t> rnr_naks_sent{0};
+    std::atomic<std::uint64_t> rnr_retries{0};
+    std::atomic<std::uint64_t> retransmitted_packets{0};
+    std::atomic<std::uint64_t> duplicate_packets{0};
+    std::atomic<std::uint64_t> out_of_sequence_packets{0};
+    std::atomic<std::uint64_t> protocol_errors{0};
+    std::atomic<std::uint64_t> cm_messages_sent{0};
+    std::atomic<std::uint64_t> cm_messages_received{0};
+    std::atomic<std::uint64_t> cm_bad_messages{0};
+};
+
+class engine final : public core::engine_hooks {
+public:
+    /// Builds the adapter's end of the link; it is handed the engine's frame entry point.
+    using transport_factory =
+        std::function<std::unique_ptr<wire::transport>(wire::transport::receive_fn)>;
+
+    /// Attaches an engine to `dev`: registers its hooks and creates its end of the link with
+    /// `make_link` (which may throw, e.g. when the address is already taken).
+    engine(core::device& dev, engine_config cfg, const transport_factory& make_link);
+
+    /// Detaches from the link and the device.
+    ~engine() override;
+
+    engine(const engine&) = delete;
+    engine& operator=(const engine&) = delete;
+
+    core::device& dev() noexcept { return dev_; }
+    const engine_config& config() const noexcept { return cfg_; }
+    wire::transport& link() noexcept { return *link_; }
+    wire::frame_pool& frames() noexcept { return *frames_; }
+    connection_manager& cm() noexcept { return *cm_; }
+    engine_counters& counters() noexcept { return counters_; }
+
+    /// Gives a new QP its engine state. Called once, right after the QP is created.
+    void attach_qp(core::qp& q);
+
+    /// Puts a finished frame on the link to `to`, after the frames already queued on this
+    /// adapter's port: the port is busy for each frame's serialization time. `ready` is the
+    /// earliest simulated time the frame can leave [ps].
+    void transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready);
+
+    /// The link's receive entry: decodes, validates and dispatches one frame, then releases it.
+    void on_frame(wire::frame* f);
+
+    // core::engine_hooks
+    void qp_closing(core::qp& q) override;
+    void connector_closing(core::connector& c) override;
+    void listener_closing(core::listener& l) override;
+
+private:
+    core::device& dev_;
+    engine_config cfg_;
+    std::shared_ptr<wire::frame_pool> frames_;
+    std::unique_ptr<wire::transport> link_;
+    std::unique_ptr<connection_manager> cm_;
+    engine_counters counters_;
+    timing::sim_time port_free_at_ = 0;
+};
+
+}  // namespace ndksim::nic

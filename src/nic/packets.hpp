@@ -1,0 +1,40 @@
+#pragma once
+// Building and sending one packet of a connected QP: headers into a pool frame, payload
+// written straight into the frame by the caller, then the ICRC.
+
+#include <cstddef>
+#include <span>
+
+#include "nic/engine.hpp"
+#include "nic/qp_context.hpp"
+#include "wire/codec.hpp"
+
+namespace ndksim::nic {
+
+/// Sends one packet on `q`'s connection. `fill(std::span<std::byte> payload)` writes exactly
+/// payload.size() bytes and returns true, or returns false to abandon the packet (a refused
+/// SGE): the frame goes back to the pool and nothing is sent. Returns what fill returned.
+/// `ready` is the simulated time the packet is ready to leave [ps].
+template <class Fill>
+bool send_packet(engine& e, core::qp& q, wire::packet_headers& h, std::size_t payload_size,
+                 timing::sim_time ready, Fill&& fill) {
+    qp_context& ctx = context_of(q);
+    h.bth.dest_qp = ctx.peer_qpn;
+    wire::frame* f = e.frames().take();
+    const std::span<std::byte> buffer(f->data, sizeof f->data);
+    const wire::encode_result layout = wire::encode_headers(h, payload_size, buffer);
+    if (!layout.ok() || !fill(layout.payload(buffer))) {
+        wire::frame_pool::release(f);
+        return false;
+    }
+    f->length = static_cast<std::uint32_t>(wire::finish_frame(buffer, layout, ctx.flow));
+    e.transmit(*ctx.peer, f, ready);
+    return true;
+}
+
+/// Sends a packet without payload.
+inline void send_packet(engine& e, core::qp& q, wire::packet_headers& h, timing::sim_time ready) {
+    send_packet(e, q, h, 0, ready, [](std::span<std::byte>) { return true; });
+}
+
+}  // namespace ndksim::nic

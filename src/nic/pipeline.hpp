@@ -1,0 +1,71 @@
+#pragma once
+// Index of the engine's stages (one file each) and what they export to one another.
+//
+//   requester.cpp  initiator queue -> request packets: segmentation by MTU, PSNs, read fence,
+//                  outbound read limit, doorbell and DEFER, go-back-N rewind, RNR back-off
+//   responder.cpp  request packets -> PSN and opcode-sequence checks, placement through the
+//                  memory unit, receive completions, read responses, ACK/NAK
+//   completer.cpp  ACK/NAK and read responses -> request completions in queue order, NAK
+//                  handling, read placement; QP error and flush
+//   local_ops.cpp  bind, fast-register and invalidate, executed in queue order
+//   packets.cpp    building and sending one packet (headers, payload, ICRC)
+//
+// Every function runs on the adapter's engine (a scheduler task) unless it says otherwise.
+
+#include <cstdint>
+#include <span>
+
+#include "core/qp.hpp"
+#include "util/status.hpp"
+#include "wire/codec.hpp"
+
+namespace ndksim::nic {
+
+class engine;
+
+// ---- requester ----------------------------------------------------------------------------
+
+/// Any thread: schedules a requester run for `q` after the doorbell cost, unless one is
+/// already scheduled (posting threads call this for every non-deferred post).
+void ring_doorbell(engine& e, core::qp& q);
+
+/// Transmits every request that may start now, in queue order.
+void run_requester(engine& e, core::qp& q);
+
+/// Go-back-N: the next requester run resends from `psn` (a NAK or RNR NAK named it).
+void rewind_requester(engine& e, core::qp& q, std::uint32_t psn);
+
+// ---- responder ----------------------------------------------------------------------------
+
+/// Handles one request packet (SEND, WRITE, READ request) addressed to `q`.
+void on_request(engine& e, core::qp& q, const wire::decoded_packet& p);
+
+// ---- completer ----------------------------------------------------------------------------
+
+/// Handles one response packet (ACK/NAK, READ response) addressed to `q`.
+void on_response(engine& e, core::qp& q, const wire::decoded_packet& p);
+
+/// Queues the completions of finished requests at the head of the initiator queue, in order.
+void complete_in_order(engine& e, core::qp& q);
+
+/// Moves `q` to error: the first failed request keeps its status `cause`-independent result,
+/// every other outstanding request and receive completes with STATUS_CANCELLED (flush).
+void fail_qp(engine& e, core::qp& q);
+
+/// Queues one receive completion on `q`'s receive CQ (moves `q` to error on CQ overrun).
+void complete_receive(engine& e, core::qp& q, void* request_context, status result,
+                      std::uint32_t bytes, core::op_type type, std::uintptr_t token,
+                      bool solicited);
+
+// ---- local operations -----------------------------------------------------------------------
+
+/// Executes a bind, fast-register or invalidate request in queue order; returns its final
+/// status (the memory unit's execute half).
+status execute_local(engine& e, core::qp& q, core::send_wqe& w);
+
+// ---- packets --------------------------------------------------------------------------------
+
+/// Sends an ACK (or, with a NAK/RNR syndrome, a NAK) for `psn` on `q`'s connection.
+void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome);
+
+}  // namespace ndksim::nic

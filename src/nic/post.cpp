@@ -1,0 +1,216 @@
+#include "nic/post.hpp"
+
+#include <cstring>
+
+#include "core/device.hpp"
+#include "mem/access.hpp"
+#include "nic/engine.hpp"
+#include "nic/pipeline.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
+
+namespace ndksim::nic {
+namespace {
+
+// What every initiator post checks first: the QP is connected (rule 10) and has room.
+status check_initiator(core::qp& q, core::send_wqe*& slot) {
+    if (q.state() != core::qp_state::connected) {
+        return status::connection_invalid;
+    }
+    slot = q.sq().prepare();
+    if (slot == nullptr) {
+        NDKSIM_WARN("{}: initiator queue full ({} requests outstanding)", q.ident(),
+                    q.sq().depth());
+        return status::insufficient_resources;
+    }
+    return status::success;
+}
+
+// Publishes a prepared request and rings the doorbell unless it is deferred (rule 9: DEFER is
+// a hint; the doorbell rings with the next request that is not deferred).
+status publish(engine& e, core::qp& q, std::uint32_t flags) {
+    q.sq().publish();
+    qp_context& ctx = context_of(q);
+    if ((flags & core::op_flag::defer) != 0) {
+        ctx.deferred = true;
+    } else {
+        ctx.deferred = false;
+        ring_doorbell(e, q);
+    }
+    return status::success;
+}
+
+// An inline failure pushes the deferred requests to the engine (rule 9).
+status refuse(engine& e, core::qp& q, status s, const char* what) {
+    NDKSIM_DEBUG("{}: {} refused: {}", q.ident(), what, s);
+    qp_context& ctx = context_of(q);
+    if (ctx.deferred) {
+        ctx.deferred = false;
+        ring_doorbell(e, q);
+    }
+    return s;
+}
+
+}  // namespace
+
+engine& engine_of(core::object& o) noexcept { return static_cast<engine&>(*o.dev().hooks()); }
+
+status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_args& a) {
+    const char* what = kind == core::wr_kind::read ? "read" : kind == core::wr_kind::write
+                                                                  ? "write"
+                                                                  : "send";
+    const core::adapter_limits& limits = e.dev().limits();
+    const bool inline_data = (a.flags & core::op_flag::inline_data) != 0;
+    if (a.sges == nullptr && a.sge_count > 0) {
+        return refuse(e, q, status::invalid_parameter, what);
+    }
+    std::uint64_t length = 0;
+    for (std::uint32_t i = 0; i < a.sge_count; ++i) {
+        length += a.sges[i].length;
+    }
+    // Limits of rule 11: inline requests may exceed the SGE limit but not the inline size.
+    if (inline_data) {
+        if (kind == core::wr_kind::read || length > q.params().inline_data_size) {
+            return refuse(e, q, status::invalid_parameter, what);
+        }
+    } else {
+        std::uint32_t max_sge = q.params().max_initiator_request_sge;
+        if (kind == core::wr_kind::read) {
+            max_sge = std::min(max_sge, limits.max_read_request_sge);
+        }
+        if (a.sge_count > max_sge) {
+            return refuse(e, q, status::invalid_parameter, what);
+        }
+    }
+    if (length > limits.max_transfer_length) {
+        return refuse(e, q, status::invalid_parameter, what);
+    }
+    core::send_wqe* w = nullptr;
+    if (const status s = check_initiator(q, w); s != status::success) {
+        return refuse(e, q, s, what);
+    }
+    w->kind = kind;
+    w->flags = a.flags;
+    w->context = a.context;
+    w->length = length;
+    w->remote_address = a.remote_address;
+    w->remote_token = a.remote_token;
+    if (inline_data) {
+        // Inline data is copied now, by the CPU, from the consumer's virtual addresses; the
+        // SGE tokens are ignored (REFERENCE.md 2.3, NDK_OP_FLAG_INLINE).
+        std::uint64_t offset = 0;
+        for (std::uint32_t i = 0; i < a.sge_count; ++i) {
+            if (a.sges[i].length > 0) {
+                std::memcpy(w->inline_data + offset,
+                            reinterpret_cast<const void*>(a.sges[i].address), a.sges[i].length);
+                offset += a.sges[i].length;
+            }
+        }
+    } else {
+        std::memcpy(w->sges, a.sges, sizeof(core::sge) * a.sge_count);
+        w->sge_count = a.sge_count;
+    }
+    return publish(e, q, a.flags);
+}
+
+status post_bind(engine& e, core::qp& q, void* context, mem::region_id region,
+                 mem::window_id window, std::uint64_t va, std::uint64_t length,
+                 std::uint32_t flags) {
+    core::send_wqe* w = nullptr;
+    if (const status s = check_initiator(q, w); s != status::success) {
+        return refuse(e, q, s, "bind");
+    }
+    const mem::access rights = mem::access_from_op_flags(flags);
+    const mem::token_result t = e.dev().memory().post_bind(
+        q.memory_pd(), mem::bind_request{window, region, va, length, rights});
+    if (t.st != status::success) {
+        return refuse(e, q, t.st, "bind");
+    }
+    w->kind = core::wr_kind::bind;
+    w->flags = flags;
+    w->context = context;
+    w->region = region;
+    w->window = window;
+    w->local_va = va;
+    w->local_length = length;
+    w->rights = rights;
+    w->issued_token = t.token;
+    return publish(e, q, flags);
+}
+
+status post_fast_register(engine& e, core::qp& q, void* context, mem::region_id region,
+                          std::span<const std::uint64_t> pages, std::uint32_t fbo,
+                          std::uint64_t length, std::uint64_t base_va, std::uint32_t flags) {
+    core::send_wqe* w = nullptr;
+    if (const status s = check_initiator(q, w); s != status::success) {
+        return refuse(e, q, s, "fast-register");
+    }
+    const mem::access rights = mem::access_from_op_flags(flags);
+    const mem::token_result t = e.dev().memory().post_fast_register(
+        q.memory_pd(), mem::fast_register_request{region, pages, fbo, length, base_va, rights});
+    if (t.st != status::success) {
+        return refuse(e, q, t.st, "fast-register");
+    }
+    w->kind = core::wr_kind::fast_register;
+    w->flags = flags;
+    w->context = context;
+    w->region = region;
+    w->pages.assign(pages.begin(), pages.end());
+    w->fbo = fbo;
+    w->local_length = length;
+    w->local_va = base_va;
+    w->rights = rights;
+    w->issued_token = t.token;
+    return publish(e, q, flags);
+}
+
+status post_invalidate(engine& e, core::qp& q, void* context, mem::region_id region,
+                       mem::window_id window, std::uint32_t flags) {
+    core::send_wqe* w = nullptr;
+    if (const status s = check_initiator(q, w); s != status::success) {
+        return refuse(e, q, s, "invalidate");
+    }
+    if (region != mem::region_id::none) {
+        if (const status s = e.dev().memory().post_invalidate(q.memory_pd(), region);
+            s != status::success) {
+            return refuse(e, q, s, "invalidate");
+        }
+    }
+    w->kind = region != mem::region_id::none ? core::wr_kind::invalidate_region
+                                             : core::wr_kind::invalidate_window;
+    w->flags = flags;
+    w->context = context;
+    w->region = region;
+    w->window = window;
+    return publish(e, q, flags);
+}
+
+status post_receive(engine& e, core::qp& q, void* context, const core::sge* sges,
+                    std::uint32_t count) {
+    core::receive_queue* rq = q.rq();
+    if (rq == nullptr) {
+        NDKSIM_ERROR("{}: NdkReceive on a QP created with an SRQ; post to the SRQ", q.ident());
+        return status::invalid_device_request;
+    }
+    const status s = rq->post(context, sges, count);
+    if (s != status::success) {
+        NDKSIM_DEBUG("{}: receive refused: {}", q.ident(), s);
+        return s;
+    }
+    if (q.state() == core::qp_state::error) {
+        flush(e, q);
+    }
+    return status::success;
+}
+
+void flush(engine& e, core::qp& q) {
+    q.begin_busy();
+    q.add_ref();
+    e.dev().sched().post([&e, qp = &q] {
+        fail_qp(e, *qp);
+        qp->end_busy();
+        qp->release();
+    });
+}
+
+}  // namespace ndksim::nic

@@ -1,0 +1,229 @@
+// The requester: initiator queue -> request packets (STYLE.md 7.3).
+//
+// Requests leave in queue order. A request gets its PSNs when it first starts: one per packet
+// for SEND and WRITE (segmented by the path MTU), and one per expected response packet for a
+// READ (the responder's read responses use them). Local operations (bind, fast-register,
+// invalidate) execute when the requester reaches them. A READ_FENCE request waits until every
+// earlier READ has its response; a READ waits while the outbound read limit (ORD) is reached.
+// NAKs and RNR NAKs rewind the requester to the named PSN (go-back-N).
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+
+#include "core/device.hpp"
+#include "nic/engine.hpp"
+#include "nic/packets.hpp"
+#include "nic/pipeline.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
+
+namespace ndksim::nic {
+namespace {
+
+using core::wr_kind;
+using wire::opcode;
+
+bool is_local(wr_kind k) noexcept {
+    return k == wr_kind::bind || k == wr_kind::fast_register || k == wr_kind::invalidate_region ||
+           k == wr_kind::invalidate_window;
+}
+
+// Opcode of packet `index` of `count` for each wire-level request kind: [first, middle, last,
+// only].
+constexpr std::array<std::array<opcode, 4>, 3> k_opcodes{{
+    {opcode::rc_send_first, opcode::rc_send_middle, opcode::rc_send_last, opcode::rc_send_only},
+    {opcode::rc_send_first, opcode::rc_send_middle, opcode::rc_send_last_inv,
+     opcode::rc_send_only_inv},
+    {opcode::rc_write_first, opcode::rc_write_middle, opcode::rc_write_last,
+     opcode::rc_write_only},
+}};
+
+opcode opcode_for(wr_kind k, std::uint32_t index, std::uint32_t count) noexcept {
+    const std::size_t row = k == wr_kind::send ? 0 : k == wr_kind::send_invalidate ? 1 : 2;
+    const std::size_t col = count == 1 ? 3 : index == 0 ? 0 : index + 1 == count ? 2 : 1;
+    return k_opcodes[row][col];
+}
+
+std::uint32_t packets_for(std::uint64_t length, std::uint32_t mtu) noexcept {
+    return length == 0 ? 1 : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
+}
+
+// Sends the READ request of `w` (its PSN range covers the expected responses).
+void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready) {
+    qp_context& ctx = context_of(q);
+    wire::packet_headers h;
+    h.bth.op = opcode::rc_read_request;
+    h.bth.psn = w.first_psn;
+    h.bth.ack_req = true;
+    h.reth.va = w.remote_address;
+    h.reth.rkey = w.remote_token;
+    h.reth.dma_length = static_cast<std::uint32_t>(w.length);
+    send_packet(e, q, h, ready);
+    if (!w.read_counted) {
+        w.read_counted = true;
+        ++ctx.reads_outstanding;
+    }
+    w.resume = w.packets;
+}
+
+// Sends the packets of a SEND or WRITE from w.resume on. Returns false when a local SGE was
+// refused by the memory unit (w.result then holds the status).
+bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready) {
+    const std::uint32_t mtu = e.config().costs.mtu;
+    const bool inline_data = (w.flags & core::op_flag::inline_data) != 0;
+    mem::translation_unit& memory = e.dev().memory();
+    mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::local_read,
+                           std::span<const mem::sge>(w.sges, inline_data ? 0 : w.sge_count));
+    cursor.seek(static_cast<std::uint64_t>(w.resume) * mtu);
+    const mem::read_guard guard = memory.read();
+    for (std::uint32_t i = w.resume; i < w.packets; ++i) {
+        const std::uint64_t offset = static_cast<std::uint64_t>(i) * mtu;
+        const std::size_t chunk =
+            static_cast<std::size_t>(std::min<std::uint64_t>(mtu, w.length - offset));
+        const bool last = i + 1 == w.packets;
+        wire::packet_headers h;
+        h.bth.op = opcode_for(w.kind, i, w.packets);
+        h.bth.psn = wire::psn_add(w.first_psn, i);
+        h.bth.ack_req = last;
+        h.bth.solicited = last && (w.flags & core::op_flag::solicit_event) != 0;
+        if (w.kind == wr_kind::write && i == 0) {
+            h.reth.va = w.remote_address;
+            h.reth.rkey = w.remote_token;
+            h.reth.dma_length = static_cast<std::uint32_t>(w.length);
+        }
+        if (w.kind == wr_kind::send_invalidate && last) {
+            h.invalidate_rkey = w.remote_token;
+        }
+        const bool sent = send_packet(e, q, h, chunk, ready, [&](std::span<std::byte> payload) {
+            if (inline_data) {
+                std::memcpy(payload.data(), w.inline_data + offset, payload.size());
+                return true;
+            }
+            const mem::copy_result r = cursor.copy_from_host(guard, payload);
+            if (!r.ok()) {
+                w.result = r.st();
+                NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn,
+                             r.sge_index, mem::fault_name(r.failed));
+                return false;
+            }
+            return true;
+        });
+        if (!sent) {
+            return false;
+        }
+        ready += e.config().costs.packet_pipeline;
+    }
+    w.resume = w.packets;
+    return true;
+}
+
+}  // namespace
+
+void ring_doorbell(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    if (ctx.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
+        return;
+    }
+    q.add_ref();
+    e.dev().sched().post_after(e.config().costs.doorbell, [&e, qp = &q] {
+        context_of(*qp).doorbell_pending.store(false, std::memory_order_release);
+        run_requester(e, *qp);
+        qp->release();
+    });
+}
+
+void run_requester(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    if (q.state() == core::qp_state::error) {
+        fail_qp(e, q);
+        return;
+    }
+    if (q.state() != core::qp_state::connected || ctx.retry_scheduled) {
+        return;
+    }
+    core::send_queue& sq = q.sq();
+    const std::uint32_t outstanding = sq.outstanding();
+    const std::uint32_t mtu = e.config().costs.mtu;
+    timing::sim_time ready = e.dev().sched().now() + e.config().costs.wqe_fetch;
+    while (ctx.next_wqe < outstanding) {
+        core::send_wqe& w = sq.at(ctx.next_wqe);
+        if (w.done) {
+            ++ctx.next_wqe;
+            continue;
+        }
+        if (is_local(w.kind)) {
+            w.started = true;
+            w.result = execute_local(e, q, w);
+            w.done = true;
+            ++ctx.next_wqe;
+            if (w.result != status::success) {
+                // A failed local operation moves the QP to error, as a failed bind or
+                // fast-register does on an RC transport.
+                fail_qp(e, q);
+                return;
+            }
+            continue;
+        }
+        if ((w.flags & core::op_flag::read_fence) != 0 && ctx.reads_outstanding > 0) {
+            break;  // READ_FENCE: earlier reads first (REFERENCE.md 2.3)
+        }
+        if (w.kind == wr_kind::read && !w.read_counted &&
+            ctx.reads_outstanding >= std::max<std::uint32_t>(ctx.ord, 1)) {
+            break;  // the outbound read limit is reached
+        }
+        if (!w.started) {
+            w.started = true;
+            w.packets = packets_for(w.length, mtu);
+            w.first_psn = ctx.next_psn;
+            ctx.next_psn = wire::psn_add(ctx.next_psn, w.packets);
+            w.resume = 0;
+        } else if (w.resume < w.packets) {
+            e.counters().retransmitted_packets.fetch_add(w.packets - w.resume,
+                                                         std::memory_order_relaxed);
+        }
+        if (w.kind == wr_kind::read) {
+            if (w.resume < w.packets) {
+                transmit_read(e, q, w, ready);
+            }
+        } else if (w.resume < w.packets && !transmit_message(e, q, w, ready)) {
+            w.done = true;
+            fail_qp(e, q);
+            return;
+        }
+        ready += e.config().costs.packet_pipeline;
+        ++ctx.next_wqe;
+    }
+    complete_in_order(e, q);
+}
+
+void rewind_requester(engine& e, core::qp& q, std::uint32_t psn) {
+    qp_context& ctx = context_of(q);
+    core::send_queue& sq = q.sq();
+    const std::uint32_t outstanding = sq.outstanding();
+    bool found = false;
+    for (std::uint32_t i = 0; i < outstanding; ++i) {
+        core::send_wqe& w = sq.at(i);
+        if (w.done || !w.started || is_local(w.kind)) {
+            continue;
+        }
+        if (!found) {
+            const std::int32_t offset = wire::psn_diff(psn, w.first_psn);
+            if (offset < 0 || offset >= static_cast<std::int32_t>(w.packets)) {
+                continue;
+            }
+            found = true;
+            ctx.next_wqe = i;
+            // A READ is always asked for again whole; a message resumes at the named packet.
+            w.resume = w.kind == wr_kind::read ? 0 : static_cast<std::uint32_t>(offset);
+        } else {
+            w.resume = 0;
+        }
+    }
+    if (!found) {
+        NDKSIM_DEBUG("{}: rewind to PSN {:#x} names no request in flight", q.ident(), psn);
+        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+    }
+}
+
+}  // namespace ndksim::nic

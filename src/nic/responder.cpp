@@ -1,0 +1,284 @@
+// The responder: request packets -> placement, read responses, ACK/NAK (STYLE.md 7.3).
+//
+// Checks, in order: PSN (a duplicate is re-acknowledged, or a READ served again; a packet
+// from the future gets one PSN-sequence NAK, and further ones are dropped quietly until the
+// expected PSN arrives), opcode sequence (a message's middle and last packets continue it),
+// then per class: a SEND needs a posted receive (none: RNR NAK; the requester retries in
+// simulated time), a WRITE's and a READ's target must pass the memory unit's lookup for remote
+// write/read over the whole range before any byte moves (refused: NAK remote access error).
+// Every byte placed or read goes through the memory unit (src/mem); a refused or oversized
+// access never touches memory.
+
+#include <algorithm>
+
+#include "core/device.hpp"
+#include "core/srq.hpp"
+#include "nic/engine.hpp"
+#include "nic/packets.hpp"
+#include "nic/pipeline.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
+
+namespace ndksim::nic {
+namespace {
+
+using wire::opcode;
+
+void nak(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
+    e.counters().naks_sent.fetch_add(1, std::memory_order_relaxed);
+    NDKSIM_DEBUG("{}: NAK {} at PSN {:#x}", q.ident(), wire::nak_code_name(static_cast<std::uint8_t>(code)),
+                 psn);
+    send_ack(e, q, psn, wire::nak_syndrome(code));
+}
+
+// A request the responder cannot serve ends the connection on this side too: NAK, then error.
+void refuse(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
+    nak(e, q, psn, code);
+    fail_qp(e, q);
+}
+
+void release_receive(core::qp& q, qp_context& ctx) {
+    if (ctx.receive_from_srq) {
+        q.shared_rq()->release_receive(ctx.receive.slot);
+    } else {
+        q.rq()->release(ctx.receive.slot);
+    }
+}
+
+void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
+    qp_context& ctx = context_of(q);
+    const std::uint32_t psn = p.headers.bth.psn;
+    mem::translation_unit& memory = e.dev().memory();
+    if (p.info->starts_message()) {
+        const bool taken = q.rq() != nullptr ? q.rq()->take(ctx.receive)
+                                             : q.shared_rq()->take(ctx.receive);
+        if (!taken) {
+            // Receiver not ready: the requester retries after the timer (rule of issue 4.6).
+            e.counters().rnr_naks_sent.fetch_add(1, std::memory_order_relaxed);
+            ctx.nak_outstanding = true;
+            send_ack(e, q, psn, wire::rnr_nak_syndrome(e.config().rnr_timer_code));
+            return;
+        }
+        ctx.receive_from_srq = q.rq() == nullptr;
+        ctx.recv_cursor.emplace(memory, q.memory_pd(), mem::access_op::local_write,
+                                ctx.receive.sges);
+        ctx.receive_failed = false;
+        ctx.in_send = !p.info->ends_message();
+    }
+    status failure = status::success;
+    wire::nak_code code = wire::nak_code::invalid_request;
+    {
+        const mem::read_guard guard = memory.read();
+        if (p.payload.size() > ctx.recv_cursor->remaining()) {
+            // Length error: the receive is too small for the message.
+            failure = status::buffer_overflow;
+            code = wire::nak_code::invalid_request;
+        } else if (const mem::copy_result r = ctx.recv_cursor->copy_to_host(guard, p.payload);
+                   !r.ok()) {
+            failure = r.st();
+            code = wire::nak_code::remote_operational_error;
+        }
+    }
+    if (failure != status::success) {
+        ctx.receive_failed = true;
+        ctx.in_send = false;
+        complete_receive(e, q, ctx.receive.context, failure, 0, core::op_type::receive, 0, false);
+        release_receive(q, ctx);
+        ctx.recv_cursor.reset();
+        refuse(e, q, psn, code);
+        return;
+    }
+    ctx.expected_psn = wire::psn_add(psn);
+    if (p.info->ends_message()) {
+        ctx.in_send = false;
+        const auto bytes = static_cast<std::uint32_t>(ctx.recv_cursor->position());
+        core::op_type type = core::op_type::receive;
+        std::uintptr_t token = 0;
+        if (p.info->has(wire::ext::ieth)) {
+            token = p.headers.invalidate_rkey;
+            type = core::op_type::receive_and_invalidate;
+            const status s = memory.execute_invalidate_token(q.memory_pd(), token);
+            if (s != status::success) {
+                // A token that is not valid here makes the receiving provider abort the
+                // connection (REFERENCE.md rule 22).
+                complete_receive(e, q, ctx.receive.context, status::connection_aborted, bytes,
+                                 type, token, false);
+                release_receive(q, ctx);
+                ctx.recv_cursor.reset();
+                refuse(e, q, psn, wire::nak_code::remote_operational_error);
+                return;
+            }
+        }
+        complete_receive(e, q, ctx.receive.context, status::success, bytes, type, token,
+                         p.headers.bth.solicited);
+        release_receive(q, ctx);
+        ctx.recv_cursor.reset();
+        ctx.msn = (ctx.msn + 1) & wire::msn_mask;
+    }
+    if (p.headers.bth.ack_req) {
+        send_ack(e, q, psn, wire::ack_syndrome());
+    }
+}
+
+void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
+    qp_context& ctx = context_of(q);
+    const std::uint32_t psn = p.headers.bth.psn;
+    mem::translation_unit& memory = e.dev().memory();
+    const mem::read_guard guard = memory.read();
+    if (p.info->starts_message()) {
+        ctx.write_target = mem::sge{p.headers.reth.va, p.headers.reth.dma_length,
+                                    p.headers.reth.rkey};
+        ctx.write_cursor.emplace(memory, q.memory_pd(), mem::access_op::remote_write,
+                                 std::span<const mem::sge>(&ctx.write_target, 1));
+        // The whole target is checked before any byte moves, so a refused write places nothing.
+        if (const mem::copy_result r = ctx.write_cursor->validate(guard); !r.ok()) {
+            NDKSIM_DEBUG("{}: write to {:#x}+{} token {:#x} refused: {}", q.ident(),
+                         ctx.write_target.address, ctx.write_target.length,
+                         ctx.write_target.token, mem::fault_name(r.failed));
+            ctx.write_cursor.reset();
+            refuse(e, q, psn, wire::nak_code::remote_access_error);
+            return;
+        }
+        ctx.in_write = !p.info->ends_message();
+    }
+    if (p.payload.size() > ctx.write_cursor->remaining()) {
+        ctx.in_write = false;
+        ctx.write_cursor.reset();
+        refuse(e, q, psn, wire::nak_code::invalid_request);
+        return;
+    }
+    if (const mem::copy_result r = ctx.write_cursor->copy_to_host(guard, p.payload); !r.ok()) {
+        ctx.in_write = false;
+        ctx.write_cursor.reset();
+        refuse(e, q, psn, wire::nak_code::remote_access_error);
+        return;
+    }
+    ctx.expected_psn = wire::psn_add(psn);
+    if (p.info->ends_message()) {
+        ctx.in_write = false;
+        const bool short_write = ctx.write_cursor->remaining() != 0;
+        ctx.write_cursor.reset();
+        if (short_write) {
+            // The packets carried less than the RETH's DMA length.
+            refuse(e, q, psn, wire::nak_code::invalid_request);
+            return;
+        }
+        ctx.msn = (ctx.msn + 1) & wire::msn_mask;
+    }
+    if (p.headers.bth.ack_req) {
+        send_ack(e, q, psn, wire::ack_syndrome());
+    }
+}
+
+// Serves a READ request whose first response PSN is `psn`; `replay` for a duplicate request
+// (the responses are sent again, the responder's state does not move).
+void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay) {
+    qp_context& ctx = context_of(q);
+    const std::uint32_t psn = p.headers.bth.psn;
+    const std::uint32_t mtu = e.config().costs.mtu;
+    const std::uint64_t length = p.headers.reth.dma_length;
+    const auto packets =
+        length == 0 ? 1U : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
+    mem::translation_unit& memory = e.dev().memory();
+    const mem::sge source{p.headers.reth.va, p.headers.reth.dma_length, p.headers.reth.rkey};
+    mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::remote_read,
+                           std::span<const mem::sge>(&source, 1));
+    const mem::read_guard guard = memory.read();
+    if (const mem::copy_result r = cursor.validate(guard); !r.ok()) {
+        NDKSIM_DEBUG("{}: read of {:#x}+{} token {:#x} refused: {}", q.ident(), source.address,
+                     source.length, source.token, mem::fault_name(r.failed));
+        refuse(e, q, psn, wire::nak_code::remote_access_error);
+        return;
+    }
+    if (!replay) {
+        ctx.msn = (ctx.msn + 1) & wire::msn_mask;
+        ctx.expected_psn = wire::psn_add(psn, packets);
+    }
+    timing::sim_time ready = e.dev().sched().now() + e.config().costs.dma_write;
+    for (std::uint32_t i = 0; i < packets; ++i) {
+        const std::uint64_t offset = static_cast<std::uint64_t>(i) * mtu;
+        const std::size_t chunk =
+            static_cast<std::size_t>(std::min<std::uint64_t>(mtu, length - offset));
+        wire::packet_headers h;
+        h.bth.op = packets == 1           ? opcode::rc_read_response_only
+                   : i == 0               ? opcode::rc_read_response_first
+                   : i + 1 == packets     ? opcode::rc_read_response_last
+                                          : opcode::rc_read_response_middle;
+        h.bth.psn = wire::psn_add(psn, i);
+        h.aeth.syndrome = wire::ack_syndrome();
+        h.aeth.msn = ctx.msn;
+        send_packet(e, q, h, chunk, ready, [&](std::span<std::byte> payload) {
+            return cursor.copy_from_host(guard, payload).ok();
+        });
+        ready += e.config().costs.packet_pipeline;
+    }
+}
+
+}  // namespace
+
+void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
+    qp_context& ctx = context_of(q);
+    const std::uint32_t psn = p.headers.bth.psn;
+    const std::int32_t distance = wire::psn_diff(psn, ctx.expected_psn);
+    if (distance < 0) {
+        // A duplicate: the requester resent it because an ACK or a response was lost or
+        // late. Nothing is placed twice.
+        e.counters().duplicate_packets.fetch_add(1, std::memory_order_relaxed);
+        if (p.info->cls == wire::op_class::read_request) {
+            on_read(e, q, p, true);
+        } else if (p.headers.bth.ack_req) {
+            send_ack(e, q, wire::psn_add(ctx.expected_psn, wire::psn_mask), wire::ack_syndrome());
+        }
+        return;
+    }
+    if (distance > 0) {
+        e.counters().out_of_sequence_packets.fetch_add(1, std::memory_order_relaxed);
+        if (!ctx.nak_outstanding) {
+            ctx.nak_outstanding = true;
+            nak(e, q, ctx.expected_psn, wire::nak_code::psn_sequence_error);
+        }
+        return;
+    }
+    ctx.nak_outstanding = false;
+    // Opcode sequence: a middle or last packet continues the message in progress, of the same
+    // class; a first or only packet never interrupts one.
+    const bool continuing = ctx.in_send || ctx.in_write;
+    const bool same_class = (p.info->cls == wire::op_class::send && ctx.in_send) ||
+                            (p.info->cls == wire::op_class::write && ctx.in_write);
+    if (p.info->starts_message() == continuing || (continuing && !same_class)) {
+        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+        refuse(e, q, psn, wire::nak_code::invalid_request);
+        return;
+    }
+    switch (p.info->cls) {
+        case wire::op_class::send:
+            on_send(e, q, p);
+            break;
+        case wire::op_class::write:
+            on_write(e, q, p);
+            break;
+        case wire::op_class::read_request:
+            on_read(e, q, p, false);
+            break;
+        default:
+            // Atomics are not part of NDKPI.
+            e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+            refuse(e, q, psn, wire::nak_code::invalid_request);
+            break;
+    }
+}
+
+void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome) {
+    qp_context& ctx = context_of(q);
+    wire::packet_headers h;
+    h.bth.op = opcode::rc_ack;
+    h.bth.psn = psn;
+    h.aeth.syndrome = syndrome;
+    h.aeth.msn = ctx.msn;
+    if (wire::syndrome_type(syndrome) == wire::aeth_type::ack) {
+        e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
+    }
+    send_packet(e, q, h, e.dev().sched().now() + e.config().costs.packet_pipeline);
+}
+
+}  // namespace ndksim::nic

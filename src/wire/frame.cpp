@@ -1,0 +1,50 @@
+#include "wire/frame.hpp"
+
+namespace ndksim::wire {
+
+std::shared_ptr<frame_pool> frame_pool::create(std::size_t block) {
+    return std::shared_ptr<frame_pool>(new frame_pool(block == 0 ? 1 : block));
+}
+
+frame_pool::~frame_pool() = default;
+
+void frame_pool::grow() {
+    auto block = std::make_unique<frame[]>(block_);
+    for (std::size_t i = 0; i < block_; ++i) {
+        block[i].pool = this;
+        block[i].next = local_;
+        local_ = &block[i];
+    }
+    blocks_.push_back(std::move(block));
+    allocated_.fetch_add(block_, std::memory_order_relaxed);
+}
+
+frame* frame_pool::take() {
+    if (local_ == nullptr) {
+        local_ = returned_.exchange(nullptr, std::memory_order_acquire);
+        if (local_ == nullptr) {
+            grow();
+        }
+    }
+    frame* f = local_;
+    local_ = f->next;
+    f->next = nullptr;
+    f->length = 0;
+    return f;
+}
+
+void frame_pool::push(frame* f) noexcept {
+    frame* head = returned_.load(std::memory_order_relaxed);
+    do {
+        f->next = head;
+    } while (!returned_.compare_exchange_weak(head, f, std::memory_order_release,
+                                              std::memory_order_relaxed));
+}
+
+void frame_pool::release(frame* f) noexcept {
+    if (f != nullptr) {
+        f->pool->push(f);
+    }
+}
+
+}  // namespace ndksim::wire

@@ -1,0 +1,66 @@
+#pragma once
+// Frames: fixed-size packet buffers from a per-adapter pool, so the data path never allocates.
+//
+// Concurrency design: a pool is taken from by one thread only (its adapter's engine), while
+// frames come back from any thread (the receiving adapter's engine releases the frames it was
+// handed). The free list is therefore a lock-free stack with many pushers and a single popper;
+// with one popper the ABA problem cannot occur (a node at the head can only leave through that
+// popper). Frames that come back while the popper runs are picked up at its next take().
+// The pool grows in blocks when empty, which allocates only until the steady state is reached.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "wire/proto.hpp"
+
+namespace ndksim::wire {
+
+class frame_pool;
+
+/// Largest frame: a 4096-byte MTU payload plus every header a packet can carry, with room to
+/// spare for the connection-management payload [bytes].
+inline constexpr std::size_t k_max_frame_bytes = 4096 + 128;
+
+struct frame {
+    std::uint32_t length = 0;  ///< bytes used in data
+    ip_address source;         ///< the sender's address, set by the transport on arrival
+    frame* next = nullptr;     ///< free-list link (owned by the pool)
+    frame_pool* pool = nullptr;
+    alignas(64) std::byte data[k_max_frame_bytes];
+};
+
+class frame_pool : public std::enable_shared_from_this<frame_pool> {
+public:
+    /// `block` is how many frames each growth step allocates.
+    static std::shared_ptr<frame_pool> create(std::size_t block = 256);
+
+    frame_pool(const frame_pool&) = delete;
+    frame_pool& operator=(const frame_pool&) = delete;
+    ~frame_pool();
+
+    /// Takes a frame with length 0. Called only on the owning engine's thread.
+    frame* take();
+
+    /// Returns a frame to its pool; any thread.
+    static void release(frame* f) noexcept;
+
+    /// Frames allocated so far (steady-state growth shows up here).
+    std::size_t allocated() const noexcept { return allocated_.load(std::memory_order_relaxed); }
+
+private:
+    explicit frame_pool(std::size_t block) : block_(block) {}
+    void push(frame* f) noexcept;
+    void grow();
+
+    std::size_t block_;
+    std::atomic<frame*> returned_{nullptr};  // pushed by any thread
+    frame* local_ = nullptr;                 // popped by the owner only
+    std::vector<std::unique_ptr<frame[]>> blocks_;
+    std::atomic<std::size_t> allocated_{0};
+};
+
+}  // namespace ndksim::wire

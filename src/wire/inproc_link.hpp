@@ -1,0 +1,41 @@
+#pragma once
+// The in-process link: adapters of one process reach each other by IP address through a
+// process-wide fabric. A frame sent at simulated time t arrives at the receiver's scheduler
+// at t + latency, where it runs as a task on the receiver's engine. In deterministic mode all
+// adapters share one scheduler, so delivery order is fixed by (time, sequence) and repeats.
+
+#include <memory>
+
+#include "timing/scheduler.hpp"
+#include "wire/transport.hpp"
+
+namespace ndksim::wire {
+
+struct inproc_endpoint;
+
+class inproc_link final : public transport {
+public:
+    /// Attaches an adapter owning `address` to the fabric; frames for it run on `sched` and are
+    /// handed to `receive`. `latency` [ps] is the one-way delay added to every frame.
+    /// Throws std::invalid_argument when another adapter of the process owns `address`.
+    inproc_link(const ip_address& address, timing::scheduler& sched, receive_fn receive,
+                timing::sim_time latency);
+
+    /// Detaches from the fabric; frames still in flight to this adapter are dropped.
+    ~inproc_link() override;
+
+    inproc_link(const inproc_link&) = delete;
+    inproc_link& operator=(const inproc_link&) = delete;
+
+    std::shared_ptr<peer> resolve(const ip_address& destination) override;
+    void send(peer& to, frame* f, timing::sim_time departure) override;
+    const ip_address& local_address() const noexcept override;
+    const link_counters& counters() const noexcept override;
+
+private:
+    std::shared_ptr<inproc_endpoint> self_;
+    timing::scheduler& sched_;
+    timing::sim_time latency_;
+};
+
+}  // namespace ndksim::wire

@@ -1,0 +1,62 @@
+#pragma once
+// The link interface the NIC engine sends and receives frames through. Implementations: the
+// in-process link (inproc_link; deterministic, used by tests), and the socket transports over
+// UDP and TCP. The engine resolves a peer once per connection and then sends frames to it; a
+// frame handed to send() belongs to the transport, and a frame handed to the receiver belongs
+// to the receiver until it calls frame_pool::release().
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "timing/sim_time.hpp"
+#include "wire/frame.hpp"
+#include "wire/proto.hpp"
+
+namespace ndksim::wire {
+
+/// "192.0.2.1" or "2001:db8::1".
+std::string to_string(const ip_address& a);
+
+/// Per-link counters, read by statistics and tests.
+struct link_counters {
+    std::atomic<std::uint64_t> frames_sent{0};
+    std::atomic<std::uint64_t> frames_received{0};
+    std::atomic<std::uint64_t> bytes_sent{0};
+    std::atomic<std::uint64_t> frames_unroutable{0};  ///< no adapter owns the destination
+};
+
+class transport {
+public:
+    /// A resolved destination. Opaque to the engine; kept by a connection for its lifetime.
+    class peer {
+    public:
+        virtual ~peer() = default;
+    };
+
+    /// Called for every frame that arrives, on the receiving adapter's engine at the simulated
+    /// arrival time. The receiver must release the frame (frame_pool::release) before it
+    /// returns, or copy what it keeps: the frame's pool is only guaranteed alive until then.
+    using receive_fn = std::function<void(frame* f)>;
+
+    virtual ~transport() = default;
+
+    /// Resolves `destination`; nullptr when no adapter owns that address on this link.
+    virtual std::shared_ptr<peer> resolve(const ip_address& destination) = 0;
+
+    /// Sends `f` (which the call takes over) to `to`, leaving this adapter at simulated time
+    /// `departure` [ps] (the engine's model decides when the port is free). Never blocks and
+    /// never fails: a frame that cannot be delivered is counted and dropped, as on a network.
+    virtual void send(peer& to, frame* f, timing::sim_time departure) = 0;
+
+    /// The address this transport's adapter owns.
+    virtual const ip_address& local_address() const noexcept = 0;
+
+    /// Counters of this end of the link.
+    virtual const link_counters& counters() const noexcept = 0;
+};
+
+}  // namespace ndksim::wire

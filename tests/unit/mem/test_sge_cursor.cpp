@@ -1,0 +1,206 @@
+#include <gtest/gtest.h>
+
+#include <numeric>
+#include <vector>
+
+#include "mem_test_support.hpp"
+
+namespace ndksim::mem::test {
+namespace {
+
+std::vector<std::byte> payload(std::size_t n, std::uint8_t seed) {
+    std::vector<std::byte> v(n);
+    for (std::size_t i = 0; i < n; ++i) {
+        v[i] = static_cast<std::byte>(seed + i * 13);
+    }
+    return v;
+}
+
+class SgeCursor : public unit_test {
+protected:
+    SgeCursor() : a_(3 * page_size, 0x7F0), b_(2 * page_size, 0x10) {
+        a_.fill_pattern(1);
+        b_.fill_pattern(2);
+        const access rw = access_from_mr_flags(ndk_flags::mr_allow_local_write);
+        va_a_ = fake_va(a_.data(), 100);
+        va_b_ = fake_va(b_.data(), 200);
+        ta_ = unit_.local_token(registered(a_.data(), 3 * page_size, rw, va_a_));
+        tb_ = unit_.local_token(registered(b_.data(), 2 * page_size, rw, va_b_));
+    }
+
+    guarded_buffer a_;
+    guarded_buffer b_;
+    std::uint64_t va_a_ = 0;
+    std::uint64_t va_b_ = 0;
+    std::uint32_t ta_ = 0;
+    std::uint32_t tb_ = 0;
+};
+
+TEST_F(SgeCursor, GathersAcrossPageAndSgeBoundaries) {
+    const std::vector<sge> list{{va_a_ + 100, 9000, ta_}, {va_b_ + 5, 5000, tb_}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    EXPECT_EQ(c.total_length(), 14000u);
+    std::vector<std::byte> out(14000);
+    const read_guard g = unit_.read();
+    const copy_result r = c.copy_from_host(g, out);
+    ASSERT_TRUE(r.ok()) << fault_name(r.failed);
+    EXPECT_EQ(r.bytes, 14000u);
+    EXPECT_EQ(std::memcmp(out.data(), a_.data() + 100, 9000), 0);
+    EXPECT_EQ(std::memcmp(out.data() + 9000, b_.data() + 5, 5000), 0);
+    EXPECT_EQ(c.remaining(), 0u);
+}
+
+TEST_F(SgeCursor, ScattersAcrossPageAndSgeBoundariesAndNothingElse) {
+    const std::vector<sge> list{{va_b_ + 4000, 200, tb_}, {va_a_ + 3, 8200, ta_}};
+    sge_cursor c(unit_, pd_, access_op::local_write, list);
+    const auto src = payload(8400, 9);
+    std::vector<std::byte> expect_a(a_.data(), a_.data() + a_.size());
+    std::vector<std::byte> expect_b(b_.data(), b_.data() + b_.size());
+    std::memcpy(expect_b.data() + 4000, src.data(), 200);
+    std::memcpy(expect_a.data() + 3, src.data() + 200, 8200);
+    const read_guard g = unit_.read();
+    const copy_result r = c.copy_to_host(g, src);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.bytes, 8400u);
+    EXPECT_EQ(std::memcmp(a_.data(), expect_a.data(), a_.size()), 0);
+    EXPECT_EQ(std::memcmp(b_.data(), expect_b.data(), b_.size()), 0);
+    EXPECT_TRUE(a_.guards_intact());
+    EXPECT_TRUE(b_.guards_intact());
+}
+
+TEST_F(SgeCursor, ZeroLengthSgesAreSkippedWithoutALookup) {
+    const std::vector<sge> list{{0, 0, 0xDEADBEEF}, {va_a_, 10, ta_}, {1, 0, 0}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    std::vector<std::byte> out(10);
+    const read_guard g = unit_.read();
+    EXPECT_TRUE(c.validate(g).ok());
+    const copy_result r = c.copy_from_host(g, out);
+    EXPECT_TRUE(r.ok());
+    EXPECT_EQ(r.bytes, 10u);
+}
+
+TEST_F(SgeCursor, PartialCopiesResumeWhereTheyStopped) {
+    const std::vector<sge> list{{va_a_ + 50, 7000, ta_}, {va_b_, 3000, tb_}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    std::vector<std::byte> out(10000);
+    const read_guard g = unit_.read();
+    std::size_t done = 0;
+    for (const std::size_t step : {1u, 4095u, 2000u, 1000u, 2904u}) {
+        const copy_result r = c.copy_from_host(g, std::span(out.data() + done, step));
+        ASSERT_TRUE(r.ok());
+        ASSERT_EQ(r.bytes, step);
+        done += step;
+        EXPECT_EQ(c.position(), done);
+    }
+    EXPECT_EQ(std::memcmp(out.data(), a_.data() + 50, 7000), 0);
+    EXPECT_EQ(std::memcmp(out.data() + 7000, b_.data(), 3000), 0);
+}
+
+TEST_F(SgeCursor, CopyStopsAtTheEndOfTheList) {
+    const std::vector<sge> list{{va_a_, 100, ta_}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    std::vector<std::byte> out(300);
+    const read_guard g = unit_.read();
+    EXPECT_EQ(c.copy_from_host(g, out).bytes, 100u);
+    EXPECT_EQ(c.copy_from_host(g, out).bytes, 0u);
+}
+
+TEST_F(SgeCursor, RefusedSgeIsNeverTouched) {
+    // The second SGE leaves region b by one byte.
+    const std::vector<sge> list{{va_a_, 100, ta_}, {va_b_ + 10, 2 * page_size - 9, tb_}};
+    sge_cursor c(unit_, pd_, access_op::local_write, list);
+    const std::vector<std::byte> before_b(b_.data(), b_.data() + b_.size());
+    const auto src = payload(2 * page_size + 91, 4);
+    const read_guard g = unit_.read();
+    const copy_result r = c.copy_to_host(g, src);
+    EXPECT_EQ(r.failed, fault::out_of_bounds);
+    EXPECT_EQ(r.st(), status::access_violation);
+    EXPECT_EQ(r.sge_index, 1u);
+    EXPECT_EQ(r.bytes, 100u);
+    EXPECT_EQ(std::memcmp(a_.data(), src.data(), 100), 0);
+    EXPECT_EQ(std::memcmp(b_.data(), before_b.data(), b_.size()), 0);
+    EXPECT_TRUE(b_.guards_intact());
+}
+
+TEST_F(SgeCursor, ValidateReportsTheFirstRefusedSge) {
+    const std::vector<sge> list{{va_a_, 100, ta_}, {va_b_, 100, tb_ + 1}, {va_a_, 1, 0}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    const read_guard g = unit_.read();
+    const copy_result r = c.validate(g);
+    EXPECT_EQ(r.failed, fault::stale_token);
+    EXPECT_EQ(r.sge_index, 1u);
+    EXPECT_EQ(c.position(), 0u);
+}
+
+TEST_F(SgeCursor, CopyDirectionMustMatchTheOperation) {
+    const std::vector<sge> list{{va_a_, 100, ta_}};
+    std::vector<std::byte> buf(100);
+    const read_guard g = unit_.read();
+    sge_cursor reader(unit_, pd_, access_op::local_read, list);
+    EXPECT_EQ(reader.copy_to_host(g, buf).failed, fault::access_denied);
+    sge_cursor writer(unit_, pd_, access_op::local_write, list);
+    EXPECT_EQ(writer.copy_from_host(g, buf).failed, fault::access_denied);
+    EXPECT_TRUE(a_.guards_intact());
+}
+
+TEST_F(SgeCursor, DeregistrationBetweenGuardsIsNoticedBeforeMoreBytesMove) {
+    guarded_buffer c_buf(page_size);
+    const region_id mr = registered(c_buf.data(), page_size, access::local_write);
+    const std::vector<sge> list{{c_buf.address(), page_size, unit_.local_token(mr)}};
+    sge_cursor c(unit_, pd_, access_op::local_write, list);
+    const auto src = payload(page_size, 3);
+    {
+        const read_guard g = unit_.read();
+        ASSERT_EQ(c.copy_to_host(g, std::span(src.data(), 100)).bytes, 100u);
+    }
+    ASSERT_EQ(unit_.deregister_region(mr), status::success);
+    const std::vector<std::byte> before(c_buf.data(), c_buf.data() + page_size);
+    const read_guard g = unit_.read();
+    const copy_result r = c.copy_to_host(g, std::span(src.data() + 100, 100));
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.bytes, 0u);
+    EXPECT_EQ(std::memcmp(c_buf.data(), before.data(), page_size), 0);
+}
+
+TEST_F(SgeCursor, SeekRepositionsTheCursor) {
+    const std::vector<sge> list{{va_a_, 1000, ta_}, {va_b_, 1000, tb_}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    const read_guard g = unit_.read();
+    c.seek(1500);
+    std::vector<std::byte> out(100);
+    ASSERT_EQ(c.copy_from_host(g, out).bytes, 100u);
+    EXPECT_EQ(std::memcmp(out.data(), b_.data() + 500, 100), 0);
+    c.seek(1000);
+    ASSERT_EQ(c.copy_from_host(g, out).bytes, 100u);
+    EXPECT_EQ(std::memcmp(out.data(), b_.data(), 100), 0);
+    c.seek(10);
+    ASSERT_EQ(c.copy_from_host(g, out).bytes, 100u);
+    EXPECT_EQ(std::memcmp(out.data(), a_.data() + 10, 100), 0);
+    c.seek(99999);
+    EXPECT_EQ(c.remaining(), 0u);
+}
+
+TEST_F(SgeCursor, RemoteRangeIsASingleElementList) {
+    const region_id mr = registered(a_.data(), 3 * page_size,
+                                    access_from_mr_flags(ndk_flags::mr_allow_remote_write),
+                                    fake_va(a_.data(), 900));
+    const sge remote{fake_va(a_.data(), 900) + 4096, 5000, unit_.remote_token(mr)};
+    sge_cursor c(unit_, pd_, access_op::remote_write, std::span(&remote, 1));
+    const auto src = payload(5000, 8);
+    const read_guard g = unit_.read();
+    ASSERT_TRUE(c.copy_to_host(g, src).ok());
+    EXPECT_EQ(std::memcmp(a_.data() + 4096, src.data(), 5000), 0);
+}
+
+TEST_F(SgeCursor, LookupsReportTheirCacheMisses) {
+    const std::vector<sge> list{{va_a_, 3 * page_size, ta_}};
+    std::vector<std::byte> out(3 * page_size);
+    const read_guard g = unit_.read();
+    sge_cursor first(unit_, pd_, access_op::local_read, list);
+    EXPECT_EQ(first.copy_from_host(g, out).cache_misses, 4u);
+    sge_cursor second(unit_, pd_, access_op::local_read, list);
+    EXPECT_EQ(second.copy_from_host(g, out).cache_misses, 0u);
+}
+
+}  // namespace
+}  // namespace ndksim::mem::test
