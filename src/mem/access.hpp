@@ -17,12 +17,15 @@ enum class access : std::uint8_t {
     read_sink = 1u << 4,
 };
 
+/// Union of two rights sets.
 constexpr access operator|(access a, access b) noexcept {
     return static_cast<access>(static_cast<std::uint8_t>(a) | static_cast<std::uint8_t>(b));
 }
+/// Intersection of two rights sets.
 constexpr access operator&(access a, access b) noexcept {
     return static_cast<access>(static_cast<std::uint8_t>(a) & static_cast<std::uint8_t>(b));
 }
+/// The rights not in `a` (within the five defined rights).
 constexpr access operator~(access a) noexcept {
     return static_cast<access>(~static_cast<std::uint8_t>(a) & 0x1Fu);
 }

@@ -41,7 +41,11 @@ public:
 
     /// A host with its own frame pool.
     explicit host_memory(const config& cfg);
+
+    /// A host with the default frame pool.
     host_memory();
+
+    /// Releases the frame tables. Pins still held are dropped with them.
     ~host_memory();
 
     host_memory(const host_memory&) = delete;

@@ -49,6 +49,8 @@ public:
 
     /// An IOMMU over `host` holding at most `max_pages` mappings (at most 2^24).
     iommu(host_memory& host, std::uint32_t max_pages);
+
+    /// Unpins the frames of every mapping still held.
     ~iommu();
 
     iommu(const iommu&) = delete;

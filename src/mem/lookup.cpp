@@ -180,6 +180,9 @@ lookup_result lookup(const lookup_context& ctx, const access_request& rq) noexce
             }
             probes.touch(rq.token, g.pages != nullptr ? page_number(pos) : page_number(logical),
                          m->pfn);
+            if (pos == g.position) {
+                g.first_page = ctx.host.frame_address(m->pfn);
+            }
             pos += n;
         }
         out.cache_misses = probes.misses();
@@ -195,7 +198,9 @@ std::span<std::byte> host_run(const iommu& mmu, const host_memory& host, const g
     }
     const std::uint64_t want = std::min(max, g.length - offset);
     const std::uint64_t start = g.position + offset;
-    std::byte* first = page_host(mmu, host, g, start);
+    std::byte* first = g.first_page != nullptr && page_number(start) == page_number(g.position)
+                           ? g.first_page + byte_offset(start)
+                           : page_host(mmu, host, g, start);
     if (first == nullptr) {
         return {};
     }

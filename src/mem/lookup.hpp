@@ -69,6 +69,7 @@ struct grant {
     std::uint64_t position = 0;  ///< byte position in the page-list space (page = position >> 12)
     std::uint64_t length = 0;    ///< bytes granted
     std::uint64_t generation = 0;
+    std::byte* first_page = nullptr;  ///< host page holding `position` (translated by lookup)
 };
 
 /// Outcome of a lookup.

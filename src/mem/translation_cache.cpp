@@ -7,6 +7,13 @@
 namespace ndksim::mem {
 namespace {
 
+// Counters change only under the cache mutex, so a load and a store suffice (no read-modify-
+// write on the hot path); other threads read them with relaxed loads.
+template <class T>
+void bump(std::atomic<T>& counter) noexcept {
+    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+}
+
 std::uint64_t mix(std::uint32_t token, std::uint64_t page) noexcept {
     std::uint64_t x = (std::uint64_t{token} << 32) ^ page;
     x ^= x >> 33;
@@ -34,7 +41,7 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
     const std::uint64_t now = ++c.clock_;
     if (c.sets_ == 0) {
         ++misses_;
-        c.misses_.fetch_add(1, std::memory_order_relaxed);
+        bump(c.misses_);
         return false;
     }
     entry* set = &c.entries_[(mix(token, page) & (c.sets_ - 1)) * c.ways_];
@@ -43,11 +50,11 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
         entry& e = set[w];
         if (e.epoch == c.epoch_ && e.token == token && e.page == page) {
             if (e.pfn != pfn) {
-                c.stale_hits_.fetch_add(1, std::memory_order_relaxed);
+                bump(c.stale_hits_);
                 e.pfn = pfn;
             }
             e.last_use = now;
-            c.hits_.fetch_add(1, std::memory_order_relaxed);
+            bump(c.hits_);
             return true;
         }
         const bool e_free = e.epoch != c.epoch_;
@@ -58,7 +65,7 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
     }
     *victim = entry{page, pfn, c.epoch_, now, token};
     ++misses_;
-    c.misses_.fetch_add(1, std::memory_order_relaxed);
+    bump(c.misses_);
     return false;
 }
 

@@ -48,7 +48,10 @@ public:
     /// miss count on destruction.
     class session {
     public:
+        /// Starts the probes of one lookup on `cache` (takes its lock).
         explicit session(translation_cache& cache);
+
+        /// Publishes this lookup's miss count as last_lookup_misses and releases the lock.
         ~session();
         session(const session&) = delete;
         session& operator=(const session&) = delete;

@@ -118,6 +118,7 @@ class translation_unit;
 /// const queries (tokens, describe) may be called while holding one.
 class read_guard {
 public:
+    /// Releases the shared lock.
     ~read_guard();
     read_guard(const read_guard&) = delete;
     read_guard& operator=(const read_guard&) = delete;
@@ -137,6 +138,8 @@ class translation_unit {
 public:
     /// A unit over `host` (normally host_memory::instance()) with the limits of `cfg`.
     explicit translation_unit(host_memory& host, unit_config cfg = {});
+
+    /// Tears the unit down; the frames of every mapping it still holds are unpinned.
     ~translation_unit();
 
     translation_unit(const translation_unit&) = delete;
