@@ -75,6 +75,8 @@ typedef struct ndksim_adapter_config {
     USHORT port;            /**< UDP/TCP port of the wire; default 4791 (RoCEv2) */
     ULONG close_timeout_ms; /**< threaded mode: how long ndksim_close_ndk_adapter waits for
                                  open children before reporting them as leaked (default 10000) */
+    ULONG rnr_retry_limit;  /**< receiver-not-ready retries before a send fails with
+                                 STATUS_IO_TIMEOUT; 0xFFFFFFFF (the default) retries for ever */
 } ndksim_adapter_config;
 
 /** Fills *config with the defaults documented on each field. */

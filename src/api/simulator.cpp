@@ -146,6 +146,7 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         auto a = std::make_unique<ndksim_adapter>(std::move(cfg), core::connectx_like_limits(),
                                                   config->loop);
         nic::engine_config ecfg;
+        ecfg.rnr_retry_limit = config->rnr_retry_limit;
         core::device& dev = a->dev;
         a->engine = std::make_unique<nic::engine>(
             dev, ecfg, [&dev, latency = ecfg.costs.propagation](wire::transport::receive_fn rx) {
@@ -187,6 +188,7 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->wire = NDKSIM_WIRE_DEFAULT;
     config->port = 4791;
     config->close_timeout_ms = 10'000;
+    config->rnr_retry_limit = 0xFFFFFFFF;
 }
 
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,

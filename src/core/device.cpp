@@ -1,6 +1,9 @@
 #include "core/device.hpp"
 
+#include <algorithm>
+
 #include "core/listener.hpp"
+#include "core/mr.hpp"
 #include "core/qp.hpp"
 
 #include "util/log.hpp"
@@ -92,6 +95,26 @@ ref<listener> device::find_listener(std::uint16_t port) const {
     std::lock_guard lock(qpn_mutex_);
     auto it = listeners_.find(port);
     return it == listeners_.end() ? ref<listener>() : ref<listener>(it->second);
+}
+
+void device::wait_for_windows(mr& m) {
+    std::lock_guard lock(window_waiters_mutex_);
+    window_waiters_.emplace_back(&m);
+}
+
+void device::windows_changed() {
+    std::vector<ref<mr>> done;
+    {
+        std::lock_guard lock(window_waiters_mutex_);
+        if (window_waiters_.empty()) {
+            return;
+        }
+        auto it = std::partition(window_waiters_.begin(), window_waiters_.end(),
+                                 [](const ref<mr>& m) { return !m->recheck_bound_windows(); });
+        done.assign(std::make_move_iterator(it), std::make_move_iterator(window_waiters_.end()));
+        window_waiters_.erase(it, window_waiters_.end());
+    }
+    // References drop outside the lock: the last one may finish an MR's close.
 }
 
 void device::unregister_qp(std::uint32_t qpn) noexcept {

@@ -24,6 +24,7 @@ namespace ndksim::core {
 
 class engine_hooks;
 class listener;
+class mr;
 class qp;
 
 enum class wire_kind : std::uint8_t { inproc, udp, tcp };
@@ -86,6 +87,12 @@ public:
     void unregister_listener(std::uint16_t port, listener* l);
     ref<listener> find_listener(std::uint16_t port) const;
 
+    /// MR closes waiting for their bound windows (mr::on_close_requested). windows_changed() is
+    /// called after every event that can unbind a window (bind, invalidate, a remote
+    /// invalidate, a window close) and lets the waiting closes go on.
+    void wait_for_windows(mr& m);
+    void windows_changed();
+
     /// The IP address the device owns (parsed from the configuration).
     const net_address& own_address() const noexcept { return own_address_; }
 
@@ -134,6 +141,8 @@ private:
     engine_hooks* hooks_ = nullptr;
     std::vector<qp*> qps_;
     std::unordered_map<std::uint16_t, listener*> listeners_;
+    std::mutex window_waiters_mutex_;
+    std::vector<ref<mr>> window_waiters_;
     mutable std::mutex qpn_mutex_;
     std::vector<std::uint32_t> free_qpns_;
     std::uint32_t next_qpn_ = 2;  // 0 and 1 are the special QPs of InfiniBand (SMI, GSI/CM)

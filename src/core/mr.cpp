@@ -22,6 +22,27 @@ status mr::create(pd& owner, bool fast_register, ref<mr>& out) {
     return status::success;
 }
 
+void mr::on_close_requested() {
+    // A bound window pins its region (STYLE.md habit 5): the close stays pending, and the
+    // region stays registered, until every window bound to it is invalidated, rebound
+    // elsewhere or closed (docs/memory.md).
+    if (dev().memory().describe(region_).bound_windows > 0) {
+        waiting_for_windows_ = true;
+        begin_busy();
+        dev().wait_for_windows(*this);
+        NDKSIM_DEBUG("{}: close waits for the memory windows bound to it", ident());
+    }
+}
+
+bool mr::recheck_bound_windows() {
+    if (!waiting_for_windows_ || dev().memory().describe(region_).bound_windows > 0) {
+        return false;
+    }
+    waiting_for_windows_ = false;
+    end_busy();
+    return true;
+}
+
 void mr::on_closed() {
     const status s = dev().memory().destroy_region(region_);
     if (s != status::success) {

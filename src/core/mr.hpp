@@ -22,12 +22,18 @@ public:
     /// The memory unit's region.
     mem::region_id region() const noexcept { return region_; }
 
+    /// Re-checks a close waiting for bound windows (device::windows_changed calls it); ends the
+    /// wait when none is bound any more. Returns true when the wait ended.
+    bool recheck_bound_windows();
+
 private:
     mr(pd& owner, bool fast_register, mem::region_id region);
+    void on_close_requested() override;
     void on_closed() override;
 
     bool fast_register_;
     mem::region_id region_;
+    bool waiting_for_windows_ = false;
 };
 
 }  // namespace ndksim::core

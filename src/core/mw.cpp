@@ -24,6 +24,7 @@ void mw::on_closed() {
     if (s != status::success) {
         NDKSIM_ERROR("{}: window release failed: {}", ident(), s);
     }
+    dev().windows_changed();
 }
 
 }  // namespace ndksim::core

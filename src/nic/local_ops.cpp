@@ -9,9 +9,9 @@
 
 namespace ndksim::nic {
 
-status execute_local(engine& e, core::qp& q, core::send_wqe& w) {
-    mem::translation_unit& memory = e.dev().memory();
-    const mem::pd_id pd = q.memory_pd();
+namespace {
+
+status execute(mem::translation_unit& memory, mem::pd_id pd, core::send_wqe& w) {
     switch (w.kind) {
         case core::wr_kind::bind:
             return memory.execute_bind(
@@ -30,6 +30,16 @@ status execute_local(engine& e, core::qp& q, core::send_wqe& w) {
         default:
             return status::internal_error;
     }
+}
+
+}  // namespace
+
+status execute_local(engine& e, core::qp& q, core::send_wqe& w) {
+    const status s = execute(e.dev().memory(), q.memory_pd(), w);
+    if (w.kind == core::wr_kind::bind || w.kind == core::wr_kind::invalidate_window) {
+        e.dev().windows_changed();  // a rebind or invalidate may release a region's close
+    }
+    return s;
 }
 
 }  // namespace ndksim::nic

@@ -98,6 +98,7 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
             token = p.headers.invalidate_rkey;
             type = core::op_type::receive_and_invalidate;
             const status s = memory.execute_invalidate_token(q.memory_pd(), token);
+            e.dev().windows_changed();
             if (s != status::success) {
                 // A token that is not valid here makes the receiving provider abort the
                 // connection (REFERENCE.md rule 22).

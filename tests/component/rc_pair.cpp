@@ -9,19 +9,6 @@ void on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
     *static_cast<NDK_CONNECTOR**>(context) = connector;
 }
 
-SOCKADDR_IN ipv4(const char* a, USHORT port) {
-    SOCKADDR_IN s{};
-    s.sin_family = WS_AF_INET;
-    s.sin_port = static_cast<USHORT>((port >> 8) | (port << 8));
-    unsigned b[4] = {};
-    std::sscanf(a, "%u.%u.%u.%u", &b[0], &b[1], &b[2], &b[3]);
-    auto* bytes = reinterpret_cast<unsigned char*>(&s.sin_addr);
-    for (int i = 0; i < 4; ++i) {
-        bytes[i] = static_cast<unsigned char>(b[i]);
-    }
-    return s;
-}
-
 }  // namespace
 
 void RcPair::SetUp() {
@@ -32,6 +19,22 @@ void RcPair::SetUp() {
 }
 
 void RcPair::TearDown() {
+    // A connect event the test did not take: the consumer owns that connector too.
+    settle();
+    if (incoming_ != nullptr) {
+        track(&incoming_->Header);
+        incoming_ = nullptr;
+    }
+    while (!tracked_.empty()) {
+        NDK_OBJECT_HEADER* o = tracked_.back();
+        tracked_.pop_back();
+        close(o);
+    }
+    while (!cleanups_.empty()) {
+        std::function<void()> fn = std::move(cleanups_.back());
+        cleanups_.pop_back();
+        fn();
+    }
     for (side* s : {&a_, &b_}) {
         if (s->connector != nullptr) {
             close(&s->connector->Header);
@@ -166,6 +169,7 @@ void RcPair::connect_pair() {
                       slot::on_request, &connected));
     ASSERT_TRUE(drive([&] { return incoming_ != nullptr; }, "the connect event"));
     b_.connector = incoming_;
+    incoming_ = nullptr;
     char data[64] = {};
     ULONG length = sizeof data;
     ULONG ird = 0;
@@ -193,6 +197,93 @@ void RcPair::connect_pair() {
                       "CompleteConnect and Accept"));
     ASSERT_STATUS(STATUS_SUCCESS, completed.status);
     ASSERT_STATUS(STATUS_SUCCESS, accepted.status);
+}
+
+void RcPair::close_tracked(NDK_OBJECT_HEADER* o) {
+    for (auto it = tracked_.begin(); it != tracked_.end(); ++it) {
+        if (*it == o) {
+            tracked_.erase(it);
+            break;
+        }
+    }
+    close(o);
+}
+
+NDK_CQ* RcPair::make_cq(side& s, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, PVOID ctx) {
+    NDK_CQ* cq = nullptr;
+    slot ignored;
+    EXPECT_STATUS(STATUS_SUCCESS, s.adapter->Dispatch->NdkCreateCq(s.adapter, depth, cb, ctx,
+                                                                   nullptr, slot::on_create,
+                                                                   &ignored, &cq));
+    if (cq != nullptr) {
+        track(&cq->Header);
+    }
+    return cq;
+}
+
+NDK_QP* RcPair::make_qp(side& s, NDK_CQ* cq, NDK_SRQ* srq, PVOID context) {
+    NDK_QP* qp = nullptr;
+    slot ignored;
+    const NTSTATUS r =
+        srq == nullptr
+            ? s.pd->Dispatch->NdkCreateQp(s.pd, cq, cq, context, 64, 64, 4, 4, 128,
+                                          slot::on_create, &ignored, &qp)
+            : s.pd->Dispatch->NdkCreateQpWithSrq(s.pd, cq, cq, srq, context, 64, 4, 128,
+                                                 slot::on_create, &ignored, &qp);
+    EXPECT_STATUS(STATUS_SUCCESS, r);
+    if (qp != nullptr) {
+        track(&qp->Header);
+    }
+    return qp;
+}
+
+NDK_CONNECTOR* RcPair::make_connector(side& s) {
+    NDK_CONNECTOR* c = nullptr;
+    slot ignored;
+    EXPECT_STATUS(STATUS_SUCCESS, s.adapter->Dispatch->NdkCreateConnector(
+                                      s.adapter, slot::on_create, &ignored, &c));
+    if (c != nullptr) {
+        track(&c->Header);
+    }
+    return c;
+}
+
+link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, ULONG b_ird,
+                          ULONG b_ord) {
+    link& l = links_.emplace_back();
+    l.active = make_connector(a_);
+    SOCKADDR_IN src = ipv4("10.0.0.1", 0);
+    SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
+    incoming_ = nullptr;
+    slot connected;
+    EXPECT_STATUS(STATUS_PENDING,
+                  l.active->Dispatch->NdkConnect(l.active, aqp, reinterpret_cast<PSOCKADDR>(&src),
+                                                 sizeof src, reinterpret_cast<PSOCKADDR>(&dst),
+                                                 sizeof dst, a_ird, a_ord, nullptr, 0,
+                                                 slot::on_request, &connected));
+    if (!drive([&] { return incoming_ != nullptr; }, "the connect event")) {
+        return l;
+    }
+    l.passive = incoming_;
+    incoming_ = nullptr;
+    track(&l.passive->Header);
+    slot accepted;
+    EXPECT_STATUS(STATUS_PENDING, l.passive->Dispatch->NdkAccept(
+                                      l.passive, bqp, b_ird, b_ord, nullptr, 0, link::on_passive_event,
+                                      &l, slot::on_request, &accepted));
+    if (!wait(connected, "Connect's completion")) {
+        return l;
+    }
+    EXPECT_STATUS(STATUS_SUCCESS, connected.status);
+    slot completed;
+    EXPECT_STATUS(STATUS_PENDING, l.active->Dispatch->NdkCompleteConnect(
+                                      l.active, link::on_active_event, &l, slot::on_request,
+                                      &completed));
+    drive([&] { return completed.calls == 1 && accepted.calls == 1; },
+          "CompleteConnect and Accept");
+    EXPECT_STATUS(STATUS_SUCCESS, completed.status);
+    EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
+    return l;
 }
 
 }  // namespace rc

@@ -8,8 +8,11 @@
 // Every wait drives the loop and fails loudly when the awaited event cannot happen.
 
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -26,6 +29,32 @@ inline std::string name(NTSTATUS s) { return ndksim_status_name(s); }
     EXPECT_EQ(::rc::name(expected), ::rc::name(actual))
 #define ASSERT_STATUS(expected, actual)                                                  \
     ASSERT_EQ(::rc::name(expected), ::rc::name(actual))
+
+/// An IPv4 socket address ("10.0.0.2", port in host order).
+inline SOCKADDR_IN ipv4(const char* a, USHORT port) {
+    SOCKADDR_IN s{};
+    s.sin_family = WS_AF_INET;
+    s.sin_port = static_cast<USHORT>((port >> 8) | (port << 8));
+    unsigned b[4] = {};
+    std::sscanf(a, "%u.%u.%u.%u", &b[0], &b[1], &b[2], &b[3]);
+    auto* bytes = reinterpret_cast<unsigned char*>(&s.sin_addr);
+    for (int i = 0; i < 4; ++i) {
+        bytes[i] = static_cast<unsigned char>(b[i]);
+    }
+    return s;
+}
+
+/// The port of an IPv4 socket address, in host order.
+inline USHORT port_of(const SOCKADDR_IN& s) {
+    return static_cast<USHORT>((s.sin_port >> 8) | (s.sin_port << 8));
+}
+
+/// "10.0.0.2:49152".
+inline std::string text_of(const SOCKADDR_IN& s) {
+    const auto* b = reinterpret_cast<const unsigned char*>(&s.sin_addr);
+    return std::to_string(b[0]) + "." + std::to_string(b[1]) + "." + std::to_string(b[2]) + "." +
+           std::to_string(b[3]) + ":" + std::to_string(port_of(s));
+}
 
 /// One request completion (create, request or close), recorded by the static callbacks.
 struct slot {
@@ -77,6 +106,16 @@ struct side {
     static void on_disconnect(PVOID c) { ++static_cast<side*>(c)->disconnect_events; }
 };
 
+/// A connection made by RcPair::connect_qps over b's listener, with its disconnect events.
+struct link {
+    NDK_CONNECTOR* active = nullptr;   ///< on a
+    NDK_CONNECTOR* passive = nullptr;  ///< on b (created by the listener)
+    int active_events = 0;
+    int passive_events = 0;
+    static void on_active_event(PVOID c) { ++static_cast<link*>(c)->active_events; }
+    static void on_passive_event(PVOID c) { ++static_cast<link*>(c)->passive_events; }
+};
+
 class RcPair : public ::testing::Test {
 protected:
     static constexpr std::size_t k_buffer = 256 * 1024;
@@ -115,6 +154,30 @@ protected:
     /// Connects a -> b (listener on b), with private data both ways.
     void connect_pair();
 
+    // ---- extra objects (closed by TearDown in reverse order of creation, before the pair) --
+
+    /// Records `o` to be closed at teardown.
+    void track(NDK_OBJECT_HEADER* o) { tracked_.push_back(o); }
+    /// Runs `fn` at teardown, after the tracked objects are closed (e.g. to release a LAM).
+    void at_teardown(std::function<void()> fn) { cleanups_.push_back(std::move(fn)); }
+    /// Closes a tracked object now (driving the loop) and forgets it.
+    void close_tracked(NDK_OBJECT_HEADER* o);
+    /// A CQ of `depth` on side `s` with notification `cb(ctx)`.
+    NDK_CQ* make_cq(side& s, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, PVOID ctx);
+    /// A QP on side `s` over `cq` (both queues), with an SRQ when `srq` is given.
+    NDK_QP* make_qp(side& s, NDK_CQ* cq, NDK_SRQ* srq = nullptr, PVOID context = nullptr);
+    /// A connector on side `s`.
+    NDK_CONNECTOR* make_connector(side& s);
+    /// Connects `aqp` (on a) to `bqp` (on b) through b's listener: Connect, connect event,
+    /// Accept, CompleteConnect, all completed with STATUS_SUCCESS. The link stays valid until
+    /// teardown; both connectors are tracked. The read limits are each side's (IRD, ORD).
+    link& connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird = 8, ULONG a_ord = 8,
+                      ULONG b_ird = 8, ULONG b_ord = 8);
+    /// Drives the loop until `s` was called once.
+    bool wait(const slot& s, const char* what) {
+        return drive([&] { return s.calls >= 1; }, what);
+    }
+
     ndksim_loop* loop_ = nullptr;
     side a_;
     side b_;
@@ -123,6 +186,9 @@ protected:
     NDK_CONNECTOR* incoming_ = nullptr;
     std::string accepted_private_;
     std::string connected_private_;
+    std::vector<NDK_OBJECT_HEADER*> tracked_;
+    std::vector<std::function<void()>> cleanups_;
+    std::deque<link> links_;
 };
 
 }  // namespace rc
