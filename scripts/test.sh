@@ -21,6 +21,6 @@ run_suite build-asan -DCMAKE_BUILD_TYPE=Debug -DNDKSIM_SANITIZE=address \
     -DNDKSIM_BUILD_BENCHMARKS=OFF -DNDKSIM_BUILD_TOOLS=OFF
 # TSan needs a fixed address layout on kernels with high mmap entropy; setarch -R provides it.
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-    setarch "$(uname -m)" -R bash -c "$(declare -f run_suite); run_suite build-tsan \
+    setarch "$(uname -m)" -R bash -c "set -euo pipefail; $(declare -f run_suite); run_suite build-tsan \
     -DCMAKE_BUILD_TYPE=Debug -DNDKSIM_SANITIZE=thread -DNDKSIM_BUILD_BENCHMARKS=OFF \
     -DNDKSIM_BUILD_TOOLS=OFF -DNDKSIM_BUILD_EXAMPLES=OFF"
