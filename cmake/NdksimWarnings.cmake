@@ -2,6 +2,6 @@
 add_library(ndksim_warnings INTERFACE)
 target_compile_options(ndksim_warnings INTERFACE
   $<$<COMPILE_LANGUAGE:CXX>:-Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor -Wold-style-cast
-    -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough -Wnull-dereference>
+    -Wcast-align -Woverloaded-virtual -Wimplicit-fallthrough>
   $<$<COMPILE_LANGUAGE:C>:-Wall -Wextra -Wpedantic>
   $<$<BOOL:${NDKSIM_WERROR}>:-Werror>)

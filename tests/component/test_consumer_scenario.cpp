@@ -388,7 +388,7 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
                       cdata.fbo, cdata.size, reinterpret_cast<PVOID>(data_va),
                       NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_DEFER));
     const UINT32 data_token = frmr->Dispatch->NdkGetRemoteTokenFromMr(frmr);
-    const read_request rq{data_va, data_token, 2 * k_page - 512};
+    read_request rq{data_va, data_token, 2 * k_page - 512};
     std::memcpy(cctl.block + k_page, &rq, sizeof rq);
     NDK_SGE csend = cctl.sge(1, sizeof rq, cpriv);
     ASSERT_STATUS(STATUS_SUCCESS, cqp->Dispatch->NdkSend(cqp, &rq, &csend, 1, 0));
@@ -411,7 +411,7 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     NDK_SGE wsgl[2] = {sdata.sge(0, k_page, spriv), sdata.sge(1, seen.length - k_page, spriv)};
     ASSERT_STATUS(STATUS_SUCCESS, sqp->Dispatch->NdkWrite(sqp, &seen, wsgl, 2, seen.address,
                                                           seen.token, NDK_OP_FLAG_DEFER));
-    const read_response resp{0, seen.length};
+    read_response resp{0, seen.length};
     std::memcpy(sctl.block + k_page, &resp, sizeof resp);
     NDK_SGE ssend = sctl.sge(1, sizeof resp, spriv);
     ASSERT_STATUS(STATUS_SUCCESS, sqp->Dispatch->NdkSendAndInvalidate(

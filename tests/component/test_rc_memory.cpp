@@ -251,8 +251,8 @@ TEST_F(RcMemory, RebindWithoutInvalidateAlsoRetiresTheOldToken) {
 TEST_F(RcMemory, SendAndInvalidateReportsTheTokenAndInvalidatesItAtTheReceiver) {
     NDK_MW* mw1 = make_mw(b_);
     NDK_MW* mw2 = make_mw(b_);
-    const UINT32 t1 = bind(b_, mw1, 0, 65536);
-    const UINT32 t2 = bind(b_, mw2, 65536, 65536);
+    UINT32 t1 = bind(b_, mw1, 0, 65536);
+    UINT32 t2 = bind(b_, mw2, 65536, 65536);
     NDK_SGE r1 = b_.buf.sge(131072, 4096);
     NDK_SGE r2 = b_.buf.sge(135168, 4096);
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, &r1, &r1, 1));
