@@ -634,7 +634,7 @@ void connection_manager::connector_closing(core::connector& c) {
     });
 }
 
-void connection_manager::listener_closing(core::listener& l) {
+void connection_manager::listener_closing([[maybe_unused]] core::listener& l) {
     // The device stopped routing requests to the listener when its close was requested;
     // connectors it created belong to the consumer and close on their own.
     NDKSIM_DEBUG("{}: no longer accepts connection requests", l.ident());

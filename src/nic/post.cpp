@@ -41,7 +41,7 @@ status publish(engine& e, core::qp& q, std::uint32_t flags) {
 }
 
 // An inline failure pushes the deferred requests to the engine (rule 9).
-status refuse(engine& e, core::qp& q, status s, const char* what) {
+status refuse(engine& e, core::qp& q, status s, [[maybe_unused]] const char* what) {
     NDKSIM_DEBUG("{}: {} refused: {}", q.ident(), what, s);
     qp_context& ctx = context_of(q);
     if (ctx.deferred) {
