@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
 #include "util/log.hpp"
@@ -29,9 +31,14 @@ struct running_guard {
 
 }  // namespace
 
-scheduler::scheduler(options opts) : opts_(std::move(opts)) {
+struct scheduler::io_state {
+    boost::asio::io_context io;
+    std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+};
+
+scheduler::scheduler(options opts) : opts_(std::move(opts)), io_(std::make_unique<io_state>()) {
     if (opts_.mode == run_mode::threaded) {
-        work_.emplace(io_.get_executor());
+        io_->work.emplace(io_->io.get_executor());
         engine_ = std::thread([this] { engine_main(); });
     }
 }
@@ -39,11 +46,13 @@ scheduler::scheduler(options opts) : opts_(std::move(opts)) {
 scheduler::~scheduler() {
     if (engine_.joinable()) {
         stopping_.store(true, std::memory_order_release);
-        work_.reset();
-        io_.stop();
+        io_->work.reset();
+        io_->io.stop();
         engine_.join();
     }
 }
+
+boost::asio::io_context& scheduler::io() noexcept { return io_->io; }
 
 bool scheduler::in_task() const noexcept { return t_running == this; }
 
@@ -59,7 +68,7 @@ void scheduler::post_at(sim_time when, task fn) {
         }
     }
     if (post_pump) {
-        boost::asio::post(io_, [this] { pump(); });
+        boost::asio::post(io_->io, [this] { pump(); });
     }
 }
 
@@ -134,7 +143,7 @@ void scheduler::pump() {
         lock.lock();
     }
     lock.unlock();
-    boost::asio::post(io_, [this] { pump(); });
+    boost::asio::post(io_->io, [this] { pump(); });
 }
 
 void scheduler::engine_main() {
@@ -142,20 +151,20 @@ void scheduler::engine_main() {
     NDKSIM_DEBUG("{}: engine thread started", opts_.name);
     switch (opts_.poll) {
         case poll_policy::block:
-            io_.run();
+            io_->io.run();
             break;
         case poll_policy::spin:
-            while (!stopping_.load(std::memory_order_acquire) && !io_.stopped()) {
-                io_.poll();
+            while (!stopping_.load(std::memory_order_acquire) && !io_->io.stopped()) {
+                io_->io.poll();
             }
             break;
         case poll_policy::spin_then_block: {
             auto last_work = std::chrono::steady_clock::now();
-            while (!stopping_.load(std::memory_order_acquire) && !io_.stopped()) {
-                if (io_.poll() > 0) {
+            while (!stopping_.load(std::memory_order_acquire) && !io_->io.stopped()) {
+                if (io_->io.poll() > 0) {
                     last_work = std::chrono::steady_clock::now();
                 } else if (std::chrono::steady_clock::now() - last_work > k_spin_window) {
-                    io_.run_one();
+                    io_->io.run_one();
                     last_work = std::chrono::steady_clock::now();
                 }
             }

@@ -22,11 +22,12 @@
 #include <string>
 #include <thread>
 
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-
 #include "timing/event_queue.hpp"
 #include "timing/sim_time.hpp"
+
+namespace boost::asio {
+class io_context;
+}  // namespace boost::asio
 
 namespace ndksim::timing {
 
@@ -99,7 +100,7 @@ public:
     std::uint64_t events_run() const noexcept { return events_run_.load(std::memory_order_relaxed); }
 
     /// The io_context of the engine thread (threaded mode), for the wire's sockets and timers.
-    boost::asio::io_context& io() noexcept { return io_; }
+    boost::asio::io_context& io() noexcept;
 
 private:
     bool run_next_locked(std::unique_lock<std::mutex>& lock);
@@ -117,8 +118,10 @@ private:
     std::atomic<std::size_t> outstanding_{0};  // queued plus running tasks
     bool pump_posted_ = false;
 
-    boost::asio::io_context io_;
-    std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work_;
+    // The io_context and its work guard live in scheduler.cpp, so only code that does I/O
+    // compiles Boost.Asio.
+    struct io_state;
+    std::unique_ptr<io_state> io_;
     std::atomic<bool> stopping_{false};
     std::thread engine_;
 };
