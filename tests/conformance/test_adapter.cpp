@@ -5,11 +5,11 @@
 #include <cstring>
 #include <vector>
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 // ---- version negotiation ----------------------------------------------------------------
 
@@ -326,9 +326,9 @@ TEST_P(AdapterClose, ClosingAllHandlesLeavesNoLiveObjects) {
     EXPECT_EQ(ndksim_adapter_leaked_objects(sim()), 0u);
 }
 
-NDK_TEST_INSTANTIATE_STYLES(AdapterHandle);
-NDK_TEST_INSTANTIATE_STYLES(AdapterQueryInfo);
-NDK_TEST_INSTANTIATE_STYLES(AdapterClose);
-NDK_TEST_INSTANTIATE_THREADED_STYLES(AdapterClose);
+NDKSIM_TEST_INSTANTIATE_STYLES(AdapterHandle);
+NDKSIM_TEST_INSTANTIATE_STYLES(AdapterQueryInfo);
+NDKSIM_TEST_INSTANTIATE_STYLES(AdapterClose);
+NDKSIM_TEST_INSTANTIATE_THREADED_STYLES(AdapterClose);
 
 }  // namespace

@@ -2,11 +2,11 @@
 // the 13-entry NDKPI 2.1 dispatch table), NdkQueryExtension, and its close. Connection
 // establishment belongs to the connection issue.
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 class ConnectorCreate : public NdkStyleTest {};
 class ConnectorClose : public NdkStyleTest {};
@@ -74,7 +74,7 @@ TEST_P(ConnectorClose, SeveralConnectorsCloseInAnyOrder) {
     EXPECT_EQ(ndksim_adapter_live_objects(sim()), 1u);
 }
 
-NDK_TEST_INSTANTIATE_STYLES(ConnectorCreate);
-NDK_TEST_INSTANTIATE_STYLES(ConnectorClose);
+NDKSIM_TEST_INSTANTIATE_STYLES(ConnectorCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(ConnectorClose);
 
 }  // namespace

@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 class CqCreate : public NdkStyleTest {};
 class CqResize : public NdkStyleTest {};
@@ -262,10 +262,10 @@ TEST_P(CqCloseWithPendingRequest, CloseFromInsideResizeCompletionCompletesAfterI
     EXPECT_EQ(log().entries(), expected);
 }
 
-NDK_TEST_INSTANTIATE_STYLES(CqCreate);
-NDK_TEST_INSTANTIATE_STYLES(CqResize);
-NDK_TEST_INSTANTIATE_STYLES(CqModeration);
-NDK_TEST_INSTANTIATE_STYLES(CqClose);
-NDK_TEST_INSTANTIATE_PENDING_STYLES(CqCloseWithPendingRequest);
+NDKSIM_TEST_INSTANTIATE_STYLES(CqCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(CqResize);
+NDKSIM_TEST_INSTANTIATE_STYLES(CqModeration);
+NDKSIM_TEST_INSTANTIATE_STYLES(CqClose);
+NDKSIM_TEST_INSTANTIATE_PENDING_STYLES(CqCloseWithPendingRequest);
 
 }  // namespace

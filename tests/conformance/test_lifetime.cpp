@@ -16,11 +16,11 @@
 #include <tuple>
 #include <vector>
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 const std::vector<NDK_OBJECT_TYPE> k_kinds{
     NdkObjectTypePd,        NdkObjectTypeCq,       NdkObjectTypeMr,
@@ -438,9 +438,9 @@ TEST_P(LifetimePendingRequest, ListenerClosedFromInsideItsListenCompletionCloses
     EXPECT_EQ(log().entries(), expected);
 }
 
-NDK_TEST_INSTANTIATE_STYLES(LifetimeOrder);
-NDK_TEST_INSTANTIATE_THREADED_STYLES(LifetimeOrder);
-NDK_TEST_INSTANTIATE_PENDING_STYLES(LifetimePendingRequest);
+NDKSIM_TEST_INSTANTIATE_STYLES(LifetimeOrder);
+NDKSIM_TEST_INSTANTIATE_THREADED_STYLES(LifetimeOrder);
+NDKSIM_TEST_INSTANTIATE_PENDING_STYLES(LifetimePendingRequest);
 
 // ---- reproducibility of the RANDOM style -------------------------------------------------
 

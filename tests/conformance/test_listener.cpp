@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 constexpr USHORT k_port = 5001;
 
@@ -294,11 +294,11 @@ TEST_P(ListenerIpv6, SecondListenerOnSamePortGetsSharingViolationWhateverTheFami
     EXPECT_NT(STATUS_SUCCESS, close(second.object).status);
 }
 
-NDK_TEST_INSTANTIATE_STYLES(ListenerCreate);
-NDK_TEST_INSTANTIATE_STYLES(ListenerListen);
-NDK_TEST_INSTANTIATE_STYLES(ListenerClose);
-NDK_TEST_INSTANTIATE_THREADED_STYLES(ListenerClose);
-NDK_TEST_INSTANTIATE_PENDING_STYLES(ListenerCloseWithPendingListen);
-NDK_TEST_INSTANTIATE_STYLES(ListenerIpv6);
+NDKSIM_TEST_INSTANTIATE_STYLES(ListenerCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(ListenerListen);
+NDKSIM_TEST_INSTANTIATE_STYLES(ListenerClose);
+NDKSIM_TEST_INSTANTIATE_THREADED_STYLES(ListenerClose);
+NDKSIM_TEST_INSTANTIATE_PENDING_STYLES(ListenerCloseWithPendingListen);
+NDKSIM_TEST_INSTANTIATE_STYLES(ListenerIpv6);
 
 }  // namespace

@@ -2,11 +2,11 @@
 // header, NdkQueryExtension, and closing an MR alone and under a PD whose close is pending.
 // Registration itself (NdkRegisterMr, ...) belongs to the memory issue.
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 class MrTest : public NdkStyleTest {
   protected:
@@ -102,7 +102,7 @@ TEST_P(MrClose, LetsItsPdsPendingCloseComplete) {
     pd_ = nullptr;
 }
 
-NDK_TEST_INSTANTIATE_STYLES(MrCreate);
-NDK_TEST_INSTANTIATE_STYLES(MrClose);
+NDKSIM_TEST_INSTANTIATE_STYLES(MrCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(MrClose);
 
 }  // namespace

@@ -2,11 +2,11 @@
 // and closing an MW alone and under a PD whose close is pending. Binding belongs to the
 // memory issue.
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 class MwTest : public NdkStyleTest {
   protected:
@@ -78,7 +78,7 @@ TEST_P(MwClose, LetsItsPdsPendingCloseCompleteAfterTheLastOfSeveralMws) {
     pd_ = nullptr;
 }
 
-NDK_TEST_INSTANTIATE_STYLES(MwCreate);
-NDK_TEST_INSTANTIATE_STYLES(MwClose);
+NDKSIM_TEST_INSTANTIATE_STYLES(MwCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(MwClose);
 
 }  // namespace

@@ -4,11 +4,11 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 class PdCreate : public NdkStyleTest {};
 class PdClose : public NdkStyleTest {};
@@ -190,8 +190,8 @@ TEST_P(PdQueryExtension, ReturnsNotSupported) {
     EXPECT_NT(STATUS_SUCCESS, close(pd.object).status);
 }
 
-NDK_TEST_INSTANTIATE_STYLES(PdCreate);
-NDK_TEST_INSTANTIATE_STYLES(PdClose);
-NDK_TEST_INSTANTIATE_STYLES(PdQueryExtension);
+NDKSIM_TEST_INSTANTIATE_STYLES(PdCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(PdClose);
+NDKSIM_TEST_INSTANTIATE_STYLES(PdQueryExtension);
 
 }  // namespace

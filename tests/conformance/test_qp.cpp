@@ -5,11 +5,11 @@
 
 #include <string>
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 class QpTest : public NdkStyleTest {
   protected:
@@ -222,7 +222,7 @@ TEST_P(QpCreateWithSrq, SrqClosePendsUntilItsQpCloses) {
     srq_ = nullptr;
 }
 
-NDK_TEST_INSTANTIATE_STYLES(QpCreate);
-NDK_TEST_INSTANTIATE_STYLES(QpCreateWithSrq);
+NDKSIM_TEST_INSTANTIATE_STYLES(QpCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(QpCreateWithSrq);
 
 }  // namespace

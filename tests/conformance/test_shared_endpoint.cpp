@@ -4,11 +4,11 @@
 // that is not the adapter's, IPv6 with family 23 and 10, NdkQueryExtension, and the port's
 // release at close (REFERENCE.md 6, 8.3, rules 1, 4, 25).
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 constexpr USHORT k_port = 6002;
 
@@ -186,9 +186,9 @@ TEST_P(SharedEndpointIpv6, Ipv4AddressGetsInvalidAddressAndSamePortGetsSharingVi
     EXPECT_NT(STATUS_SUCCESS, close(sep.object).status);
 }
 
-NDK_TEST_INSTANTIATE_STYLES(SharedEndpointCreate);
-NDK_TEST_INSTANTIATE_STYLES(SharedEndpointClose);
-NDK_TEST_INSTANTIATE_THREADED_STYLES(SharedEndpointClose);
-NDK_TEST_INSTANTIATE_STYLES(SharedEndpointIpv6);
+NDKSIM_TEST_INSTANTIATE_STYLES(SharedEndpointCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(SharedEndpointClose);
+NDKSIM_TEST_INSTANTIATE_THREADED_STYLES(SharedEndpointClose);
+NDKSIM_TEST_INSTANTIATE_STYLES(SharedEndpointIpv6);
 
 }  // namespace

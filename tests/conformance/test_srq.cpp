@@ -6,11 +6,11 @@
 #include <string>
 #include <vector>
 
-#include "fixtures/ndk_fixture.hpp"
+#include <ndksim/testkit/ndk_fixture.hpp>
 
 namespace {
 
-using namespace ndk_test;
+using namespace ndksim::testkit;
 
 class SrqTest : public NdkStyleTest {
   protected:
@@ -171,9 +171,9 @@ TEST_P(SrqCloseWithPendingRequest, CloseCompletionComesAfterModifyCompletion) {
     EXPECT_EQ(log().entries(), expected) << "the close completion is the last callback";
 }
 
-NDK_TEST_INSTANTIATE_STYLES(SrqCreate);
-NDK_TEST_INSTANTIATE_STYLES(SrqModify);
-NDK_TEST_INSTANTIATE_STYLES(SrqClose);
-NDK_TEST_INSTANTIATE_PENDING_STYLES(SrqCloseWithPendingRequest);
+NDKSIM_TEST_INSTANTIATE_STYLES(SrqCreate);
+NDKSIM_TEST_INSTANTIATE_STYLES(SrqModify);
+NDKSIM_TEST_INSTANTIATE_STYLES(SrqClose);
+NDKSIM_TEST_INSTANTIATE_PENDING_STYLES(SrqCloseWithPendingRequest);
 
 }  // namespace
