@@ -10,6 +10,7 @@
 #include "nic/engine.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
+#include "timing/scheduler.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::nic {
@@ -129,6 +130,9 @@ void connection_manager::arm_timer(std::uint32_t id, connector_state waiting_in,
     if (conn == nullptr) {
         return;
     }
+    // A timer measured on the simulated clock; in threaded mode that clock does not run ahead
+    // of the wall clock by more than a millisecond (timing/scheduler.hpp), so the peer's
+    // engine and the consumers on both sides have the time to answer before it fires.
     const std::uint64_t generation = ++conn->timer_generation;
     e_.dev().sched().post_after(e_.config().cm_response_timeout,
                                 [this, id, generation, waiting_in, on_timeout] {
@@ -261,6 +265,10 @@ status connection_manager::connect(core::connector& c, core::qp& q,
 
 status connection_manager::complete_connect(core::connector& c, core::disconnect_fn event,
                                             core::request_fn done) {
+    if (c.state() == connector_state::failed && c.remote_id != 0) {
+        // The peer replied, then abandoned the connection (NdkCompleteConnect docs).
+        return status::connection_aborted;
+    }
     if (c.state() != connector_state::replied || c.has_request()) {
         return status::connection_invalid;
     }
@@ -298,6 +306,9 @@ status connection_manager::accept(core::connector& c, core::qp& q,
     core::device& dev = e_.dev();
     if (private_data.size() > dev.limits().max_callee_data) {
         return status::invalid_parameter;
+    }
+    if (c.state() == connector_state::failed) {
+        return status::connection_aborted;  // the active side gave up first (NdkAccept docs)
     }
     if (c.state() != connector_state::requested || c.has_request()) {
         return status::invalid_device_state;
@@ -535,7 +546,19 @@ void connection_manager::on_ready_to_use(const wire::cm_message& m) {
 }
 
 void connection_manager::on_reject(const wire::cm_message& m) {
-    connection* conn = find(m.remote_connection_id);
+    std::uint32_t id = m.remote_connection_id;
+    if (id == 0) {
+        // An active side that closed before our reply reached it does not know our id: find
+        // the passive connection by the peer's own id and address.
+        std::lock_guard lock(mutex_);
+        for (const auto& [cid, other] : connections_) {
+            if (other.c->remote_id == m.local_connection_id && other.flow.dst == m.src_ip) {
+                id = cid;
+                break;
+            }
+        }
+    }
+    connection* conn = find(id);
     if (conn == nullptr) {
         return;
     }
@@ -551,11 +574,11 @@ void connection_manager::on_reject(const wire::cm_message& m) {
             q->set_state(core::qp_state::error);
         }
         core::ref<core::connector> keep(&c);
-        forget(m.remote_connection_id);
+        forget(id);
         keep->deliver_disconnect_event(0);
         return;
     }
-    fail_connection(m.remote_connection_id, result);
+    fail_connection(id, result);
 }
 
 void connection_manager::on_disconnect_request(const wire::cm_message& m) {

@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include "core/cq.hpp"
 #include "core/device.hpp"
 #include "mem/access.hpp"
 #include "nic/engine.hpp"
@@ -15,6 +16,11 @@ namespace {
 // What every initiator post checks first: the QP is connected (rule 10) and has room.
 status check_initiator(core::qp& q, core::send_wqe*& slot) {
     if (q.state() != core::qp_state::connected) {
+        return status::connection_invalid;
+    }
+    if (q.initiator_cq().overrun() || q.receive_cq().overrun()) {
+        // Rule 15: a CQ overrun makes every QP using the CQ unusable, not only the one whose
+        // completion overran it.
         return status::connection_invalid;
     }
     slot = q.sq().prepare();

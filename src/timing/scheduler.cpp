@@ -5,6 +5,7 @@
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include "util/log.hpp"
 
@@ -34,7 +35,23 @@ struct running_guard {
 struct scheduler::io_state {
     boost::asio::io_context io;
     std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> work;
+    // Wakes the engine when the earliest event is too far ahead of the wall clock to run yet.
+    boost::asio::steady_timer wake{io};
 };
+
+sim_time scheduler::wall_elapsed() const noexcept {
+    const auto elapsed = std::chrono::steady_clock::now() - started_;
+    return static_cast<sim_time>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()) * 1000;
+}
+
+sim_time scheduler::now() const noexcept {
+    const sim_time events = now_.load(std::memory_order_acquire);
+    if (opts_.mode == run_mode::deterministic) {
+        return events;
+    }
+    return std::max(events, wall_elapsed());
+}
 
 scheduler::scheduler(options opts) : opts_(std::move(opts)), io_(std::make_unique<io_state>()) {
     if (opts_.mode == run_mode::threaded) {
@@ -132,6 +149,23 @@ void scheduler::notify_waiters() {
 void scheduler::pump() {
     std::unique_lock lock(mutex_);
     for (int i = 0; i < k_pump_batch; ++i) {
+        if (!queue_.empty()) {
+            const sim_time limit = wall_elapsed() + opts_.wall_slack;
+            if (queue_.next_time() > limit) {
+                // Too far ahead of the wall clock: sleep until it catches up. A task posted
+                // meanwhile posts its own pump; the timer's later pump then finds nothing due.
+                const auto wait = std::chrono::nanoseconds((queue_.next_time() - limit) / 1000 + 1);
+                pump_posted_ = false;
+                lock.unlock();
+                io_->wake.expires_after(wait);
+                io_->wake.async_wait([this](const boost::system::error_code& ec) {
+                    if (!ec) {
+                        pump();
+                    }
+                });
+                return;
+            }
+        }
         if (!run_next_locked(lock)) {
             pump_posted_ = false;
             lock.unlock();

@@ -7,6 +7,11 @@
 //    so one seed and one call sequence give the same events and the same results every time.
 //  - threaded: one engine thread per scheduler runs a Boost.Asio io_context; simulated events
 //    are drained from it in batches between I/O handlers, so sockets added later share the thread.
+//    Here the simulated clock is tied to the wall clock: it never falls behind the time elapsed
+//    since the scheduler started, and an event may run at most `wall_slack` ahead of it. Work
+//    that costs nanoseconds to microseconds runs at once, while timeouts and back-offs (RNR,
+//    connection management, moderation) take their time on the wall clock as well, so a peer
+//    thread or the consumer has the time to answer before they fire.
 //
 // Concurrency: every public member is thread-safe. Tasks run one at a time on the engine thread
 // (or the driving thread in deterministic mode), in (time, sequence) order. The queue mutex is
@@ -43,6 +48,8 @@ public:
         run_mode mode = run_mode::deterministic;
         poll_policy poll = poll_policy::block;
         std::string name = "sched";  ///< used in log lines and the engine thread's name
+        /// threaded mode: how far the simulated clock may run ahead of the wall clock [ps]
+        sim_time wall_slack = milliseconds(1);
     };
 
     /// Creates a scheduler; a threaded one starts its engine thread at once.
@@ -54,8 +61,9 @@ public:
     scheduler(const scheduler&) = delete;
     scheduler& operator=(const scheduler&) = delete;
 
-    /// Current simulated time [ps]. Never decreases.
-    sim_time now() const noexcept { return now_.load(std::memory_order_acquire); }
+    /// Current simulated time [ps]. Never decreases. In threaded mode it is at least the wall
+    /// time elapsed since the scheduler started.
+    sim_time now() const noexcept;
 
     /// Runs `fn` at the current simulated time, after every task already due at that time.
     void post(task fn) { post_at(now(), std::move(fn)); }
@@ -104,6 +112,7 @@ public:
 
 private:
     bool run_next_locked(std::unique_lock<std::mutex>& lock);
+    sim_time wall_elapsed() const noexcept;
     void pump();
     void engine_main();
     void notify_waiters();
@@ -122,6 +131,7 @@ private:
     // compiles Boost.Asio.
     struct io_state;
     std::unique_ptr<io_state> io_;
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::atomic<bool> stopping_{false};
     std::thread engine_;
 };

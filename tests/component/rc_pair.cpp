@@ -268,9 +268,10 @@ link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, UL
     incoming_ = nullptr;
     track(&l.passive->Header);
     slot accepted;
-    EXPECT_STATUS(STATUS_PENDING, l.passive->Dispatch->NdkAccept(
-                                      l.passive, bqp, b_ird, b_ord, nullptr, 0, link::on_passive_event,
-                                      &l, slot::on_request, &accepted));
+    EXPECT_STATUS(STATUS_PENDING,
+                  l.passive->Dispatch->NdkAccept(l.passive, bqp, b_ird, b_ord, nullptr, 0,
+                                                 link::on_passive_event, &l, slot::on_request,
+                                                 &accepted));
     if (!wait(connected, "Connect's completion")) {
         return l;
     }

@@ -40,7 +40,8 @@ protected:
         return i;
     }
 
-    static SOCKADDR_IN address(NTSTATUS (*fn)(NDK_CONNECTOR*, PSOCKADDR, ULONG*), NDK_CONNECTOR* c) {
+    static SOCKADDR_IN address(NTSTATUS (*fn)(NDK_CONNECTOR*, PSOCKADDR, ULONG*),
+                               NDK_CONNECTOR* c) {
         SOCKADDR_IN a{};
         ULONG size = sizeof a;
         EXPECT_STATUS(STATUS_SUCCESS, fn(c, reinterpret_cast<PSOCKADDR>(&a), &size));
@@ -373,6 +374,14 @@ TEST_F(RcConnections, GetConnectionDataReportsTheSizeAndRefusesAShortBuffer) {
                   c->Dispatch->NdkGetConnectionData(c, nullptr, nullptr, whole, &length));
     EXPECT_EQ(sizeof reply, length);
     EXPECT_STREQ(reply, whole);
+    // Finish the handshake, so no completion is left for after the test.
+    slot completed;
+    ASSERT_STATUS(STATUS_PENDING, c->Dispatch->NdkCompleteConnect(c, nullptr, nullptr,
+                                                                  slot::on_request, &completed));
+    ASSERT_TRUE(drive([&] { return completed.calls == 1 && accepted.calls == 1; },
+                      "CompleteConnect and Accept"));
+    EXPECT_STATUS(STATUS_SUCCESS, completed.status);
+    EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
 }
 
 TEST_F(RcConnections, LocalAndPeerAddressesMirrorEachOther) {
@@ -497,6 +506,144 @@ TEST_F(RcConnections, PeerDisconnectRacingALocalDisconnectDeliversAtMostOneEvent
     settle();
     EXPECT_LE(b_.disconnect_events, 1);
     EXPECT_EQ(0, a_.disconnect_events);
+}
+
+TEST_F(RcConnections, ConnectTimesOutWhenThePassiveSideNeverAnswersAndALateAcceptIsAborted) {
+    NDK_QP* aqp = make_qp(a_, a_.cq);
+    NDK_QP* bqp = make_qp(b_, b_.cq);
+    NDK_CONNECTOR* c = make_connector(a_);
+    slot connected;
+    const ULONG64 started = ndksim_loop_now(loop_);
+    ASSERT_STATUS(STATUS_PENDING, start_connect(c, aqp, "10.0.0.2", port_, connected));
+    NDK_CONNECTOR* passive = take_incoming();
+    ASSERT_NE(nullptr, passive);
+    // The passive consumer sits on the request: the active side gives up after the CM timeout.
+    settle();
+    ASSERT_EQ(1, connected.calls);
+    EXPECT_STATUS(STATUS_IO_TIMEOUT, connected.status);
+    EXPECT_GE(ndksim_loop_now(loop_) - started, 1000ULL * 1000 * 1000 * 1000);
+    // A late Accept learns that the connector was abandoned.
+    slot accepted;
+    const NTSTATUS r = passive->Dispatch->NdkAccept(passive, bqp, 8, 8, nullptr, 0, nullptr,
+                                                    nullptr, slot::on_request, &accepted);
+    if (r == STATUS_PENDING) {
+        ASSERT_TRUE(wait(accepted, "Accept's completion"));
+        EXPECT_STATUS(STATUS_CONNECTION_ABORTED, accepted.status);
+    } else {
+        EXPECT_STATUS(STATUS_CONNECTION_ABORTED, r);
+    }
+    settle();
+    EXPECT_EQ(1, connected.calls);
+}
+
+TEST_F(RcConnections, AcceptAfterTheActiveSideClosedIsConnectionAborted) {
+    NDK_QP* aqp = make_qp(a_, a_.cq);
+    NDK_QP* bqp = make_qp(b_, b_.cq);
+    NDK_CONNECTOR* c = make_connector(a_);
+    slot connected;
+    ASSERT_STATUS(STATUS_PENDING, start_connect(c, aqp, "10.0.0.2", port_, connected));
+    NDK_CONNECTOR* passive = take_incoming();
+    ASSERT_NE(nullptr, passive);
+    close_tracked(&c->Header);
+    EXPECT_EQ(1, connected.calls) << "the close did not complete the pending Connect";
+    EXPECT_STATUS(STATUS_CANCELLED, connected.status);
+    settle();
+    slot accepted;
+    const NTSTATUS r = passive->Dispatch->NdkAccept(passive, bqp, 8, 8, nullptr, 0, nullptr,
+                                                    nullptr, slot::on_request, &accepted);
+    if (r == STATUS_PENDING) {
+        ASSERT_TRUE(wait(accepted, "Accept's completion"));
+        EXPECT_STATUS(STATUS_CONNECTION_ABORTED, accepted.status);
+    } else {
+        EXPECT_STATUS(STATUS_CONNECTION_ABORTED, r);
+    }
+}
+
+TEST_F(RcConnections, RejectAfterTheActiveSideClosedIsConnectionAborted) {
+    NDK_QP* aqp = make_qp(a_, a_.cq);
+    NDK_CONNECTOR* c = make_connector(a_);
+    slot connected;
+    ASSERT_STATUS(STATUS_PENDING, start_connect(c, aqp, "10.0.0.2", port_, connected));
+    NDK_CONNECTOR* passive = take_incoming();
+    ASSERT_NE(nullptr, passive);
+    close_tracked(&c->Header);
+    settle();
+    EXPECT_STATUS(STATUS_CONNECTION_ABORTED, passive->Dispatch->NdkReject(passive, nullptr, 0));
+}
+
+TEST_F(RcConnections, CompleteConnectAfterThePassiveSideClosedIsConnectionAborted) {
+    NDK_QP* aqp = make_qp(a_, a_.cq);
+    NDK_QP* bqp = make_qp(b_, b_.cq);
+    NDK_CONNECTOR* c = make_connector(a_);
+    slot connected;
+    ASSERT_STATUS(STATUS_PENDING, start_connect(c, aqp, "10.0.0.2", port_, connected));
+    NDK_CONNECTOR* passive = take_incoming();
+    ASSERT_NE(nullptr, passive);
+    slot accepted;
+    ASSERT_STATUS(STATUS_PENDING,
+                  passive->Dispatch->NdkAccept(passive, bqp, 8, 8, nullptr, 0, nullptr, nullptr,
+                                               slot::on_request, &accepted));
+    ASSERT_TRUE(wait(connected, "Connect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, connected.status);
+    close_tracked(&passive->Header);
+    EXPECT_EQ(1, accepted.calls) << "the close did not complete the pending Accept";
+    EXPECT_STATUS(STATUS_CANCELLED, accepted.status);
+    settle();
+    slot completed;
+    const NTSTATUS r =
+        c->Dispatch->NdkCompleteConnect(c, nullptr, nullptr, slot::on_request, &completed);
+    if (r == STATUS_PENDING) {
+        ASSERT_TRUE(wait(completed, "CompleteConnect's completion"));
+        EXPECT_STATUS(STATUS_CONNECTION_ABORTED, completed.status);
+    } else {
+        EXPECT_STATUS(STATUS_CONNECTION_ABORTED, r);
+    }
+    NDK_SGE s = a_.buf.sge(0, 16);
+    EXPECT_STATUS(STATUS_CONNECTION_INVALID, aqp->Dispatch->NdkSend(aqp, nullptr, &s, 1, 0));
+}
+
+TEST_F(RcConnections, ClosingTheListenerRefusesNewRequestsAndHoldsThePortUntilItsConnectorsClose) {
+    slot listener_closed;
+    ASSERT_STATUS(STATUS_PENDING,
+                  listener_->Dispatch->NdkCloseListener(&listener_->Header, slot::on_close,
+                                                        &listener_closed));
+    NDK_LISTENER* closing = listener_;
+    listener_ = nullptr;
+    // New requests are refused at once.
+    NDK_QP* qp = make_qp(a_, a_.cq);
+    NDK_CONNECTOR* c = make_connector(a_);
+    slot refused;
+    ASSERT_STATUS(STATUS_PENDING, start_connect(c, qp, "10.0.0.2", port_, refused));
+    ASSERT_TRUE(wait(refused, "Connect's completion"));
+    EXPECT_STATUS(STATUS_CONNECTION_REFUSED, refused.status);
+    // The accepted connector still holds the port, and the listener's close waits for it.
+    NDK_LISTENER* again = nullptr;
+    slot created;
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  b_.adapter->Dispatch->NdkCreateListener(b_.adapter, [](PVOID, NDK_CONNECTOR*) {},
+                                                          nullptr, slot::on_create, &created,
+                                                          &again));
+    track(&again->Header);
+    SOCKADDR_IN same = ipv4("10.0.0.2", port_);
+    slot listened;
+    EXPECT_STATUS(STATUS_SHARING_VIOLATION,
+                  again->Dispatch->NdkListen(again, reinterpret_cast<PSOCKADDR>(&same),
+                                             sizeof same, slot::on_request, &listened));
+    settle();
+    EXPECT_EQ(0, listener_closed.calls);
+    (void)closing;
+    close(&b_.connector->Header);
+    b_.connector = nullptr;
+    ASSERT_TRUE(wait(listener_closed, "the listener's close"));
+    // Now the port is free again.
+    const NTSTATUS l = again->Dispatch->NdkListen(again, reinterpret_cast<PSOCKADDR>(&same),
+                                                  sizeof same, slot::on_request, &listened);
+    if (l == STATUS_PENDING) {
+        ASSERT_TRUE(wait(listened, "NdkListen's completion"));
+        EXPECT_STATUS(STATUS_SUCCESS, listened.status);
+    } else {
+        EXPECT_STATUS(STATUS_SUCCESS, l);
+    }
 }
 
 }  // namespace

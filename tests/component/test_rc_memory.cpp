@@ -1,5 +1,6 @@
 // Memory windows, fast registration, remote invalidation and the privileged token over the wire,
-// in deterministic mode (REFERENCE.md rules 16, 18-24; docs/memory.md, docs/completion-statuses.md).
+// in deterministic mode (REFERENCE.md rules 16, 18-24; docs/memory.md and
+// docs/completion-statuses.md).
 
 #include "rc_pair.hpp"
 
@@ -246,7 +247,7 @@ TEST_F(RcMemory, RebindWithoutInvalidateAlsoRetiresTheOldToken) {
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 64, b_.buf.address(), first));
 }
 
-// ---- SendAndInvalidate ---------------------------------------------------------------------------
+// ---- SendAndInvalidate -------------------------------------------------------------------------
 
 TEST_F(RcMemory, SendAndInvalidateReportsTheTokenAndInvalidatesItAtTheReceiver) {
     NDK_MW* mw1 = make_mw(b_);
@@ -491,6 +492,54 @@ TEST_F(RcMemory, ReadWithoutLocalInvalidateKeepsTheToken) {
                                                            b_.buf.remote_token, 0));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     EXPECT_STATUS(STATUS_SUCCESS, invalidate(a_, &mr->Header));
+}
+
+TEST_F(RcMemory, BindWithRemoteWriteOnAnMrWithoutLocalWriteIsRefusedInline) {
+    buffer ro = register_buffer(b_, 65536, NDK_MR_FLAG_ALLOW_REMOTE_READ);
+    at_teardown([this, ro]() mutable { release_buffer(b_, ro); });
+    NDK_MW* mw = make_mw(b_);
+    EXPECT_STATUS(STATUS_ACCESS_VIOLATION,
+                  b_.qp->Dispatch->NdkBind(b_.qp, nullptr, ro.mr, mw, ro.bytes, 4096,
+                                           NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
+    // A range outside the MR is a bad parameter.
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  b_.qp->Dispatch->NdkBind(b_.qp, nullptr, ro.mr, mw, ro.bytes + 61440, 8192,
+                                           NDK_OP_FLAG_ALLOW_REMOTE_READ));
+    EXPECT_TRUE(cq_empty(b_.cq)) << "an inline failure produced a completion";
+    // The QP is still fine: a read-only bind works.
+    const UINT32 token = bind(b_, mw, 0, 4096, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+    (void)token;
+}
+
+TEST_F(RcMemory, SendAndInvalidateOfAFastRegisteredTokenInvalidatesTheRegion) {
+    const lam_buffer lb = build_lam(b_, 2 * k_page, 0);
+    NDK_MR* mr = make_fr_mr(b_, 4, TRUE);
+    const fr_region fr = fast_register(
+        b_, mr, lb, 0x40000000, NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+    EXPECT_STATUS(STATUS_SUCCESS, write_from_a(0, 64, fr.base, fr.token));
+    NDK_SGE r = b_.buf.sge(0, 4096);
+    ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
+    NDK_SGE s = a_.buf.sge(0, 32);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1, 0, fr.token));
+    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    const NDK_RESULT_EX got = next(b_.cq);
+    EXPECT_STATUS(STATUS_SUCCESS, got.Status);
+    EXPECT_EQ(NdkOperationTypeReceiveAndInvalidate, got.Type);
+    EXPECT_EQ(static_cast<ULONG_PTR>(fr.token), got.TypeSpecificCompletionOutput);
+    EXPECT_STATUS(STATUS_ACCESS_VIOLATION, read_into_a(0, 64, fr.base, fr.token));
+}
+
+TEST_F(RcMemory, SendAndInvalidateOfARegisteredMrTokenAbortsTheConnection) {
+    // NdkInvalidate never applies to NdkRegisterMr regions (rule 22), so the token is not one
+    // the receiver can invalidate.
+    NDK_SGE r = b_.buf.sge(0, 4096);
+    ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
+    NDK_SGE s = a_.buf.sge(0, 32);
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1, 0,
+                                                                        b_.buf.remote_token));
+    EXPECT_STATUS(STATUS_CONNECTION_ABORTED, next(b_.cq).Status);
+    EXPECT_STATUS(STATUS_CONNECTION_ABORTED, next(a_.cq).Status);
 }
 
 }  // namespace

@@ -329,5 +329,35 @@ TEST_F(RcQueues, APeerInboundReadLimitOfOneStillCompletesManyReadsInOrder) {
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes + 65536, b_.buf.bytes, 4 * 8192));
 }
 
+TEST_F(RcQueues, CqOverrunStopsEveryQpUsingTheCq) {
+    notifications n;
+    n.cq = make_cq(b_, 2, notifications::on_notify, &n);
+    NDK_QP* a1 = make_qp(a_, a_.cq);
+    NDK_QP* a2 = make_qp(a_, a_.cq);
+    NDK_QP* b1 = make_qp(b_, n.cq);
+    NDK_QP* b2 = make_qp(b_, n.cq);
+    connect_qps(a1, b1);
+    connect_qps(a2, b2);
+    for (int i = 0; i < 3; ++i) {
+        NDK_SGE r = b_.buf.sge(0, 4096);
+        ASSERT_STATUS(STATUS_SUCCESS, b1->Dispatch->NdkReceive(b1, nullptr, &r, 1));
+    }
+    NDK_SGE s = a_.buf.sge(0, 64);
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_STATUS(STATUS_SUCCESS, a1->Dispatch->NdkSend(a1, nullptr, &s, 1, 0));
+    }
+    settle();
+    ASSERT_EQ(1U, n.statuses.size());
+    EXPECT_STATUS(STATUS_BUFFER_OVERFLOW, n.statuses[0]);
+    // b2 never overran anything itself, but its CQ is dead: it is unusable too (rule 15).
+    NDK_SGE bs = b_.buf.sge(0, 16);
+    EXPECT_STATUS(STATUS_CONNECTION_INVALID, b2->Dispatch->NdkSend(b2, nullptr, &bs, 1, 0));
+    EXPECT_STATUS(STATUS_CONNECTION_INVALID,
+                  b2->Dispatch->NdkWrite(b2, nullptr, &bs, 1, a_.buf.address(),
+                                         a_.buf.remote_token, 0));
+    settle();
+    EXPECT_EQ(1U, n.statuses.size());
+}
+
 }  // namespace
 }  // namespace rc

@@ -87,10 +87,12 @@ TEST_P(ThreadedScheduler, RunsPostedTasksOnTheEngineThreadInOrder) {
     std::atomic<bool> engine_thread{true};
     std::atomic<int> done{0};
     const auto caller = std::this_thread::get_id();
-    // Posted from one task so that every delay counts from the same simulated instant.
+    // Absolute times from one base: in threaded mode now() follows the wall clock, so relative
+    // delays posted one after another would not share an instant.
     s.post([&] {
+        const sim_time base = s.now() + milliseconds(10);
         for (int i = 0; i < 1000; ++i) {
-            s.post_after(nanoseconds(static_cast<std::uint64_t>(i % 7)), [&, i] {
+            s.post_at(base + nanoseconds(static_cast<std::uint64_t>(i % 7)), [&, i] {
                 if (std::this_thread::get_id() == caller) {
                     engine_thread = false;
                 }
@@ -109,6 +111,18 @@ TEST_P(ThreadedScheduler, RunsPostedTasksOnTheEngineThreadInOrder) {
         const int b = ran[k];
         EXPECT_TRUE(a % 7 < b % 7 || (a % 7 == b % 7 && a < b)) << a << " before " << b;
     }
+}
+
+TEST(ThreadedSchedulerClock, NeverFallsBehindTheWallClock) {
+    scheduler s({run_mode::threaded, poll_policy::block, "clock"});
+    const auto start = std::chrono::steady_clock::now();
+    std::atomic<bool> ran{false};
+    // 20 ms ahead: far beyond the 1 ms slack, so it waits for the wall clock.
+    s.post_after(milliseconds(20), [&] { ran = true; });
+    ASSERT_TRUE(s.wait_until([&] { return ran.load(); }, std::chrono::seconds(10)));
+    const auto waited = std::chrono::steady_clock::now() - start;
+    EXPECT_GE(waited, std::chrono::milliseconds(18));
+    EXPECT_GE(s.now(), milliseconds(20));
 }
 
 INSTANTIATE_TEST_SUITE_P(PollPolicies, ThreadedScheduler,
