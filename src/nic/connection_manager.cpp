@@ -124,6 +124,18 @@ void connection_manager::send_reply_to(const wire::ip_address& to, wire::cm_mess
     send(conn, m);
 }
 
+void connection_manager::reject_unknown(const wire::cm_message& m, std::uint32_t reason) {
+    wire::cm_message reply;
+    reply.type = wire::cm_type::reject;
+    reply.remote_connection_id = m.local_connection_id;
+    reply.src_ip = m.dst_ip;
+    reply.dst_ip = m.src_ip;
+    reply.src_port = m.dst_port;
+    reply.dst_port = m.src_port;
+    reply.reject_reason = reason;
+    send_reply_to(m.src_ip, reply);
+}
+
 void connection_manager::arm_timer(std::uint32_t id, connector_state waiting_in,
                                    status on_timeout) {
     connection* conn = find(id);
@@ -425,27 +437,19 @@ void connection_manager::on_datagram(const wire::decoded_packet& p, const wire::
         e_.counters().cm_bad_messages.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    switch (m.type) {
-        case wire::cm_type::request:
-            on_request(m, from);
-            break;
-        case wire::cm_type::reply:
-            on_reply(m);
-            break;
-        case wire::cm_type::ready_to_use:
-            on_ready_to_use(m);
-            break;
-        case wire::cm_type::reject:
-            on_reject(m);
-            break;
-        case wire::cm_type::disconnect_request:
-            on_disconnect_request(m);
-            break;
-        case wire::cm_type::disconnect_reply:
-            on_disconnect_reply(m);
-            break;
-        case wire::cm_type::invalid:
-            break;
+    // One handler per message type, indexed by wire::cm_type (decode_cm rejected unknown types).
+    using handler = void (connection_manager::*)(const wire::cm_message&, const wire::ip_address&);
+    static constexpr std::array<handler, wire::cm_type_count> k_handlers{
+        nullptr,                                      // invalid
+        &connection_manager::on_request,              // request
+        &connection_manager::on_reply,                // reply
+        &connection_manager::on_ready_to_use,         // ready_to_use
+        &connection_manager::on_reject,               // reject
+        &connection_manager::on_disconnect_request,   // disconnect_request
+        &connection_manager::on_disconnect_reply,     // disconnect_reply
+    };
+    if (const handler h = k_handlers[static_cast<std::size_t>(m.type)]) {
+        (this->*h)(m, from);
     }
 }
 
@@ -464,15 +468,7 @@ void connection_manager::on_request(const wire::cm_message& m, const wire::ip_ad
     const bool own_ip = m.dst_ip == to_ip(dev.own_address());
     if (!l || !own_ip || !l->accepting_requests()) {
         // No listener, a paused one (rule 26) or a closing one (rule 25): refused.
-        wire::cm_message reply;
-        reply.type = wire::cm_type::reject;
-        reply.remote_connection_id = m.local_connection_id;
-        reply.src_ip = m.dst_ip;
-        reply.dst_ip = m.src_ip;
-        reply.src_port = m.dst_port;
-        reply.dst_port = m.src_port;
-        reply.reject_reason = k_reject_no_listener;
-        send_reply_to(from, reply);
+        reject_unknown(m, k_reject_no_listener);
         return;
     }
     core::ref<core::connector> c = core::connector::create_passive(*l);
@@ -506,18 +502,10 @@ void connection_manager::on_request(const wire::cm_message& m, const wire::ip_ad
     l->deliver_connect_event(*raw);
 }
 
-void connection_manager::on_reply(const wire::cm_message& m) {
+void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr || conn->c->state() != connector_state::connecting) {
-        wire::cm_message reply;
-        reply.type = wire::cm_type::reject;
-        reply.remote_connection_id = m.local_connection_id;
-        reply.src_ip = m.dst_ip;
-        reply.dst_ip = m.src_ip;
-        reply.src_port = m.dst_port;
-        reply.dst_port = m.src_port;
-        reply.reject_reason = k_reject_aborted;
-        send_reply_to(m.src_ip, reply);
+        reject_unknown(m, k_reject_aborted);
         return;
     }
     core::connector& c = *conn->c;
@@ -533,7 +521,7 @@ void connection_manager::on_reply(const wire::cm_message& m) {
     c.complete_request(status::success);
 }
 
-void connection_manager::on_ready_to_use(const wire::cm_message& m) {
+void connection_manager::on_ready_to_use(const wire::cm_message& m, const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr || conn->c->state() != connector_state::accepting) {
         return;
@@ -545,7 +533,7 @@ void connection_manager::on_ready_to_use(const wire::cm_message& m) {
     c.complete_request(status::success);
 }
 
-void connection_manager::on_reject(const wire::cm_message& m) {
+void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_address& /*from*/) {
     std::uint32_t id = m.remote_connection_id;
     if (id == 0) {
         // An active side that closed before our reply reached it does not know our id: find
@@ -581,7 +569,7 @@ void connection_manager::on_reject(const wire::cm_message& m) {
     fail_connection(id, result);
 }
 
-void connection_manager::on_disconnect_request(const wire::cm_message& m) {
+void connection_manager::on_disconnect_request(const wire::cm_message& m, const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr) {
         return;
@@ -603,7 +591,7 @@ void connection_manager::on_disconnect_request(const wire::cm_message& m) {
     }
 }
 
-void connection_manager::on_disconnect_reply(const wire::cm_message& m) {
+void connection_manager::on_disconnect_reply(const wire::cm_message& m, const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr || conn->c->state() != connector_state::disconnecting) {
         return;

@@ -105,6 +105,8 @@ private:
     connection* find(std::uint32_t id);
     void send(connection& conn, wire::cm_message& m);
     void send_reply_to(const wire::ip_address& to, wire::cm_message& m);
+    /// Answers a message that matches no connection (or no listener) with a reject.
+    void reject_unknown(const wire::cm_message& m, std::uint32_t reason);
     void fill_addresses(const core::connector& c, wire::cm_message& m) const;
     wire::cm_message handshake_message(const core::connector& c, wire::cm_type type) const;
     void arm_timer(std::uint32_t id, core::connector_state waiting_in, status on_timeout);
@@ -112,11 +114,11 @@ private:
     void fail_connection(std::uint32_t id, status result);
 
     void on_request(const wire::cm_message& m, const wire::ip_address& from);
-    void on_reply(const wire::cm_message& m);
-    void on_ready_to_use(const wire::cm_message& m);
-    void on_reject(const wire::cm_message& m);
-    void on_disconnect_request(const wire::cm_message& m);
-    void on_disconnect_reply(const wire::cm_message& m);
+    void on_reply(const wire::cm_message& m, const wire::ip_address& from);
+    void on_ready_to_use(const wire::cm_message& m, const wire::ip_address& from);
+    void on_reject(const wire::cm_message& m, const wire::ip_address& from);
+    void on_disconnect_request(const wire::cm_message& m, const wire::ip_address& from);
+    void on_disconnect_reply(const wire::cm_message& m, const wire::ip_address& from);
 
     engine& e_;
     std::mutex mutex_;
