@@ -544,3 +544,34 @@ TEST_F(RcMemory, SendAndInvalidateOfARegisteredMrTokenAbortsTheConnection) {
 
 }  // namespace
 }  // namespace rc
+
+namespace rc {
+namespace {
+
+// A bound window pins its region (docs/memory.md): the MR cannot be deregistered under it, and
+// its close stays pending until the window lets go.
+TEST_F(RcMemory, MrWithABoundWindowRefusesDeregisterAndItsClosePendsUntilTheWindowGoes) {
+    buffer extra = register_buffer(b_, 65536,
+                                   NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+    NDK_MW* mw = make_mw(b_);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  b_.qp->Dispatch->NdkBind(b_.qp, nullptr, extra.mr, mw, extra.bytes, 4096,
+                                           NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
+    ASSERT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
+    slot deregistered;
+    EXPECT_STATUS(STATUS_DEVICE_BUSY, extra.mr->Dispatch->NdkDeregisterMr(
+                                          extra.mr, slot::on_request, &deregistered));
+    slot closed;
+    ASSERT_STATUS(STATUS_PENDING,
+                  extra.mr->Dispatch->NdkCloseMr(&extra.mr->Header, slot::on_close, &closed));
+    settle();
+    EXPECT_EQ(0, closed.calls) << "the MR closed while a window was bound to it";
+    EXPECT_STATUS(STATUS_SUCCESS, invalidate(b_, &mw->Header));
+    ASSERT_TRUE(drive([&] { return closed.calls == 1; }, "the MR's close completion"));
+    EXPECT_EQ(0, deregistered.calls);
+    IoFreeMdl(extra.mdl);
+    std::free(extra.bytes);
+}
+
+}  // namespace
+}  // namespace rc
