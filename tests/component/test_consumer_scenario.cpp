@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "rc_pair.hpp"
+#include <ndksim/testkit/rc_pair.hpp>
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 constexpr ULONG k_page = 4096;
@@ -519,4 +519,4 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
 }
 
 }  // namespace
-}  // namespace rc
+}  // namespace ndksim::testkit

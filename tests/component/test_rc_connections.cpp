@@ -4,9 +4,9 @@
 
 #include <ndkinfo.h>
 
-#include "rc_pair.hpp"
+#include <ndksim/testkit/rc_pair.hpp>
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 class RcConnections : public RcPair {
@@ -647,4 +647,4 @@ TEST_F(RcConnections, ClosingTheListenerRefusesNewRequestsAndHoldsThePortUntilIt
 }
 
 }  // namespace
-}  // namespace rc
+}  // namespace ndksim::testkit

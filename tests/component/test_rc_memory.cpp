@@ -2,9 +2,9 @@
 // in deterministic mode (REFERENCE.md rules 16, 18-24; docs/memory.md and
 // docs/completion-statuses.md).
 
-#include "rc_pair.hpp"
+#include <ndksim/testkit/rc_pair.hpp>
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 constexpr ULONG k_page = 4096;
@@ -543,9 +543,9 @@ TEST_F(RcMemory, SendAndInvalidateOfARegisteredMrTokenAbortsTheConnection) {
 }
 
 }  // namespace
-}  // namespace rc
+}  // namespace ndksim::testkit
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 // A bound window pins its region (docs/memory.md): the MR cannot be deregistered under it, and
@@ -574,4 +574,4 @@ TEST_F(RcMemory, MrWithABoundWindowRefusesDeregisterAndItsClosePendsUntilTheWind
 }
 
 }  // namespace
-}  // namespace rc
+}  // namespace ndksim::testkit

@@ -3,9 +3,9 @@
 
 #include <numeric>
 
-#include "rc_pair.hpp"
+#include <ndksim/testkit/rc_pair.hpp>
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 void fill(std::byte* p, std::size_t n, unsigned seed) {
@@ -292,4 +292,4 @@ TEST_F(RcPair, DisconnectFlushesOutstandingReceives) {
 }
 
 }  // namespace
-}  // namespace rc
+}  // namespace ndksim::testkit

@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "rc_pair.hpp"
+#include <ndksim/testkit/rc_pair.hpp>
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 /// A CQ notification callback's record: every call's status, and whether a call ever nested.
@@ -360,4 +360,4 @@ TEST_F(RcQueues, CqOverrunStopsEveryQpUsingTheCq) {
 }
 
 }  // namespace
-}  // namespace rc
+}  // namespace ndksim::testkit

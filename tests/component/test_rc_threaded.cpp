@@ -8,9 +8,9 @@
 #include <thread>
 #include <vector>
 
-#include "rc_pair.hpp"
+#include <ndksim/testkit/rc_pair.hpp>
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 using namespace std::chrono_literals;
@@ -452,4 +452,4 @@ TEST_F(RcThreaded, FlushAndDisconnectCompleteEverythingOnce) {
 }
 
 }  // namespace
-}  // namespace rc
+}  // namespace ndksim::testkit

@@ -1,6 +1,6 @@
-#include "rc_pair.hpp"
+#include <ndksim/testkit/rc_pair.hpp>
 
-namespace rc {
+namespace ndksim::testkit {
 namespace {
 
 void on_cq(PVOID, NTSTATUS) {}
@@ -287,4 +287,4 @@ link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, UL
     return l;
 }
 
-}  // namespace rc
+}  // namespace ndksim::testkit

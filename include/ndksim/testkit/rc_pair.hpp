@@ -1,6 +1,8 @@
 #pragma once
 // Two adapters in one deterministic loop, connected by a real listener/connector handshake:
-// the starting point of the engine's component tests (public API only).
+// the fixture a consumer's test uses to exercise its NDK code against a connected peer, and
+// the starting point of ndksim's own component tests (public API only; installed with
+// ndksim::testkit).
 //
 //   side a (10.0.0.1): PD, CQ, QP, a registered 256 KiB buffer   -- Connect -->
 //   side b (10.0.0.2): PD, CQ, QP, a registered 256 KiB buffer, listener   <-- Accept
@@ -20,15 +22,15 @@
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
 
-namespace rc {
+namespace ndksim::testkit {
 
 /// "STATUS_ACCESS_VIOLATION" for messages.
-inline std::string name(NTSTATUS s) { return ndksim_status_name(s); }
+inline std::string status_string(NTSTATUS s) { return ndksim_status_name(s); }
 
 #define EXPECT_STATUS(expected, actual)                                                  \
-    EXPECT_EQ(::rc::name(expected), ::rc::name(actual))
+    EXPECT_EQ(::ndksim::testkit::status_string(expected), ::ndksim::testkit::status_string(actual))
 #define ASSERT_STATUS(expected, actual)                                                  \
-    ASSERT_EQ(::rc::name(expected), ::rc::name(actual))
+    ASSERT_EQ(::ndksim::testkit::status_string(expected), ::ndksim::testkit::status_string(actual))
 
 /// An IPv4 socket address ("10.0.0.2", port in host order).
 inline SOCKADDR_IN ipv4(const char* a, USHORT port) {
@@ -191,4 +193,4 @@ protected:
     std::deque<link> links_;
 };
 
-}  // namespace rc
+}  // namespace ndksim::testkit
