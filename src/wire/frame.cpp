@@ -3,7 +3,18 @@
 namespace ndksim::wire {
 
 std::shared_ptr<frame_pool> frame_pool::create(std::size_t block) {
-    return std::shared_ptr<frame_pool>(new frame_pool(block == 0 ? 1 : block));
+    return std::shared_ptr<frame_pool>(new frame_pool(block == 0 ? 1 : block),
+                                       [](frame_pool* p) { p->retire(); });
+}
+
+void frame_pool::retire() noexcept {
+    retired_.store(true, std::memory_order_release);
+    // Whoever turns the flag back off with no frame out deletes the pool: exactly one of this
+    // call and the last release does.
+    if (out_.load(std::memory_order_acquire) == 0 &&
+        retired_.exchange(false, std::memory_order_acq_rel)) {
+        delete this;
+    }
 }
 
 frame_pool::~frame_pool() = default;
@@ -30,6 +41,7 @@ frame* frame_pool::take() {
     local_ = f->next;
     f->next = nullptr;
     f->length = 0;
+    out_.fetch_add(1, std::memory_order_acq_rel);
     return f;
 }
 
@@ -42,8 +54,14 @@ void frame_pool::push(frame* f) noexcept {
 }
 
 void frame_pool::release(frame* f) noexcept {
-    if (f != nullptr) {
-        f->pool->push(f);
+    if (f == nullptr) {
+        return;
+    }
+    frame_pool* p = f->pool;
+    p->push(f);
+    if (p->out_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
+        p->retired_.exchange(false, std::memory_order_acq_rel)) {
+        delete p;  // the owner is gone and this was the last frame out
     }
 }
 

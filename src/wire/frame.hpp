@@ -7,6 +7,9 @@
 // with one popper the ABA problem cannot occur (a node at the head can only leave through that
 // popper). Frames that come back while the popper runs are picked up at its next take().
 // The pool grows in blocks when empty, which allocates only until the steady state is reached.
+// A pool outlives its owner while frames are out: the owner's last reference retires it, and
+// the last frame to come back frees it (a frame may sit in another adapter's inbox when its
+// sender goes away).
 
 #include <atomic>
 #include <cstddef>
@@ -28,12 +31,13 @@ inline constexpr std::size_t k_max_frame_bytes = 4096 + 128;
 struct frame {
     std::uint32_t length = 0;  ///< bytes used in data
     ip_address source;         ///< the sender's address, set by the transport on arrival
+    std::uint64_t arrival = 0; ///< simulated arrival time at the receiver [ps] (in-process link)
     frame* next = nullptr;     ///< free-list link (owned by the pool)
     frame_pool* pool = nullptr;
     alignas(64) std::byte data[k_max_frame_bytes];
 };
 
-class frame_pool : public std::enable_shared_from_this<frame_pool> {
+class frame_pool {
 public:
     /// `block` is how many frames each growth step allocates.
     static std::shared_ptr<frame_pool> create(std::size_t block = 256);
@@ -55,12 +59,15 @@ private:
     explicit frame_pool(std::size_t block) : block_(block) {}
     void push(frame* f) noexcept;
     void grow();
+    void retire() noexcept;
 
     std::size_t block_;
     std::atomic<frame*> returned_{nullptr};  // pushed by any thread
     frame* local_ = nullptr;                 // popped by the owner only
     std::vector<std::unique_ptr<frame[]>> blocks_;
     std::atomic<std::size_t> allocated_{0};
+    std::atomic<std::size_t> out_{0};      // frames taken and not yet released
+    std::atomic<bool> retired_{false};
 };
 
 }  // namespace ndksim::wire

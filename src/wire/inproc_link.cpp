@@ -1,7 +1,14 @@
 #include "wire/inproc_link.hpp"
 
 #include <arpa/inet.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/asio/buffer.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/posix/stream_descriptor.hpp>
+#include <boost/asio/post.hpp>
 
 #include <algorithm>
 #include <map>
@@ -18,12 +25,37 @@ std::string to_string(const ip_address& a) {
     return text;
 }
 
+// One adapter's end of the in-process link.
+//
+// Delivery between adapters with different threaded schedulers shares no lock (issue: no lock
+// shared between the two adapters of a connection): the sender pushes the frame onto the
+// receiver's inbox, a lock-free stack with many pushers and one taker, and writes the
+// receiver's eventfd only when the inbox goes from empty to non-empty. The receiver's engine
+// thread watches the eventfd, takes the whole inbox at once and schedules each frame at its
+// arrival time on its own scheduler. Adapters on one scheduler (deterministic mode) schedule
+// directly.
 struct inproc_endpoint {
     ip_address address;
     timing::scheduler* sched;
     transport::receive_fn receive;
     std::atomic<bool> attached{true};
     link_counters counters;
+    std::atomic<frame*> inbox{nullptr};
+    // The eventfd senders write. It is closed only with the endpoint, which every sender holds
+    // a reference on, so a write never reaches a closed (or reused) descriptor; the engine
+    // thread watches a duplicate of it.
+    int doorbell_fd = -1;
+    std::unique_ptr<boost::asio::posix::stream_descriptor> doorbell;  // threaded mode only
+    std::uint64_t doorbell_value = 0;
+
+    inproc_endpoint() = default;
+    inproc_endpoint(const inproc_endpoint&) = delete;
+    inproc_endpoint& operator=(const inproc_endpoint&) = delete;
+    ~inproc_endpoint() {
+        if (doorbell_fd >= 0) {
+            ::close(doorbell_fd);
+        }
+    }
 };
 
 namespace {
@@ -74,6 +106,49 @@ public:
     std::shared_ptr<inproc_endpoint> endpoint;
 };
 
+// Runs one frame on the receiver's engine at its arrival time.
+void deliver(const std::shared_ptr<inproc_endpoint>& ep, frame* f) {
+    ep->sched->post_at(f->arrival, [ep, f] {
+        if (ep->attached.load(std::memory_order_acquire)) {
+            ep->counters.frames_received.fetch_add(1, std::memory_order_relaxed);
+            ep->receive(f);
+        } else {
+            ep->counters.frames_unroutable.fetch_add(1, std::memory_order_relaxed);
+            frame_pool::release(f);
+        }
+    });
+}
+
+// Receiver's engine thread: takes every frame pushed since the last time, oldest first.
+void drain_inbox(const std::shared_ptr<inproc_endpoint>& ep) {
+    frame* pushed = ep->inbox.exchange(nullptr, std::memory_order_acquire);
+    frame* oldest_first = nullptr;
+    while (pushed != nullptr) {
+        frame* next = pushed->next;
+        pushed->next = oldest_first;
+        oldest_first = pushed;
+        pushed = next;
+    }
+    while (oldest_first != nullptr) {
+        frame* f = oldest_first;
+        oldest_first = f->next;
+        f->next = nullptr;
+        deliver(ep, f);
+    }
+}
+
+void watch_doorbell(const std::shared_ptr<inproc_endpoint>& ep) {
+    ep->doorbell->async_read_some(
+        boost::asio::buffer(&ep->doorbell_value, sizeof ep->doorbell_value),
+        [ep](const boost::system::error_code& ec, std::size_t) {
+            if (ec) {
+                return;  // the link is closing
+            }
+            drain_inbox(ep);
+            watch_doorbell(ep);
+        });
+}
+
 }  // namespace
 
 inproc_link::inproc_link(const ip_address& address, timing::scheduler& sched, receive_fn receive,
@@ -82,12 +157,31 @@ inproc_link::inproc_link(const ip_address& address, timing::scheduler& sched, re
     self_->address = address;
     self_->sched = &sched;
     self_->receive = std::move(receive);
+    if (sched.mode() == timing::run_mode::threaded) {
+        self_->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+        const int watched = self_->doorbell_fd < 0 ? -1 : ::dup(self_->doorbell_fd);
+        if (watched < 0) {
+            throw std::runtime_error("eventfd failed for the in-process link");
+        }
+        self_->doorbell =
+            std::make_unique<boost::asio::posix::stream_descriptor>(sched.io(), watched);
+        watch_doorbell(self_);
+    }
     fabric::instance().attach(self_);
 }
 
 inproc_link::~inproc_link() {
     self_->attached.store(false, std::memory_order_release);
     fabric::instance().detach(self_->address);
+    if (self_->doorbell) {
+        // The watch is cancelled on the engine thread that owns it; frames still in the inbox
+        // go back to their pools there.
+        boost::asio::post(sched_.io(), [ep = self_] {
+            boost::system::error_code ignored;
+            ep->doorbell->close(ignored);
+            drain_inbox(ep);
+        });
+    }
 }
 
 std::shared_ptr<transport::peer> inproc_link::resolve(const ip_address& destination) {
@@ -102,18 +196,22 @@ void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
     auto& dest = static_cast<inproc_peer&>(to).endpoint;
     self_->counters.frames_sent.fetch_add(1, std::memory_order_relaxed);
     self_->counters.bytes_sent.fetch_add(f->length, std::memory_order_relaxed);
-    const timing::sim_time arrival = std::max(departure, sched_.now()) + latency_;
+    f->arrival = std::max(departure, sched_.now()) + latency_;
     f->source = self_->address;
-    // The task keeps the receiving endpoint and the frame's pool alive until it has run.
-    dest->sched->post_at(arrival, [ep = dest, pool = f->pool->shared_from_this(), f] {
-        if (ep->attached.load(std::memory_order_acquire)) {
-            ep->counters.frames_received.fetch_add(1, std::memory_order_relaxed);
-            ep->receive(f);
-        } else {
-            ep->counters.frames_unroutable.fetch_add(1, std::memory_order_relaxed);
-            frame_pool::release(f);
-        }
-    });
+    if (!dest->doorbell || dest->sched == &sched_) {
+        deliver(dest, f);
+        return;
+    }
+    frame* head = dest->inbox.load(std::memory_order_relaxed);
+    do {
+        f->next = head;
+    } while (!dest->inbox.compare_exchange_weak(head, f, std::memory_order_release,
+                                                std::memory_order_relaxed));
+    if (head == nullptr) {
+        // The inbox was empty: the receiver may be asleep, so ring its doorbell.
+        const std::uint64_t one = 1;
+        [[maybe_unused]] const ssize_t n = ::write(dest->doorbell_fd, &one, sizeof one);
+    }
 }
 
 const ip_address& inproc_link::local_address() const noexcept { return self_->address; }
