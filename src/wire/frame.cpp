@@ -8,12 +8,8 @@ std::shared_ptr<frame_pool> frame_pool::create(std::size_t block) {
 }
 
 void frame_pool::retire() noexcept {
-    retired_.store(true, std::memory_order_release);
-    // Whoever turns the flag back off with no frame out deletes the pool: exactly one of this
-    // call and the last release does.
-    if (out_.load(std::memory_order_acquire) == 0 &&
-        retired_.exchange(false, std::memory_order_acq_rel)) {
-        delete this;
+    if (out_.fetch_or(k_retired, std::memory_order_acq_rel) == 0) {
+        delete this;  // no frame out: nobody else can reach the pool any more
     }
 }
 
@@ -59,8 +55,8 @@ void frame_pool::release(frame* f) noexcept {
     }
     frame_pool* p = f->pool;
     p->push(f);
-    if (p->out_.fetch_sub(1, std::memory_order_acq_rel) == 1 &&
-        p->retired_.exchange(false, std::memory_order_acq_rel)) {
+    // After this decrement the pool may only be touched by whoever frees it.
+    if (p->out_.fetch_sub(1, std::memory_order_acq_rel) == (k_retired | 1)) {
         delete p;  // the owner is gone and this was the last frame out
     }
 }

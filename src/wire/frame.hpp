@@ -66,8 +66,10 @@ private:
     frame* local_ = nullptr;                 // popped by the owner only
     std::vector<std::unique_ptr<frame[]>> blocks_;
     std::atomic<std::size_t> allocated_{0};
-    std::atomic<std::size_t> out_{0};      // frames taken and not yet released
-    std::atomic<bool> retired_{false};
+    // Frames taken and not yet released, plus k_retired once the owner let go. One word, so
+    // that exactly one read-modify-write sees "retired and nothing out" and frees the pool.
+    static constexpr std::uint64_t k_retired = std::uint64_t{1} << 63;
+    std::atomic<std::uint64_t> out_{0};
 };
 
 }  // namespace ndksim::wire
