@@ -5,10 +5,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 ndksim_install_deps
-jobs=$(nproc)
-
 run_suite() {
     local dir=$1
+    local jobs
+    jobs=$(nproc)
     shift
     echo "=== ${dir}: $*"
     cmake -S . -B "$dir" -G Ninja -DNDKSIM_WERROR=ON "$@" >/dev/null
