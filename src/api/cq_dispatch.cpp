@@ -79,10 +79,29 @@ VOID NdkArmCq(NDK_CQ* pNdkCq, ULONG Type) {
     });
 }
 
+// The fields NDK_RESULT and NDK_RESULT_EX share (NDK_RESULT_EX starts with them).
+template <class Result>
+void fill_common(Result& r, const core::completion& e) noexcept {
+    r.Status = e.status;
+    r.BytesTransferred = e.bytes_transferred;
+    r.QPContext = e.qp_context;
+    r.RequestContext = e.request_context;
+}
+
+void fill(NDK_RESULT& r, const core::completion& e) noexcept { fill_common(r, e); }
+
+void fill(NDK_RESULT_EX& r, const core::completion& e) noexcept {
+    fill_common(r, e);
+    r.Type = static_cast<NDK_OPERATION_TYPE>(e.type);
+    // ns-ndkpi-_ndk_result_ex.md: ProviderErrorCode must be zero when Status is success.
+    r.ProviderErrorCode = e.status == STATUS_SUCCESS ? 0 : e.provider_error;
+    r.TypeSpecificCompletionOutput = e.type_specific;
+}
+
 // Rule 16: every completion, ReceiveAndInvalidate included, is retrievable through both
 // entries; NDK_RESULT simply has no room for Type and the invalidated token.
-ULONG NdkGetCqResults(NDK_CQ* pNdkCq, NDK_RESULT* Results, ULONG nResults) {
-    constexpr const char* fn = "NdkGetCqResults";
+template <class Result>
+ULONG get_results(const char* fn, NDK_CQ* pNdkCq, Result* Results, ULONG nResults) {
     core::cq* c = to_cq(pNdkCq, fn);
     if (c == nullptr) {
         return 0;
@@ -92,12 +111,12 @@ ULONG NdkGetCqResults(NDK_CQ* pNdkCq, NDK_RESULT* Results, ULONG nResults) {
         return 0;
     }
     return c->poll(nResults, [Results](std::uint32_t i, const core::completion& e) noexcept {
-        NDK_RESULT& r = Results[i];
-        r.Status = e.status;
-        r.BytesTransferred = e.bytes_transferred;
-        r.QPContext = e.qp_context;
-        r.RequestContext = e.request_context;
+        fill(Results[i], e);
     });
+}
+
+ULONG NdkGetCqResults(NDK_CQ* pNdkCq, NDK_RESULT* Results, ULONG nResults) {
+    return get_results("NdkGetCqResults", pNdkCq, Results, nResults);
 }
 
 NTSTATUS NdkControlCqInterruptModeration(NDK_CQ* pNdkCq, ULONG ModerationInterval,
@@ -115,26 +134,7 @@ NTSTATUS NdkControlCqInterruptModeration(NDK_CQ* pNdkCq, ULONG ModerationInterva
 }
 
 ULONG NdkGetCqResultsEx(NDK_CQ* pNdkCq, NDK_RESULT_EX* Results, ULONG nResults) {
-    constexpr const char* fn = "NdkGetCqResultsEx";
-    core::cq* c = to_cq(pNdkCq, fn);
-    if (c == nullptr) {
-        return 0;
-    }
-    if (Results == nullptr && nResults != 0) {
-        consumer_error(fn, "Results is NULL", status::invalid_parameter);
-        return 0;
-    }
-    return c->poll(nResults, [Results](std::uint32_t i, const core::completion& e) noexcept {
-        NDK_RESULT_EX& r = Results[i];
-        r.Status = e.status;
-        r.BytesTransferred = e.bytes_transferred;
-        r.QPContext = e.qp_context;
-        r.RequestContext = e.request_context;
-        r.Type = static_cast<NDK_OPERATION_TYPE>(e.type);
-        // ns-ndkpi-_ndk_result_ex.md: ProviderErrorCode must be zero when Status is success.
-        r.ProviderErrorCode = e.status == STATUS_SUCCESS ? 0 : e.provider_error;
-        r.TypeSpecificCompletionOutput = e.type_specific;
-    });
+    return get_results("NdkGetCqResultsEx", pNdkCq, Results, nResults);
 }
 
 }  // namespace
