@@ -60,6 +60,21 @@ typedef enum ndksim_wire {
     NDKSIM_WIRE_TCP = 3      /**< the same frames, length-prefixed over TCP */
 } ndksim_wire;
 
+/**
+ * Link fault injection on the frames an adapter sends (and, for a cut link, receives). Every
+ * draw comes from a generator seeded with `seed`, so a deterministic run repeats exactly.
+ * Rates are in parts per million of frames; all zero (the default) is a perfect link.
+ */
+typedef struct ndksim_link_faults {
+    ULONG drop_ppm;           /**< frames lost */
+    ULONG duplicate_ppm;      /**< frames delivered twice */
+    ULONG reorder_ppm;        /**< frames held back by reorder_delay_ps, so later ones pass them */
+    ULONG corrupt_ppm;        /**< frames with one bit flipped: they fail their ICRC and are dropped */
+    ULONG64 delay_ps;         /**< extra one-way delay added to every frame [picoseconds] */
+    ULONG64 reorder_delay_ps; /**< how long a reordered frame is held back; 0 = 10 microseconds */
+    ULONG64 seed;             /**< seed of the fault draws; 0 = the adapter's seed */
+} ndksim_link_faults;
+
 /** Adapter configuration. Always start from ndksim_adapter_config_init(). */
 typedef struct ndksim_adapter_config {
     ULONG size;             /**< sizeof(ndksim_adapter_config); set by the init function */
@@ -77,6 +92,14 @@ typedef struct ndksim_adapter_config {
                                  open children before reporting them as leaked (default 10000) */
     ULONG rnr_retry_limit;  /**< receiver-not-ready retries before a send fails with
                                  STATUS_IO_TIMEOUT; 0xFFFFFFFF (the default) retries for ever */
+    ULONG ack_timeout_us;   /**< reliable connections: how long a request waits for its ACK
+                                 before it is sent again [microseconds of simulated time] */
+    ULONG retry_limit;      /**< retransmissions without progress before the request fails with
+                                 STATUS_IO_TIMEOUT, the QP moves to error and the connection
+                                 is disconnected (default 7) */
+    ndksim_link_faults faults; /**< fault injection on this adapter's link (default: none) */
+    const char* pcap_path;  /**< non-NULL: record every frame sent and received to this pcap
+                                 file, as Ethernet/IPv4/UDP/RoCEv2 (tshark, Wireshark) */
 } ndksim_adapter_config;
 
 /** Fills *config with the defaults documented on each field. */
@@ -119,6 +142,20 @@ NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContex
  */
 NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                          NDK_ADAPTER* pNdkAdapter);
+
+/**
+ * Replaces the fault injection of a running adapter's link. Returns STATUS_SUCCESS or
+ * STATUS_INVALID_PARAMETER (NULL pointer, or a rate above 1000000).
+ */
+NDKSIM_API NTSTATUS ndksim_adapter_set_faults(ndksim_adapter* adapter,
+                                              const ndksim_link_faults* faults);
+
+/**
+ * Cuts (cut = TRUE) or restores (FALSE) the adapter's link: while cut, every frame it sends or
+ * receives is lost, as when a cable is pulled. Connections with traffic outstanding time out
+ * after their retry limit, and their consumers see error completions and a disconnect event.
+ */
+NDKSIM_API NTSTATUS ndksim_adapter_cut_link(ndksim_adapter* adapter, BOOLEAN cut);
 
 /** Version of the ndksim library ("0.1.0"). */
 NDKSIM_API const char* ndksim_version(void);

@@ -9,10 +9,10 @@
 
 #include "api/abi.hpp"
 #include "api/dispatch_tables.hpp"
+#include "api/link_factory.hpp"
 #include "core/adapter.hpp"
 #include "core/device.hpp"
 #include "nic/engine.hpp"
-#include "wire/inproc_link.hpp"
 #include "ndksim.h"
 #include "timing/scheduler.hpp"
 
@@ -28,6 +28,7 @@ struct ndksim_adapter {
                    ndksim_loop* l)
         : dev(std::move(cfg), limits), loop(l) {}
     ndksim::core::device dev;
+    ndksim::api::link_layers link;
     std::unique_ptr<ndksim::nic::engine> engine;
     ndksim_loop* loop;
     std::mutex handles_mutex;
@@ -147,14 +148,14 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
                                                   config->loop);
         nic::engine_config ecfg;
         ecfg.rnr_retry_limit = config->rnr_retry_limit;
-        core::device& dev = a->dev;
-        a->engine = std::make_unique<nic::engine>(
-            dev, ecfg, [&dev, latency = ecfg.costs.propagation](wire::transport::receive_fn rx) {
-                wire::ip_address ip;
-                ip.v6 = dev.own_address().v6;
-                ip.bytes = dev.own_address().bytes;
-                return std::make_unique<wire::inproc_link>(ip, dev.sched(), std::move(rx), latency);
-            });
+        api::link_options link;
+        link.wire = a->dev.config().wire;
+        link.port = a->dev.config().port;
+        link.latency = ecfg.costs.propagation;
+        link.faults = config->faults;
+        link.pcap_path = config->pcap_path;
+        a->engine = std::make_unique<nic::engine>(a->dev, ecfg,
+                                                  api::make_link_factory(a->dev, link, a->link));
         *out = a.release();
     } catch (const std::exception& e) {
         std::lock_guard lock(g_addresses_mutex);
@@ -189,6 +190,8 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->port = 4791;
     config->close_timeout_ms = 10'000;
     config->rnr_retry_limit = 0xFFFFFFFF;
+    config->ack_timeout_us = 4000;
+    config->retry_limit = 7;
 }
 
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,
@@ -270,6 +273,19 @@ NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
         a->handles.erase(it);
     }
     h->close_blocking();
+}
+
+NDKSIM_API NTSTATUS ndksim_adapter_set_faults(ndksim_adapter* adapter,
+                                              const ndksim_link_faults* faults) {
+    (void)adapter;
+    (void)faults;
+    return STATUS_NOT_IMPLEMENTED;
+}
+
+NDKSIM_API NTSTATUS ndksim_adapter_cut_link(ndksim_adapter* adapter, BOOLEAN cut) {
+    (void)adapter;
+    (void)cut;
+    return STATUS_NOT_IMPLEMENTED;
 }
 
 NDKSIM_API NDK_VERSION ndksim_highest_version(void) {

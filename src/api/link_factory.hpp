@@ -1,0 +1,34 @@
+#pragma once
+// Builds an adapter's end of the link from its configuration: the base transport (in-process,
+// UDP or TCP), then the layers over it (fault injection, capture). The composition root of the
+// wire: nothing below src/api names a concrete transport.
+
+#include <memory>
+
+#include "core/device.hpp"
+#include "ndksim.h"
+#include "nic/engine.hpp"
+#include "wire/transport.hpp"
+
+namespace ndksim::api {
+
+/// What the link of one adapter is made of; filled from ndksim_adapter_config.
+struct link_options {
+    core::wire_kind wire = core::wire_kind::inproc;
+    std::uint16_t port = 4791;
+    timing::sim_time latency = 0;  ///< one-way propagation of the modelled cable [ps]
+    ndksim_link_faults faults{};
+    const char* pcap_path = nullptr;
+};
+
+/// The layers of one adapter's link that the control API reaches after creation.
+struct link_layers {
+    wire::transport* base = nullptr;
+};
+
+/// Returns the factory the engine calls with its frame entry point. `layers` is filled when the
+/// engine builds the link and must outlive it.
+nic::engine::transport_factory make_link_factory(core::device& dev, const link_options& opts,
+                                                 link_layers& layers);
+
+}  // namespace ndksim::api
