@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/abi.hpp"
+#include "api/adapter_state.hpp"
 #include "api/dispatch_tables.hpp"
 #include "api/link_factory.hpp"
 #include "core/adapter.hpp"
@@ -15,25 +16,6 @@
 #include "nic/engine.hpp"
 #include "ndksim.h"
 #include "timing/scheduler.hpp"
-
-struct ndksim_loop {
-    ndksim::timing::scheduler sched{
-        ndksim::timing::scheduler::options{ndksim::timing::run_mode::deterministic,
-                                           ndksim::timing::poll_policy::block, "loop"}};
-    std::atomic<int> adapters{0};
-};
-
-struct ndksim_adapter {
-    ndksim_adapter(ndksim::core::device_config cfg, const ndksim::core::adapter_limits& limits,
-                   ndksim_loop* l)
-        : dev(std::move(cfg), limits), loop(l) {}
-    ndksim::core::device dev;
-    ndksim::api::link_layers link;
-    std::unique_ptr<ndksim::nic::engine> engine;
-    ndksim_loop* loop;
-    std::mutex handles_mutex;
-    std::vector<ndksim::core::adapter*> handles;
-};
 
 namespace ndksim::api {
 namespace {
