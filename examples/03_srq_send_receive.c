@@ -50,8 +50,8 @@ int main(void) {
         post_receive(&b, i);
     }
     NDK_LISTENER* listener = example_connect(&a, "10.3.0.1", &b, "10.3.0.2");
-    printf("receiver: QP connected, %d receives posted to its SRQ (notify below %d)\n",
-           k_receives, k_threshold);
+    printf("receiver: QP connected, %d receives posted to its SRQ (notify below %d)\n", k_receives,
+           k_threshold);
 
     for (int m = 0; m < k_messages; ++m) {
         const ULONG n = sizes[m];
@@ -63,11 +63,11 @@ int main(void) {
                   STATUS_SUCCESS,
               "Send %d", m);
         const NDK_RESULT_EX sent = example_next(a.cq);
-        CHECK(sent.Status == STATUS_SUCCESS && sent.Type == NdkOperationTypeSend,
-              "send %d: %s", m, ndksim_status_name(sent.Status));
+        CHECK(sent.Status == STATUS_SUCCESS && sent.Type == NdkOperationTypeSend, "send %d: %s", m,
+              ndksim_status_name(sent.Status));
         const NDK_RESULT_EX got = example_next(b.cq);
-        CHECK(got.Status == STATUS_SUCCESS && got.Type == NdkOperationTypeReceive,
-              "receive %d: %s", m, ndksim_status_name(got.Status));
+        CHECK(got.Status == STATUS_SUCCESS && got.Type == NdkOperationTypeReceive, "receive %d: %s",
+              m, ndksim_status_name(got.Status));
         /* SRQ receives are consumed in posting order. */
         CHECK(got.RequestContext == (PVOID)(uintptr_t)(m + 1), "message %d took receive %p", m,
               got.RequestContext);

@@ -43,12 +43,12 @@ static lam_buffer map_buffer(example_side* s, ULONG offset, ULONG length) {
     b.bytes = b.block + offset;
     b.mdl = IoAllocateMdl(b.bytes, length, FALSE, FALSE, NULL);
     MmBuildMdlForNonPagedPool(b.mdl);
-    CHECK(s->adapter->Dispatch->NdkBuildLAM(s->adapter, b.mdl, length, NULL, NULL, NULL,
-                                            &lam_size, &b.fbo) == STATUS_BUFFER_TOO_SMALL,
+    CHECK(s->adapter->Dispatch->NdkBuildLAM(s->adapter, b.mdl, length, NULL, NULL, NULL, &lam_size,
+                                            &b.fbo) == STATUS_BUFFER_TOO_SMALL,
           "%s: BuildLAM size query", s->name);
     b.lam = malloc(lam_size);
-    CHECK(s->adapter->Dispatch->NdkBuildLAM(s->adapter, b.mdl, length, NULL, NULL, b.lam,
-                                            &lam_size, &b.fbo) == STATUS_SUCCESS,
+    CHECK(s->adapter->Dispatch->NdkBuildLAM(s->adapter, b.mdl, length, NULL, NULL, b.lam, &lam_size,
+                                            &b.fbo) == STATUS_SUCCESS,
           "%s: BuildLAM", s->name);
     printf("%s: LAM of %lu bytes: %lu adapter pages, first byte offset %lu\n", s->name,
            (unsigned long)length, (unsigned long)b.lam->AdapterPageCount, (unsigned long)b.fbo);
@@ -81,16 +81,15 @@ int main(void) {
               STATUS_SUCCESS,
           "InitializeFastRegisterMr");
     const UINT64 base = 0x5000000000ULL + target.fbo;
-    CHECK(b.qp->Dispatch->NdkFastRegister(b.qp, fr, fr, target.lam->AdapterPageCount,
-                                          target.lam->AdapterPageArray, target.fbo, k_length,
-                                          (PVOID)(uintptr_t)base,
-                                          NDK_OP_FLAG_ALLOW_LOCAL_WRITE |
-                                              NDK_OP_FLAG_ALLOW_REMOTE_READ |
-                                              NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == STATUS_SUCCESS,
+    CHECK(b.qp->Dispatch->NdkFastRegister(
+              b.qp, fr, fr, target.lam->AdapterPageCount, target.lam->AdapterPageArray, target.fbo,
+              k_length, (PVOID)(uintptr_t)base,
+              NDK_OP_FLAG_ALLOW_LOCAL_WRITE | NDK_OP_FLAG_ALLOW_REMOTE_READ |
+                  NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == STATUS_SUCCESS,
           "FastRegister");
     NDK_RESULT_EX r = example_next(b.cq);
-    CHECK(r.Status == STATUS_SUCCESS && r.Type == NdkOperationTypeFastRegister,
-          "fast-register: %s", ndksim_status_name(r.Status));
+    CHECK(r.Status == STATUS_SUCCESS && r.Type == NdkOperationTypeFastRegister, "fast-register: %s",
+          ndksim_status_name(r.Status));
     advert ad = {base, fr->Dispatch->NdkGetRemoteTokenFromMr(fr)};
     printf("target: fast-registered %d bytes at %#llx, remote token %#x\n", k_length,
            (unsigned long long)ad.base, (unsigned)ad.token);
@@ -128,9 +127,10 @@ int main(void) {
     r = example_next(a.cq);
     CHECK(r.Status == STATUS_SUCCESS, "write: %s", ndksim_status_name(r.Status));
     CHECK(memcmp(target.bytes, source.bytes, k_length) == 0, "write: data differs");
-    printf("initiator: wrote %d bytes from privileged-token SGEs into the fast-registered "
-           "region, data verified\n",
-           k_length);
+    printf(
+        "initiator: wrote %d bytes from privileged-token SGEs into the fast-registered "
+        "region, data verified\n",
+        k_length);
 
     /* And back: read the region into the first page of the initiator's registered buffer. */
     NDK_SGE sink = example_sge(&a, 4096, PAGE_SIZE);
@@ -152,12 +152,15 @@ int main(void) {
     CHECK(a.qp->Dispatch->NdkWrite(a.qp, NULL, sgl, 1, got.base, got.token, 0) == STATUS_SUCCESS,
           "Write after invalidate");
     r = example_next(a.cq);
-    CHECK(r.Status == STATUS_ACCESS_VIOLATION, "write after invalidate: %s, expected "
-          "STATUS_ACCESS_VIOLATION", ndksim_status_name(r.Status));
+    CHECK(r.Status == STATUS_ACCESS_VIOLATION,
+          "write after invalidate: %s, expected "
+          "STATUS_ACCESS_VIOLATION",
+          ndksim_status_name(r.Status));
     CHECK(target.bytes[0] == 0xEE, "a refused write changed the target's memory");
-    printf("target: region invalidated; the initiator's next write completed with %s and "
-           "placed nothing\n",
-           ndksim_status_name(r.Status));
+    printf(
+        "target: region invalidated; the initiator's next write completed with %s and "
+        "placed nothing\n",
+        ndksim_status_name(r.Status));
 
     example_close(&listener->Header);
     example_close(&fr->Header);

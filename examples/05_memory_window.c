@@ -17,9 +17,9 @@ enum { k_size = 256 * 1024, k_window = 16 * 1024 };
 
 /* Binds `mw` over [offset, offset + k_window) of the target's buffer; returns its token. */
 static UINT32 bind_window(example_side* b, NDK_MW* mw, ULONG offset) {
-    CHECK(b->qp->Dispatch->NdkBind(b->qp, mw, b->mr, mw, b->buffer + offset, k_window,
-                                   NDK_OP_FLAG_ALLOW_REMOTE_READ |
-                                       NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == STATUS_SUCCESS,
+    CHECK(b->qp->Dispatch->NdkBind(
+              b->qp, mw, b->mr, mw, b->buffer + offset, k_window,
+              NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE) == STATUS_SUCCESS,
           "Bind");
     const NDK_RESULT_EX r = example_next(b->cq);
     CHECK(r.Status == STATUS_SUCCESS && r.Type == NdkOperationTypeBind, "bind: %s",
@@ -58,8 +58,7 @@ int main(void) {
     CHECK(s == STATUS_SUCCESS, "write into the window: %s", ndksim_status_name(s));
     CHECK(memcmp(b.buffer + 65536, a.buffer, k_window) == 0, "write: data differs");
     NDK_SGE sink = example_sge(&a, 2 * k_window, 4096);
-    CHECK(a.qp->Dispatch->NdkRead(a.qp, NULL, &sink, 1, window + 4096, first, 0) ==
-              STATUS_SUCCESS,
+    CHECK(a.qp->Dispatch->NdkRead(a.qp, NULL, &sink, 1, window + 4096, first, 0) == STATUS_SUCCESS,
           "Read");
     s = example_next(a.cq).Status;
     CHECK(s == STATUS_SUCCESS, "read from the window: %s", ndksim_status_name(s));
@@ -84,13 +83,16 @@ int main(void) {
     CHECK(s == STATUS_SUCCESS, "invalidate: %s", ndksim_status_name(s));
     memset(b.buffer + 131072, 0xEE, 4096);
     s = write_to(&a, (UINT64)(uintptr_t)(b.buffer + 131072), second, 4096);
-    CHECK(s == STATUS_ACCESS_VIOLATION, "write after invalidate: %s, expected "
-          "STATUS_ACCESS_VIOLATION", ndksim_status_name(s));
+    CHECK(s == STATUS_ACCESS_VIOLATION,
+          "write after invalidate: %s, expected "
+          "STATUS_ACCESS_VIOLATION",
+          ndksim_status_name(s));
     CHECK(b.buffer[131072] == 0xEE && b.buffer[131072 + 4095] == 0xEE,
           "a refused write changed the target's memory");
-    printf("target: window invalidated; the initiator's write completed with %s and placed "
-           "nothing\n",
-           ndksim_status_name(s));
+    printf(
+        "target: window invalidated; the initiator's write completed with %s and placed "
+        "nothing\n",
+        ndksim_status_name(s));
 
     example_close(&listener->Header);
     example_close(&mw->Header);

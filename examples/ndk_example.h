@@ -46,10 +46,18 @@ static void example_on_create(PVOID ctx, NTSTATUS s, NDK_OBJECT_HEADER* o) {
     (void)s;
     *(NDK_OBJECT_HEADER**)ctx = o;
 }
-static void example_on_request(PVOID ctx, NTSTATUS s) { *(NTSTATUS*)ctx = s; }
-static void example_on_close(PVOID ctx) { ++*(int*)ctx; }
-static void example_on_cq(PVOID ctx, NTSTATUS s) { (void)ctx, (void)s; }
-static void example_on_connect(PVOID ctx, NDK_CONNECTOR* c) { *(NDK_CONNECTOR**)ctx = c; }
+static void example_on_request(PVOID ctx, NTSTATUS s) {
+    *(NTSTATUS*)ctx = s;
+}
+static void example_on_close(PVOID ctx) {
+    ++*(int*)ctx;
+}
+static void example_on_cq(PVOID ctx, NTSTATUS s) {
+    (void)ctx, (void)s;
+}
+static void example_on_connect(PVOID ctx, NDK_CONNECTOR* c) {
+    *(NDK_CONNECTOR**)ctx = c;
+}
 
 /* Runs the simulation until *status leaves STATUS_PENDING (or nothing is left to run). */
 static NTSTATUS example_wait(volatile NTSTATUS* status) {
@@ -93,8 +101,8 @@ static void example_open(example_side* s, const char* name, const char* ip, ULON
     p.Version = ndksim_highest_version();
     CHECK(ndksim_open_ndk_adapter(s->nic, &p, &s->adapter) == NDIS_STATUS_SUCCESS, "open");
     s->adapter->Dispatch->NdkCreatePd(s->adapter, example_on_create, &o, &s->pd);
-    s->adapter->Dispatch->NdkCreateCq(s->adapter, 256, example_on_cq, NULL, NULL,
-                                      example_on_create, &o, &s->cq);
+    s->adapter->Dispatch->NdkCreateCq(s->adapter, 256, example_on_cq, NULL, NULL, example_on_create,
+                                      &o, &s->cq);
     s->buffer = aligned_alloc(PAGE_SIZE, size);
     memset(s->buffer, 0, size);
     s->mdl = IoAllocateMdl(s->buffer, size, FALSE, FALSE, NULL);
@@ -112,8 +120,8 @@ static void example_open(example_side* s, const char* name, const char* ip, ULON
 static void example_make_qp(example_side* s) {
     NDK_OBJECT_HEADER* o = NULL;
     if (s->qp == NULL) {
-        s->pd->Dispatch->NdkCreateQp(s->pd, s->cq, s->cq, s, 64, 64, 4, 4, 128,
-                                     example_on_create, &o, &s->qp);
+        s->pd->Dispatch->NdkCreateQp(s->pd, s->cq, s->cq, s, 64, 64, 4, 4, 128, example_on_create,
+                                     &o, &s->qp);
     }
 }
 
@@ -158,8 +166,8 @@ static NDK_LISTENER* example_connect(example_side* a, const char* a_ip, example_
                                   &listened);
     a->adapter->Dispatch->NdkCreateConnector(a->adapter, example_on_create, &o, &a->connector);
     a->connector->Dispatch->NdkConnect(a->connector, a->qp, (PSOCKADDR)&from, sizeof from,
-                                       (PSOCKADDR)&at, sizeof at, 4, 4, NULL, 0,
-                                       example_on_request, &connected);
+                                       (PSOCKADDR)&at, sizeof at, 4, 4, NULL, 0, example_on_request,
+                                       &connected);
     while (incoming == NULL && ndksim_loop_run_one(g_loop)) {
     }
     b->connector = incoming;
@@ -169,8 +177,7 @@ static NDK_LISTENER* example_connect(example_side* a, const char* a_ip, example_
     }
     b->connector->Dispatch->NdkAccept(b->connector, b->qp, 4, 4, NULL, 0, NULL, NULL,
                                       example_on_request, &accepted);
-    CHECK(example_wait(&connected) == STATUS_SUCCESS, "Connect: %s",
-          ndksim_status_name(connected));
+    CHECK(example_wait(&connected) == STATUS_SUCCESS, "Connect: %s", ndksim_status_name(connected));
     a->connector->Dispatch->NdkCompleteConnect(a->connector, NULL, NULL, example_on_request,
                                                &completed);
     CHECK(example_wait(&completed) == STATUS_SUCCESS, "CompleteConnect");
