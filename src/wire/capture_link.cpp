@@ -12,7 +12,7 @@ namespace ndksim::wire {
 // One open capture file and the adapters recording to it. The lock serializes records from
 // adapters on different engine threads; the member list decides who records a frame.
 class shared_capture {
-public:
+  public:
     explicit shared_capture(const std::string& path) : writer_(path) {}
 
     void join(const ip_address& a) {
@@ -46,7 +46,7 @@ public:
 
     const std::string& path() const noexcept { return writer_.path(); }
 
-private:
+  private:
     std::mutex mutex_;
     std::vector<ip_address> members_;
     pcap_writer writer_;
@@ -56,7 +56,7 @@ namespace {
 
 // Open captures by path. Touched only when adapters are created and destroyed.
 class capture_registry {
-public:
+  public:
     static capture_registry& instance() {
         static capture_registry r;
         return r;
@@ -72,14 +72,15 @@ public:
         return created;
     }
 
-private:
+  private:
     std::mutex mutex_;
     std::map<std::string, std::weak_ptr<shared_capture>> open_;
 };
 
 class capture_peer final : public transport::peer {
-public:
-    capture_peer(std::shared_ptr<peer> in, const ip_address& to) : inner(std::move(in)), address(to) {}
+  public:
+    capture_peer(std::shared_ptr<peer> in, const ip_address& to)
+        : inner(std::move(in)), address(to) {}
     std::shared_ptr<peer> inner;
     ip_address address;
 };
@@ -93,13 +94,14 @@ transport::receive_fn capture_link::wrap(const std::string& path, const ip_addre
     capture->join(address);
     return [c = capture.get(), address, &sched, next = std::move(receive)](frame* f) {
         // The engine checks the ICRC over the same flow: source the peer, default ports.
-        c->record_received(flow{f->source, address},
-                           std::span<const std::byte>(f->data, f->length), sched.now());
+        c->record_received(flow{f->source, address}, std::span<const std::byte>(f->data, f->length),
+                           sched.now());
         next(f);
     };
 }
 
-capture_link::capture_link(std::unique_ptr<transport> inner, std::shared_ptr<shared_capture> capture)
+capture_link::capture_link(std::unique_ptr<transport> inner,
+                           std::shared_ptr<shared_capture> capture)
     : inner_(std::move(inner)), capture_(std::move(capture)), address_(inner_->local_address()) {}
 
 capture_link::~capture_link() {
@@ -124,8 +126,12 @@ void capture_link::send(peer& to, frame* f, timing::sim_time departure) {
     inner_->send(*p.inner, f, departure);
 }
 
-const ip_address& capture_link::local_address() const noexcept { return address_; }
+const ip_address& capture_link::local_address() const noexcept {
+    return address_;
+}
 
-const link_counters& capture_link::counters() const noexcept { return inner_->counters(); }
+const link_counters& capture_link::counters() const noexcept {
+    return inner_->counters();
+}
 
 }  // namespace ndksim::wire

@@ -21,7 +21,7 @@ namespace ndksim::wire {
 class shared_capture;
 
 class capture_link final : public transport {
-public:
+  public:
     /// Opens (or joins) the capture `path` for the adapter owning `address`. Returns the
     /// receive function to give the inner transport: it records each arriving frame at
     /// `sched.now()` and passes it on to `receive`. Throws std::runtime_error naming the path
@@ -47,7 +47,7 @@ public:
     /// The transport under the capture.
     transport& inner() noexcept { return *inner_; }
 
-private:
+  private:
     std::unique_ptr<transport> inner_;
     std::shared_ptr<shared_capture> capture_;
     ip_address address_;

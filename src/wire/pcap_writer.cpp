@@ -57,7 +57,8 @@ void put_mac(std::byte* p, const ip_address& a) noexcept {
 /// Ones' complement sum of 16-bit big-endian words (RFC 1071), not yet folded.
 std::uint32_t sum16(const std::byte* p, std::size_t n, std::uint32_t sum = 0) noexcept {
     for (std::size_t i = 0; i + 1 < n; i += 2) {
-        sum += (std::to_integer<std::uint32_t>(p[i]) << 8) | std::to_integer<std::uint32_t>(p[i + 1]);
+        sum +=
+            (std::to_integer<std::uint32_t>(p[i]) << 8) | std::to_integer<std::uint32_t>(p[i + 1]);
     }
     if (n % 2 != 0) {
         sum += std::to_integer<std::uint32_t>(p[n - 1]) << 8;
@@ -141,7 +142,9 @@ pcap_writer::pcap_writer(const std::string& path) : path_(path) {
     }
 }
 
-pcap_writer::~pcap_writer() { close(); }
+pcap_writer::~pcap_writer() {
+    close();
+}
 
 void pcap_writer::fail(const char* what, int error) noexcept {
     if (!failed_) {

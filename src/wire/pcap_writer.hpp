@@ -46,7 +46,7 @@ inline constexpr std::size_t pcap_max_outer_size = 14 + 40 + 8;
 std::size_t build_outer_headers(const flow& f, std::size_t frame_size, std::byte* out) noexcept;
 
 class pcap_writer {
-public:
+  public:
     /// Creates (truncates) `path` and writes the global header. Throws std::runtime_error with
     /// a message naming the path and strerror(errno) when the file cannot be opened or written.
     explicit pcap_writer(const std::string& path);
@@ -72,7 +72,7 @@ public:
     /// Records written so far.
     std::uint64_t records() const noexcept { return records_; }
 
-private:
+  private:
     void fail(const char* what, int error) noexcept;
 
     std::string path_;

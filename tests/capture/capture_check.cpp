@@ -17,8 +17,8 @@ namespace {
 
 // The InfiniBand dissector fields, in the column order of FILE.expected.
 constexpr const char* k_fields[] = {
-    "frame.number",           "infiniband.bth.opcode",  "infiniband.bth.destqp",
-    "infiniband.bth.psn",     "infiniband.reth.va",     "infiniband.reth.r_key",
+    "frame.number",           "infiniband.bth.opcode",    "infiniband.bth.destqp",
+    "infiniband.bth.psn",     "infiniband.reth.va",       "infiniband.reth.r_key",
     "infiniband.reth.dmalen", "infiniband.aeth.syndrome", "infiniband.aeth.msn",
     "infiniband.ieth",
 };
@@ -61,8 +61,8 @@ int main(int argc, char** argv) {
         std::cerr << "usage: capture_check TSHARK FILE\n";
         return 2;
     }
-    std::string command = std::string("'") + argv[1] + "' -r '" + argv[2] +
-                          "' -T fields -E occurrence=f";
+    std::string command =
+        std::string("'") + argv[1] + "' -r '" + argv[2] + "' -T fields -E occurrence=f";
     for (const char* f : k_fields) {
         command += std::string(" -e ") + f;
     }

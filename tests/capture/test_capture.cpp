@@ -10,10 +10,9 @@
 #include <set>
 #include <sstream>
 
-#include <ndksim/testkit/rc_pair.hpp>
-
 #include "api/abi.hpp"
 #include "api/adapter_state.hpp"
+#include "capture/capturing_pair.hpp"
 #include "capture/pcap_reader.hpp"
 #include "core/qp.hpp"
 #include "wire/codec.hpp"
@@ -37,14 +36,10 @@ std::uint64_t frames_sent(ndksim_adapter* a) {
     return a->link.base->counters().frames_sent.load();
 }
 
-class CaptureRun : public RcPair {
-protected:
+class CaptureRun : public CapturingPair {
+  protected:
     void SetUp() override {
-        std::remove(NDKSIM_CAPTURE_PATH);
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop_));
-        make_capturing_side(a_, "10.0.0.1");
-        make_capturing_side(b_, "10.0.0.2");
-        connect_pair();
+        ASSERT_NO_FATAL_FAILURE(start(NDKSIM_CAPTURE_PATH));
         a_qpn_ = qpn_of(a_.qp);
         b_qpn_ = qpn_of(b_.qp);
         b_address_ = b_.buf.address();
@@ -68,31 +63,6 @@ protected:
         const std::uint64_t sent = frames_sent(a_.nic) + frames_sent(b_.nic);
         RcPair::TearDown();
         check_file(sent);
-    }
-
-    void make_capturing_side(side& s, const char* address) {
-        ndksim_adapter_config c;
-        ndksim_adapter_config_init(&c);
-        c.loop = loop_;
-        c.address = address;
-        c.pcap_path = NDKSIM_CAPTURE_PATH;
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &s.nic));
-        NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
-        p.Version = ndksim_highest_version();
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_open_ndk_adapter(s.nic, &p, &s.adapter));
-        slot ignored;
-        ASSERT_STATUS(STATUS_SUCCESS, s.adapter->Dispatch->NdkCreatePd(s.adapter, slot::on_create,
-                                                                       &ignored, &s.pd));
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      s.adapter->Dispatch->NdkCreateCq(s.adapter, 1024, [](PVOID, NTSTATUS) {},
-                                                       nullptr, nullptr, slot::on_create, &ignored,
-                                                       &s.cq));
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      s.pd->Dispatch->NdkCreateQp(s.pd, s.cq, s.cq, &s, 64, 64, 4, 4, 128,
-                                                  slot::on_create, &ignored, &s.qp));
-        s.buf = register_buffer(s, k_buffer,
-                                NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                                    NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
     }
 
     void check_file(std::uint64_t sent);
@@ -215,7 +185,8 @@ void CaptureRun::check_file(std::uint64_t sent) {
                       opcode::rc_write_middle, opcode::rc_write_last, opcode::rc_read_request,
                       opcode::rc_read_response_first, opcode::rc_read_response_middle,
                       opcode::rc_read_response_last, opcode::rc_ack, opcode::ud_send_only}) {
-        EXPECT_GE(seen.count(op), 1u) << "no " << wire::opcode_table[static_cast<std::size_t>(op)].name;
+        EXPECT_GE(seen.count(op), 1u)
+            << "no " << wire::opcode_table[static_cast<std::size_t>(op)].name;
     }
     EXPECT_EQ(2u, seen.count(opcode::rc_write_middle));
     EXPECT_TRUE(write_first_ok);
@@ -233,22 +204,21 @@ TEST_F(CaptureRun, SendInvalidateWriteReadAndAcks) {
     EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
     // Multi-packet WRITE: first, middle, middle, last.
     NDK_SGE wsge = a_.buf.sge(0, k_write_size);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
-                                            b_.buf.address() + k_write_offset,
-                                            b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
+                                                            b_.buf.address() + k_write_offset,
+                                                            b_.buf.remote_token, 0));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     // RDMA READ: request, then first, middle, last responses.
     NDK_SGE readsge = a_.buf.sge(k_read_offset, k_read_size);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &readsge, 1,
-                                           b_.buf.address() + k_read_offset,
-                                           b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &readsge, 1,
+                                                           b_.buf.address() + k_read_offset,
+                                                           b_.buf.remote_token, 0));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     // SEND-and-invalidate of a memory window b bound for a.
     NDK_MW* mw = nullptr;
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS, b_.pd->Dispatch->NdkCreateMw(b_.pd, slot::on_create, &created, &mw));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  b_.pd->Dispatch->NdkCreateMw(b_.pd, slot::on_create, &created, &mw));
     track(&mw->Header);
     ASSERT_STATUS(STATUS_SUCCESS,
                   b_.qp->Dispatch->NdkBind(b_.qp, nullptr, b_.buf.mr, mw, b_.buf.bytes, 4096,
@@ -256,9 +226,8 @@ TEST_F(CaptureRun, SendInvalidateWriteReadAndAcks) {
     EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
     invalidated_token_ = mw->Dispatch->NdkGetRemoteTokenFromMw(mw);
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &ssge, 1, 0,
-                                                        invalidated_token_));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &ssge, 1, 0,
+                                                                        invalidated_token_));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     const NDK_RESULT_EX r = next(b_.cq);
     EXPECT_STATUS(STATUS_SUCCESS, r.Status);
