@@ -235,5 +235,23 @@ TEST_F(CaptureRun, SendInvalidateWriteReadAndAcks) {
     settle();
 }
 
+TEST(CapturePath, UnopenablePathFailsTheCreateWithInvalidParameter) {
+    ndksim_loop* loop = nullptr;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop));
+    ndksim_adapter_config c;
+    ndksim_adapter_config_init(&c);
+    c.loop = loop;
+    c.address = "10.0.0.7";
+    c.pcap_path = "/nonexistent-directory/capture.pcap";
+    ndksim_adapter* nic = nullptr;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_create(&c, &nic));
+    EXPECT_EQ(nullptr, nic);
+    // The address was given back: the same configuration without the capture works.
+    c.pcap_path = nullptr;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &nic));
+    ndksim_adapter_destroy(nic);
+    ndksim_loop_destroy(loop);
+}
+
 }  // namespace
 }  // namespace ndksim::testkit
