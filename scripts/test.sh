@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
-ndksim_install_deps
+ndksim_install_deps tshark  # the capture test dissects its pcap with tshark
 run_suite() {
     local dir=$1
     local jobs

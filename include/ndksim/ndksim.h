@@ -98,8 +98,20 @@ typedef struct ndksim_adapter_config {
                                  STATUS_IO_TIMEOUT, the QP moves to error and the connection
                                  is disconnected (default 7) */
     ndksim_link_faults faults; /**< fault injection on this adapter's link (default: none) */
-    const char* pcap_path;  /**< non-NULL: record every frame sent and received to this pcap
-                                 file, as Ethernet/IPv4/UDP/RoCEv2 (tshark, Wireshark) */
+    const char* pcap_path;  /**< non-NULL: record this adapter's frames to a classic pcap
+                                 file at this path (created or truncated; nanosecond
+                                 timestamps, LINKTYPE_ETHERNET), each as Ethernet / IPv4 or
+                                 IPv6 / UDP to port 4791 / the RoCEv2 packet, with the IP and
+                                 UDP headers its ICRC covers, so tshark and Wireshark read it.
+                                 Sent frames are stamped with their simulated departure time,
+                                 received ones with their arrival time [since the epoch], so a
+                                 deterministic run gives the same file each time. Adapters of
+                                 one process may share a path: each frame between them is
+                                 then recorded once, by its sender. The file is flushed when
+                                 the last adapter using it is destroyed. A path that cannot be
+                                 opened makes ndksim_adapter_create fail with
+                                 STATUS_INVALID_PARAMETER (the log names the path and the
+                                 error). NULL (the default): no capture. docs/capture.md. */
 } ndksim_adapter_config;
 
 /** Fills *config with the defaults documented on each field. */
@@ -156,6 +168,23 @@ NDKSIM_API NTSTATUS ndksim_adapter_set_faults(ndksim_adapter* adapter,
  * after their retry limit, and their consumers see error completions and a disconnect event.
  */
 NDKSIM_API NTSTATUS ndksim_adapter_cut_link(ndksim_adapter* adapter, BOOLEAN cut);
+
+/**
+ * Test hook for hostile-peer tests: delivers `length` raw bytes of a RoCEv2 packet (BTH through
+ * ICRC, as in docs/wire-format.md; no Ethernet, IP or UDP header) to the adapter's NIC engine
+ * as if they had arrived on its link from `source_address` (an IPv4 or IPv6 literal) at the
+ * current simulated time. The bytes are copied before the call returns, into a frame of the
+ * adapter's pool on its engine, and then go through the same path as any received frame
+ * (capture, decode and ICRC check over the flow source_address -> this adapter, UDP ports
+ * 4791, QP lookup, responder or completer), so nothing in them is trusted. The frame is
+ * processed asynchronously: in deterministic mode when the loop next runs, in threaded mode
+ * on the engine thread. Meant for tests of a consumer's and the simulated NIC's behaviour
+ * when a peer sends malformed or forged packets; a real NIC offers no such entry.
+ * Returns STATUS_SUCCESS, or STATUS_INVALID_PARAMETER (NULL adapter, packet or address, an
+ * address that is not an IP literal, or length above the frame size, 4224 bytes).
+ */
+NDKSIM_API NTSTATUS ndksim_adapter_inject_frame(ndksim_adapter* adapter, const void* roce_packet,
+                                                ULONG length, const char* source_address);
 
 /** Version of the ndksim library ("0.1.0"). */
 NDKSIM_API const char* ndksim_version(void);

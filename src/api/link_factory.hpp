@@ -4,6 +4,7 @@
 // wire: nothing below src/api names a concrete transport.
 
 #include <memory>
+#include <stdexcept>
 
 #include "core/device.hpp"
 #include "ndksim.h"
@@ -24,6 +25,16 @@ struct link_options {
 /// The layers of one adapter's link that the control API reaches after creation.
 struct link_layers {
     wire::transport* base = nullptr;
+    /// The link's outermost receive entry (through the capture layer when there is one, then
+    /// the engine's on_frame); ndksim_adapter_inject_frame delivers through it.
+    wire::transport::receive_fn receive;
+};
+
+/// A link option that cannot be honoured (e.g. a pcap_path that cannot be opened): the
+/// adapter is not created and ndksim_adapter_create returns STATUS_INVALID_PARAMETER.
+class link_config_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
 };
 
 /// Returns the factory the engine calls with its frame entry point. `layers` is filled when the

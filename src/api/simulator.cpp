@@ -139,6 +139,11 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         a->engine = std::make_unique<nic::engine>(a->dev, ecfg,
                                                   api::make_link_factory(a->dev, link, a->link));
         *out = a.release();
+    } catch (const api::link_config_error&) {
+        // Already logged with the adapter's name by the link factory.
+        std::lock_guard lock(g_addresses_mutex);
+        g_addresses.erase(address);
+        return STATUS_INVALID_PARAMETER;
     } catch (const std::exception& e) {
         std::lock_guard lock(g_addresses_mutex);
         g_addresses.erase(address);

@@ -1,0 +1,499 @@
+// Hostile frames against a live responder. Two adapters are connected twice (a -> b on the
+// pair's QPs, and a second connection between two more QPs); b's buffers are canary-guarded.
+// Each test injects one forged frame into b as if it came from a (ndksim_adapter_inject_frame)
+// and checks that it was refused with the right NAK or dropped, that no byte outside the
+// target window moved, that at most the attacked connection died (the second connection
+// still carries a SEND), and that the process lives on. The NAKs b sent are read back from
+// the pair's capture after teardown.
+
+#include <dirent.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <optional>
+
+#include "api/abi.hpp"
+#include "api/adapter_state.hpp"
+#include "capture/capturing_pair.hpp"
+#include "capture/pcap_reader.hpp"
+#include "core/qp.hpp"
+#include "nic/engine.hpp"
+#include "nic/qp_context.hpp"
+#include "wire/codec.hpp"
+#include "wire/icrc.hpp"
+
+namespace ndksim::testkit {
+namespace {
+
+using wire::opcode;
+
+constexpr std::size_t k_page = 4096;
+constexpr std::byte k_canary{0xA5};
+
+core::qp& core_qp(NDK_QP* qp) {
+    return *api::from_ndk<core::qp>(qp, core::object_kind::qp, "hostile test");
+}
+
+// A page-sized window registered for remote read and write, with an unregistered canary page
+// on each side of it.
+struct guarded {
+    std::byte* block = nullptr;
+    MDL* mdl = nullptr;
+    NDK_MR* mr = nullptr;
+    UINT32 token = 0;
+    std::byte* window() const { return block + k_page; }
+    UINT64 address() const { return reinterpret_cast<UINT64>(window()); }
+};
+
+class Hostile : public CapturingPair {
+  protected:
+    void SetUp() override {
+        const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
+        std::string name = std::string(info->test_suite_name()) + "_" + info->name();
+        std::replace(name.begin(), name.end(), '/', '_');
+        ASSERT_NO_FATAL_FAILURE(start(std::string(NDKSIM_HOSTILE_DIR "/") + name + ".pcap"));
+        // The second connection, which must survive whatever happens to the first.
+        a2_ = make_qp(a_, a_.cq);
+        b2_ = make_qp(b_, b_.cq);
+        connect_qps(a2_, b2_);
+        make_guarded();
+        snapshot();
+    }
+
+    void TearDown() override {
+        RcPair::TearDown();
+        check_naks();
+    }
+
+    void make_guarded() {
+        g_.block = static_cast<std::byte*>(std::aligned_alloc(k_page, 3 * k_page));
+        std::fill(g_.block, g_.block + 3 * k_page, k_canary);
+        g_.mdl = IoAllocateMdl(g_.window(), k_page, FALSE, FALSE, nullptr);
+        MmBuildMdlForNonPagedPool(g_.mdl);
+        slot created;
+        ASSERT_STATUS(STATUS_SUCCESS, b_.pd->Dispatch->NdkCreateMr(b_.pd, FALSE, slot::on_create,
+                                                                   &created, &g_.mr));
+        slot registered;
+        ASSERT_STATUS(STATUS_SUCCESS,
+                      g_.mr->Dispatch->NdkRegisterMr(g_.mr, g_.mdl, k_page,
+                                                     NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+                                                         NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                                         NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                                     slot::on_request, &registered));
+        g_.token = g_.mr->Dispatch->NdkGetRemoteTokenFromMr(g_.mr);
+        at_teardown([this] {
+            slot deregistered;
+            if (g_.mr->Dispatch->NdkDeregisterMr(g_.mr, slot::on_request, &deregistered) ==
+                STATUS_PENDING) {
+                wait(deregistered, "deregistration");
+            }
+            close(&g_.mr->Header);
+            IoFreeMdl(g_.mdl);
+            std::free(g_.block);
+        });
+    }
+
+    /// Remembers every byte of b's memory, to compare after the attack.
+    void snapshot() {
+        guarded_before_.assign(g_.block, g_.block + 3 * k_page);
+        buffer_before_.assign(b_.buf.bytes, b_.buf.bytes + b_.buf.size);
+    }
+
+    /// Every byte of b's memory is as before, except [first, first + n) of the window.
+    void expect_untouched(std::size_t first = 0, std::size_t n = 0) {
+        for (std::size_t i = 0; i < 3 * k_page; ++i) {
+            const bool target = i >= k_page + first && i < k_page + first + n;
+            if (!target && g_.block[i] != guarded_before_[i]) {
+                ADD_FAILURE() << "byte " << i << " of the guarded block changed";
+                return;
+            }
+        }
+        EXPECT_TRUE(std::equal(buffer_before_.begin(), buffer_before_.end(), b_.buf.bytes))
+            << "b's other buffer changed";
+    }
+
+    nic::engine_counters& counters() { return b_.nic->engine->counters(); }
+
+    std::uint64_t bad(wire::decode_error e) {
+        return counters().bad_frames[static_cast<std::size_t>(e)].load();
+    }
+
+    /// A frame from a's flow to b's first QP at its expected PSN, with a correct ICRC.
+    std::vector<std::byte> forge(wire::packet_headers h, std::size_t payload_size = 0,
+                                 const char* from = "10.0.0.1") {
+        core::qp& q = core_qp(b_.qp);
+        if (h.bth.dest_qp == 0) {
+            h.bth.dest_qp = q.qpn();
+        }
+        h.bth.psn = wire::psn_add(nic::context_of(q).expected_psn, h.bth.psn);
+        std::vector<std::byte> payload(payload_size, std::byte{0x5A});
+        std::vector<std::byte> frame(wire::max_frame_size);
+        unsigned o[4] = {};
+        std::sscanf(from, "%u.%u.%u.%u", &o[0], &o[1], &o[2], &o[3]);
+        const wire::flow f{
+            wire::ip_address::v4(static_cast<std::uint8_t>(o[0]), static_cast<std::uint8_t>(o[1]),
+                                 static_cast<std::uint8_t>(o[2]), static_cast<std::uint8_t>(o[3])),
+            wire::ip_address::v4(10, 0, 0, 2)};
+        const wire::encode_result r = wire::encode_frame(h, payload, f, frame);
+        EXPECT_TRUE(r.ok());
+        frame.resize(r.frame_size);
+        return frame;
+    }
+
+    static wire::packet_headers write_only(UINT64 va, UINT32 rkey, UINT32 length) {
+        wire::packet_headers h;
+        h.bth.op = opcode::rc_write_only;
+        h.bth.ack_req = true;
+        h.reth = wire::reth_fields{va, rkey, length};
+        return h;
+    }
+
+    void inject(const std::vector<std::byte>& frame, const char* from = "10.0.0.1") {
+        ASSERT_STATUS(STATUS_SUCCESS,
+                      ndksim_adapter_inject_frame(b_.nic, frame.data(),
+                                                  static_cast<ULONG>(frame.size()), from));
+        settle();
+    }
+
+    /// A SEND of 64 bytes from `aqp` to `bqp`; returns the receive's status.
+    NTSTATUS send_over(NDK_QP* aqp, NDK_QP* bqp) {
+        NDK_SGE r = b_.buf.sge(b_.buf.size - 4096, 64);
+        EXPECT_STATUS(STATUS_SUCCESS, bqp->Dispatch->NdkReceive(bqp, nullptr, &r, 1));
+        NDK_SGE s = a_.buf.sge(0, 64);
+        EXPECT_STATUS(STATUS_SUCCESS, aqp->Dispatch->NdkSend(aqp, nullptr, &s, 1, 0));
+        const NDK_RESULT_EX sent = next(a_.cq);
+        const NDK_RESULT_EX received = next(b_.cq);
+        EXPECT_STATUS(sent.Status, received.Status);
+        return received.Status;
+    }
+
+    /// The second connection carries a SEND (bad input kills at most its own connection).
+    void expect_second_connection_works() { EXPECT_STATUS(STATUS_SUCCESS, send_over(a2_, b2_)); }
+
+    /// The attacked connection is dead on b's side: its QP is in error and a post on it
+    /// completes with a flush status.
+    void expect_victim_killed() {
+        EXPECT_EQ(core::qp_state::error, core_qp(b_.qp).state());
+        NDK_SGE r = b_.buf.sge(0, 64);
+        ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
+        EXPECT_STATUS(STATUS_CANCELLED, next(b_.cq).Status);
+    }
+
+    /// The attacked connection still works.
+    void expect_victim_alive() {
+        EXPECT_EQ(core::qp_state::connected, core_qp(b_.qp).state());
+        EXPECT_STATUS(STATUS_SUCCESS, send_over(a_.qp, b_.qp));
+    }
+
+    // Reads the capture after teardown: b sent exactly the NAKs expected_naks_ names.
+    void check_naks() {
+        if (!check_naks_) {
+            return;
+        }
+        const capture_test::pcap_file f = capture_test::read_pcap(path_);
+        ASSERT_TRUE(f.ok) << f.error;
+        std::vector<wire::nak_code> naks;
+        for (const capture_test::pcap_record& r : f.records) {
+            if (r.bytes.size() < 42 + 16 ||
+                capture_test::be_at(r.bytes.data() + 26, 4) != 0x0A000002u) {
+                continue;  // not from b
+            }
+            const std::byte* bth = r.bytes.data() + 42;
+            if (std::to_integer<unsigned>(bth[0]) != static_cast<unsigned>(opcode::rc_ack)) {
+                continue;
+            }
+            const auto syndrome = static_cast<std::uint8_t>(std::to_integer<unsigned>(bth[12]));
+            if (wire::syndrome_type(syndrome) == wire::aeth_type::nak) {
+                naks.push_back(static_cast<wire::nak_code>(wire::syndrome_value(syndrome)));
+            }
+        }
+        EXPECT_EQ(expected_naks_, naks);
+    }
+
+    NDK_QP* a2_ = nullptr;
+    NDK_QP* b2_ = nullptr;
+    guarded g_;
+    std::vector<std::byte> guarded_before_;
+    std::vector<std::byte> buffer_before_;
+    std::vector<wire::nak_code> expected_naks_;
+    bool check_naks_ = true;
+};
+
+// ---- dropped by the decoder (never reach a QP) ------------------------------------------
+
+TEST_F(Hostile, TruncatedFrameIsDropped) {
+    const auto frame = forge(write_only(g_.address(), g_.token, 0));
+    inject(std::vector<std::byte>(frame.begin(), frame.begin() + 5));
+    inject(std::vector<std::byte>(frame.begin(), frame.begin() + 20));
+    EXPECT_EQ(1u, bad(wire::decode_error::truncated));
+    EXPECT_EQ(1u, bad(wire::decode_error::bad_length));
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, BadVersionIsDropped) {
+    auto frame = forge(write_only(g_.address(), g_.token, 16), 16);
+    frame[1] |= std::byte{0x01};  // TVer 1
+    inject(frame);
+    EXPECT_EQ(1u, bad(wire::decode_error::bad_version));
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, UnknownOpcodeIsDropped) {
+    auto frame = forge(write_only(g_.address(), g_.token, 16), 16);
+    frame[0] = std::byte{0x15};  // reserved RC opcode
+    inject(frame);
+    EXPECT_EQ(1u, bad(wire::decode_error::bad_opcode));
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, BadIcrcIsDropped) {
+    auto frame = forge(write_only(g_.address(), g_.token, 16), 16);
+    frame[30] ^= std::byte{0x01};  // a payload bit
+    inject(frame);
+    EXPECT_EQ(1u, bad(wire::decode_error::bad_icrc));
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, WrongDestinationQpIsDropped) {
+    wire::packet_headers h = write_only(g_.address(), g_.token, 16);
+    h.bth.dest_qp = 0xABCDE;
+    inject(forge(h, 16));
+    EXPECT_EQ(1u, counters().frames_for_unknown_qp.load());
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, FrameFromAStrangerIsDropped) {
+    // Correct ICRC for the stranger's flow, right QP and PSN: only the source is wrong.
+    inject(forge(write_only(g_.address(), g_.token, 16), 16, "10.0.0.9"), "10.0.0.9");
+    EXPECT_EQ(1u, counters().protocol_errors.load());
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, FramePretendingToComeFromTheStrangerFailsTheIcrc) {
+    // a's ICRC, stranger's address: the ICRC covers the source address.
+    inject(forge(write_only(g_.address(), g_.token, 16), 16), "10.0.0.9");
+    EXPECT_EQ(1u, bad(wire::decode_error::bad_icrc));
+    expect_untouched();
+    expect_victim_alive();
+}
+
+// ---- PSN ----------------------------------------------------------------------------------
+
+TEST_F(Hostile, PsnFarInTheFutureGetsOneSequenceNakAndPlacesNothing) {
+    wire::packet_headers h = write_only(g_.address(), g_.token, 16);
+    h.bth.psn = 1'000'000;  // forge() adds the expected PSN
+    inject(forge(h, 16));
+    inject(forge(h, 16));
+    EXPECT_EQ(2u, counters().out_of_sequence_packets.load());
+    expected_naks_ = {wire::nak_code::psn_sequence_error};
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+// ---- refused by the responder: NAK, the attacked connection ends ----------------------
+
+TEST_F(Hostile, AtomicRequestIsRefusedWithInvalidRequest) {
+    wire::packet_headers h;
+    h.bth.op = opcode::rc_fetch_add;
+    h.bth.ack_req = true;
+    h.atomic_eth.va = g_.address();
+    h.atomic_eth.rkey = g_.token;
+    h.atomic_eth.swap_add = 1;
+    inject(forge(h));
+    expected_naks_ = {wire::nak_code::invalid_request};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, ForgedRkeyIsRefusedWithRemoteAccessError) {
+    inject(forge(write_only(g_.address(), g_.token ^ 0x5A5A00, 16), 16));
+    expected_naks_ = {wire::nak_code::remote_access_error};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, AddressBeforeTheWindowIsRefused) {
+    inject(forge(write_only(g_.address() - 8, g_.token, 16), 16));
+    expected_naks_ = {wire::nak_code::remote_access_error};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, AddressAfterTheWindowIsRefused) {
+    inject(forge(write_only(g_.address() + k_page - 8, g_.token, 16), 16));
+    expected_naks_ = {wire::nak_code::remote_access_error};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, RethRangeThatWrapsIsRefused) {
+    inject(forge(write_only(0xFFFF'FFFF'FFFF'FFF0ull, g_.token, 0x100), 0));
+    expected_naks_ = {wire::nak_code::remote_access_error};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, RethLengthBeyondTheRegionIsRefused) {
+    // A WRITE FIRST announcing two pages into a one-page window, carrying one packet.
+    wire::packet_headers h = write_only(g_.address(), g_.token, 2 * k_page);
+    h.bth.op = opcode::rc_write_first;
+    inject(forge(h, 64));
+    expected_naks_ = {wire::nak_code::remote_access_error};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, PayloadLongerThanTheRethLengthIsRefused) {
+    inject(forge(write_only(g_.address(), g_.token, 16), 64));
+    expected_naks_ = {wire::nak_code::invalid_request};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, ReadOutsideTheWindowIsRefused) {
+    wire::packet_headers h = write_only(g_.address() + 16, g_.token, k_page);
+    h.bth.op = opcode::rc_read_request;
+    inject(forge(h));
+    expected_naks_ = {wire::nak_code::remote_access_error};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, ValidWriteLandsOnlyInItsWindow) {
+    // The control case: the same forging machinery produces a frame the responder accepts.
+    inject(forge(write_only(g_.address() + 100, g_.token, 64), 64));
+    EXPECT_EQ(std::byte{0x5A}, g_.window()[100]);
+    EXPECT_EQ(std::byte{0x5A}, g_.window()[163]);
+    expect_untouched(100, 64);
+    // RoCE has no authentication: a frame with the peer's address, QP, PSN and a valid ICRC
+    // is the peer's. It consumed a's next PSN, so a's own next packet is now a duplicate there.
+    EXPECT_EQ(core::qp_state::connected, core_qp(b_.qp).state());
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, PayloadLongerThanTheMtuStaysInsideItsRethWindow) {
+    constexpr UINT32 n = 4160;
+    inject(forge(write_only(b_.buf.address(), b_.buf.remote_token, n), n));
+    EXPECT_TRUE(std::equal(buffer_before_.begin() + n, buffer_before_.end(), b_.buf.bytes + n));
+    EXPECT_TRUE(std::equal(guarded_before_.begin(), guarded_before_.end(), g_.block));
+    expect_second_connection_works();
+}
+
+// IBA vol. 1 chapter 9 (responder length checks: a packet longer than the path MTU): the
+// responder must answer with a NAK invalid request. The responder does not compare payloads
+// with the MTU yet, so the frame above is placed; this test states the rule and is disabled
+// until the check exists.
+TEST_F(Hostile, DISABLED_PayloadLongerThanTheMtuIsRefused) {
+    // 4160 bytes in one packet (the frame still fits a pool frame) into a region large enough.
+    constexpr UINT32 n = 4160;
+    inject(forge(write_only(b_.buf.address(), b_.buf.remote_token, n), n));
+    expected_naks_ = {wire::nak_code::invalid_request};
+    expect_untouched();
+    expect_victim_killed();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, InjectRefusesBadArguments) {
+    const std::byte bytes[16] = {};
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  ndksim_adapter_inject_frame(nullptr, bytes, 16, "10.0.0.1"));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  ndksim_adapter_inject_frame(b_.nic, nullptr, 16, "10.0.0.1"));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  ndksim_adapter_inject_frame(b_.nic, bytes, 16, nullptr));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  ndksim_adapter_inject_frame(b_.nic, bytes, 16, "not an address"));
+    std::vector<std::byte> big(wire::k_max_frame_bytes + 1);
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  ndksim_adapter_inject_frame(b_.nic, big.data(), static_cast<ULONG>(big.size()),
+                                              "10.0.0.1"));
+    settle();
+    expect_victim_alive();
+}
+
+// ---- the fuzz corpus through the live responder ------------------------------------------
+
+std::vector<std::vector<std::byte>> corpus() {
+    std::vector<std::vector<std::byte>> out;
+    std::vector<std::string> names;
+    if (DIR* d = ::opendir(NDKSIM_FUZZ_CORPUS_DIR)) {
+        while (const dirent* e = ::readdir(d)) {
+            const std::string n = e->d_name;
+            if (n.size() > 4 && n.substr(n.size() - 4) == ".bin") {
+                names.push_back(n);
+            }
+        }
+        ::closedir(d);
+    }
+    std::sort(names.begin(), names.end());
+    for (const std::string& n : names) {
+        std::ifstream in(std::string(NDKSIM_FUZZ_CORPUS_DIR "/") + n, std::ios::binary);
+        std::vector<char> raw((std::istreambuf_iterator<char>(in)),
+                              std::istreambuf_iterator<char>());
+        std::vector<std::byte> b(raw.size());
+        std::memcpy(b.data(), raw.data(), raw.size());
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+TEST_F(Hostile, FuzzCorpusReplayedThroughTheLiveResponder) {
+    const auto frames = corpus();
+    ASSERT_GE(frames.size(), 20u);
+    const wire::flow f{wire::ip_address::v4(10, 0, 0, 1), wire::ip_address::v4(10, 0, 0, 2)};
+    for (const auto& raw : frames) {
+        // As captured (on another flow: the ICRC check drops them) ...
+        if (raw.size() <= wire::k_max_frame_bytes) {
+            inject(raw);
+        }
+        // ... and aimed at b's first QP at its expected PSN, aimed into
+        // the guarded window, with the ICRC recomputed, so the checks behind the ICRC run.
+        if (raw.size() < wire::bth_size + wire::icrc_size || raw.size() % 4 != 0 ||
+            raw.size() > wire::k_max_frame_bytes) {
+            continue;
+        }
+        std::vector<std::byte> aimed = raw;
+        const bool cm = wire::load_be<3>(aimed.data() + 5) == 1;
+        if (!cm) {
+            core::qp& q = core_qp(b_.qp);
+            wire::store_be<3>(aimed.data() + 5, q.qpn());
+            wire::store_be<3>(aimed.data() + 9, nic::context_of(q).expected_psn);
+        }
+        const std::size_t body = aimed.size() - wire::icrc_size;
+        wire::store_icrc(aimed.data() + body,
+                         wire::compute_icrc(f, std::span<const std::byte>(aimed.data(), body)));
+        inject(aimed);
+        expect_untouched();
+        if (::testing::Test::HasFailure()) {
+            return;
+        }
+    }
+    // Which corpus frames draw a NAK depends on the order of the corpus: not checked here.
+    check_naks_ = false;
+    expect_second_connection_works();
+}
+
+}  // namespace
+}  // namespace ndksim::testkit
