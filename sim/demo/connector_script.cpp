@@ -1,0 +1,157 @@
+#include "connector_script.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "loopback/client.hpp"
+#include "loopback/service.hpp"
+
+namespace ndksim::loopback {
+namespace {
+
+using clock = std::chrono::steady_clock;
+
+double seconds_since(clock::time_point t0) {
+    return std::chrono::duration<double>(clock::now() - t0).count();
+}
+
+std::uint64_t median(std::vector<std::uint64_t> v) {
+    if (v.empty()) {
+        return 0;
+    }
+    std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
+    return v[v.size() / 2];
+}
+
+// Bench mode: pipelined writes for bandwidth, then one at a time for latency. Only the last
+// write's data is verified: the measurement must not include the checks.
+void bench(endpoint& ep, client& c, const connector_options& o, report& out) {
+    const std::uint32_t token = c.peer().mw_token;
+    fill_pattern(ep.data(), o.size, 7);
+    unsigned posted = 0, done = 0, failed = 0;
+    const auto t0 = clock::now();
+    while (done < o.iterations) {
+        while (posted < o.iterations && posted - done < o.depth) {
+            if (ep.post_write(0, o.size, c.peer().address, token) != STATUS_SUCCESS) {
+                ++failed;
+            }
+            ++posted;
+        }
+        auto r = ep.next();
+        if (!r) {
+            out.check(false, "bench: no write completion within the timeout");
+            return;
+        }
+        failed += r->Status != STATUS_SUCCESS;
+        ++done;
+    }
+    const double secs = seconds_since(t0);
+    out.check(failed == 0, "bench: {} writes failed", failed);
+    std::vector<std::uint64_t> wall_ns;
+    const unsigned pings = std::min(o.iterations, 1000u);
+    for (unsigned i = 0; i < pings; ++i) {
+        const auto p0 = clock::now();
+        if (c.write(0, o.size, 0, token) != STATUS_SUCCESS) {
+            ++failed;
+        }
+        wall_ns.push_back(static_cast<std::uint64_t>(
+            std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - p0).count()));
+    }
+    out.check(c.remote_verify(0, o.size, 7) == 0, "bench: the peer's data differs");
+    const double mbps = double(o.size) * o.iterations / secs / 1e6;
+    out.step("bench: size={} ops={} depth={} MB/s={:.1f} ops/s={:.0f} lat_us_median={:.2f} "
+             "sim_lat_us_median={:.2f}",
+             o.size, o.iterations, o.depth, mbps, o.iterations / secs,
+             double(median(wall_ns)) / 1e3, double(median(c.latencies())) / 1e6);
+}
+
+}  // namespace
+
+unsigned run_connector(endpoint& ep, const connector_options& o, report& out) {
+    const unsigned before = out.failures();
+    client c(ep);
+    const std::string text = "connector " + ep.options().address + " says hello";
+    std::string reply;
+    if (!out.check(c.connect(o.peer, o.nd_port, text, &reply) == STATUS_SUCCESS, "connect: {}",
+                   c.error())) {
+        ep.close();
+        return out.failures() - before;
+    }
+    out.step("connected to {} ND port {}; our private data \"{}\", the listener's \"{}\"", o.peer,
+             o.nd_port, text, reply);
+    const peer_memory& p = c.peer();
+    out.step("received the listener's window: token {:#x}, {} bytes at {:#x}", p.mw_token,
+             p.length, p.address);
+    if (!out.check(p.length >= o.size, "the listener exposes {} bytes, fewer than --size {}",
+                   p.length, o.size)) {
+        ep.close();
+        return out.failures() - before;
+    }
+
+    const auto t0 = clock::now();
+    std::uint64_t bytes = 0, ops = 0;
+    if (o.bench) {
+        bench(ep, c, o, out);
+        bytes = std::uint64_t{o.size} * o.iterations;
+        ops = o.iterations;
+    } else {
+        for (unsigned i = 0; i < o.iterations; ++i) {
+            const std::uint64_t seed = 100 + i;
+            fill_pattern(ep.data(), o.size, seed);
+            NTSTATUS s = c.write(0, o.size, 0, p.mw_token);
+            const std::uint64_t bad = c.remote_verify(0, o.size, seed);
+            if (out.check(s == STATUS_SUCCESS && bad == 0, "RDMA write: {}, verify: {}",
+                          ndksim_status_name(s), bad) && i == 0) {
+                out.step("RDMA write of {} bytes through the window: every byte verified by the "
+                         "listener", o.size);
+            }
+            const std::uint64_t rseed = 200 + i;
+            out.check(c.remote_fill(0, o.size, rseed), "fill request: {}", c.error());
+            s = c.read(0, o.size, 0, p.mw_token);
+            const std::uint64_t rbad = check_pattern(ep.data(), o.size, rseed);
+            if (out.check(s == STATUS_SUCCESS && rbad == 0, "RDMA read: {}, first bad byte {}",
+                          ndksim_status_name(s), rbad) && i == 0) {
+                out.step("RDMA read of {} bytes through the window: every byte verified", o.size);
+            }
+            bytes += 2 * std::uint64_t{o.size};
+            ops += 2;
+        }
+        const ULONG payload = std::min<ULONG>(o.size, k_slot_size - sizeof(message));
+        fill_pattern(ep.data(), payload, 300);
+        auto r = c.send_payload(0, payload, 300);
+        if (out.check(r && r->result == 0, "send/receive of {} bytes: {}", payload, c.error())) {
+            out.step("send/receive of {} bytes: every byte verified by the listener", payload);
+        }
+        bytes += payload;
+        ++ops;
+        if (out.check(c.send_and_invalidate(400), "send-and-invalidate: {}", c.error())) {
+            out.step("send-and-invalidate of token {:#x}: the listener saw its window invalidated",
+                     p.mw_token);
+        }
+        ++ops;
+        fill_pattern(ep.data(), o.size, 500);
+        NTSTATUS s = c.write(0, o.size, 0, p.mw_token);
+        if (out.check(s == STATUS_ACCESS_VIOLATION,
+                      "a write with the invalidated token completed with {}, expected "
+                      "STATUS_ACCESS_VIOLATION", ndksim_status_name(s))) {
+            out.step("RDMA write with the invalidated token refused: {}", ndksim_status_name(s));
+        }
+        ++ops;
+    }
+    const double wall = seconds_since(t0);
+    if (o.bench) {
+        out.check(c.bye(), "bye: {}", c.error());
+    }
+    NTSTATUS d = ep.disconnect();
+    out.check(d == STATUS_SUCCESS, "disconnect: {}", ep.error());
+    out.step("disconnected");
+    const ULONG leaked = ep.close();
+    out.check(leaked == 0, "{} objects leaked", leaked);
+    out.step("closed every object, {} leaked", leaked);
+    out.step("summary: {} operations, {} bytes, modelled latency per op (median) {:.2f} us, host "
+             "throughput {:.1f} MB/s over {:.3f} s",
+             ops, bytes, double(median(c.latencies())) / 1e6, double(bytes) / wall / 1e6, wall);
+    return out.failures() - before;
+}
+
+}  // namespace ndksim::loopback

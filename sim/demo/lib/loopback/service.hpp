@@ -1,0 +1,34 @@
+#pragma once
+// The listening side of the loopback pair: it accepts one connection, binds its memory window
+// over its data area, sends the window's token and address in a SEND (the "hello"), then serves
+// the connector's requests (fill, verify, invalidated, rebind, bye) until the connector says bye
+// or disconnects. Every request is answered by a reply message; every check is reported.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+
+#include "loopback/endpoint.hpp"
+#include "loopback/report.hpp"
+
+namespace ndksim::loopback {
+
+struct listener_options {
+    std::uint16_t nd_port = 445;
+    std::function<void()> on_listening;  ///< called once the listener is listening
+    /// How long the listener waits for the next request before it gives up (a peer that dies
+    /// is noticed sooner, through the disconnect event).
+    std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
+};
+
+/// Runs the listener's side on an opened endpoint. Returns the number of failed checks.
+unsigned run_listener(endpoint& ep, const listener_options& options, report& out);
+
+/// Fills `bytes` with the pattern `seed`, as if they sat at `start` of the pattern.
+void fill_pattern(std::uint8_t* bytes, std::uint64_t length, std::uint64_t seed,
+                  std::uint64_t start = 0);
+/// 0 if `bytes` hold the pattern `seed` from `start`; otherwise 1 + the first bad offset.
+std::uint64_t check_pattern(const std::uint8_t* bytes, std::uint64_t length, std::uint64_t seed,
+                            std::uint64_t start = 0);
+
+}  // namespace ndksim::loopback

@@ -1,0 +1,170 @@
+#include "peer_process.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "loopback/report.hpp"
+#include "loopback/service.hpp"
+
+namespace ndksim::twoproc {
+namespace {
+
+bool read_within(int fd, void* out, size_t size, std::chrono::milliseconds timeout) {
+    pollfd p{fd, POLLIN, 0};
+    return ::poll(&p, 1, static_cast<int>(timeout.count())) == 1 &&
+           ::read(fd, out, size) == static_cast<ssize_t>(size);
+}
+
+constexpr std::chrono::milliseconds k_start_timeout{10000};
+
+}  // namespace
+
+peer_process::peer_process(ndksim_wire wire, std::uint64_t data_size)
+    : wire_(wire), data_size_(data_size) {}
+
+peer_process::~peer_process() {
+    if (!joined_) {
+        join(std::chrono::milliseconds(20000));
+    }
+}
+
+void peer_process::run_peer(std::uint16_t port, int ready_fd) {
+    loopback::report out("peer", stderr);
+    loopback::endpoint_options o;
+    o.name = "peer";
+    o.address = k_peer;
+    o.wire = wire_;
+    o.port = port;
+    o.data_size = data_size_;
+    loopback::endpoint ep(o);
+    if (ep.open() != STATUS_SUCCESS) {
+        out.check(false, "{}", ep.error());
+        thread_result_ = 1;
+        ::close(ready_fd);
+        return;
+    }
+    loopback::listener_options lo;
+    lo.on_listening = [&] {
+        const char ready = 'R';
+        (void)!::write(ready_fd, &ready, 1);
+    };
+    lo.idle_timeout = std::chrono::milliseconds(30000);
+    thread_result_ = loopback::run_listener(ep, lo, out) == 0 ? 0 : 1;
+    ::close(ready_fd);
+}
+
+std::string peer_process::start(loopback::endpoint_options self_options,
+                                 std::unique_ptr<loopback::endpoint>* self) {
+    int port_pipe[2], ready_pipe[2];
+    if (::pipe(port_pipe) != 0 || ::pipe(ready_pipe) != 0) {
+        return "pipe failed";
+    }
+    if (forked()) {
+        // Fork before any adapter exists: the child must not inherit engine threads or sockets.
+        std::fflush(nullptr);
+        child_ = ::fork();
+        if (child_ < 0) {
+            return "fork failed";
+        }
+        if (child_ == 0) {
+            ::close(port_pipe[1]);
+            ::close(ready_pipe[0]);
+            std::uint16_t port = 0;
+            if (!read_within(port_pipe[0], &port, sizeof port, k_start_timeout)) {
+                std::_Exit(3);
+            }
+            run_peer(port, ready_pipe[1]);
+            std::_Exit(thread_result_);
+        }
+        ::close(port_pipe[0]);
+        ::close(ready_pipe[1]);
+    }
+    std::uint16_t port = static_cast<std::uint16_t>(20000 + (::getpid() * 7) % 30000);
+    NTSTATUS s = STATUS_ADDRESS_ALREADY_EXISTS;
+    for (int attempt = 0; attempt < 64 && s == STATUS_ADDRESS_ALREADY_EXISTS; ++attempt, ++port) {
+        self_options.port = port;
+        *self = std::make_unique<loopback::endpoint>(self_options);
+        s = (*self)->open();
+        if (s == STATUS_ADDRESS_ALREADY_EXISTS) {
+            (*self)->close();
+        }
+    }
+    --port;
+    if (s == STATUS_NOT_SUPPORTED) {
+        wire_missing_ = true;
+    }
+    if (s != STATUS_SUCCESS) {
+        const std::string why = (*self)->error();
+        (*self)->close();
+        if (forked()) {
+            ::close(port_pipe[1]);  // the child sees end-of-file and exits
+            ::close(ready_pipe[0]);
+        } else {
+            ::close(port_pipe[0]), ::close(port_pipe[1]);
+            ::close(ready_pipe[0]), ::close(ready_pipe[1]);
+        }
+        joined_ = !forked();
+        return why;
+    }
+    if (forked()) {
+        (void)!::write(port_pipe[1], &port, sizeof port);
+        ::close(port_pipe[1]);
+    } else {
+        ::close(port_pipe[0]), ::close(port_pipe[1]);
+        thread_ = std::thread([this, port, fd = ready_pipe[1]] { run_peer(port, fd); });
+    }
+    char ready = 0;
+    const bool ok = read_within(ready_pipe[0], &ready, 1, k_start_timeout);
+    ::close(ready_pipe[0]);
+    return ok ? "" : "the peer did not start listening within 10 s";
+}
+
+bool peer_process::join(std::chrono::milliseconds timeout) {
+    if (joined_) {
+        return thread_result_ == 0;
+    }
+    joined_ = true;
+    if (!forked()) {
+        if (thread_.joinable()) {
+            thread_.join();  // every wait of the peer is bounded, so this is too
+        }
+        return thread_result_ == 0;
+    }
+    if (child_ <= 0) {
+        return false;
+    }
+    // A pidfd turns "the child exited" into a pollable condition with a timeout.
+    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child_, 0));
+    bool exited = true;
+    if (pidfd >= 0) {
+        pollfd p{pidfd, POLLIN, 0};
+        exited = ::poll(&p, 1, static_cast<int>(timeout.count())) == 1;
+        ::close(pidfd);
+    }
+    if (!exited) {
+        std::fprintf(stderr, "peer process %d still running after %lld ms: killed\n", int(child_),
+                     static_cast<long long>(timeout.count()));
+        ::kill(child_, SIGKILL);
+    }
+    int status = 0;
+    ::waitpid(child_, &status, 0);
+    child_ = -1;
+    return exited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+void peer_process::kill_now() {
+    if (forked() && child_ > 0) {
+        ::kill(child_, SIGKILL);
+        int status = 0;
+        ::waitpid(child_, &status, 0);
+        child_ = -1;
+        joined_ = true;
+    }
+}
+
+}  // namespace ndksim::twoproc

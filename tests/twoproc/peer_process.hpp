@@ -1,0 +1,54 @@
+#pragma once
+// A loopback peer for the two-process tests: the listener side of ndksim-loopback's protocol
+// (loopback/service.hpp) running in a forked child (UDP, TCP wires) or, for the in-process
+// wire, in a thread of the test. The test itself is the connector.
+//
+// Port choice: tests run in parallel, so the test picks a wire port from its pid and retries
+// the next one while its adapter's create says STATUS_ADDRESS_ALREADY_EXISTS; only then does it
+// hand the port to the peer (through a pipe), and it connects only once the peer reported that
+// it listens. Every wait has a bound and fails loudly.
+
+#include <sys/types.h>
+
+#include <chrono>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "loopback/endpoint.hpp"
+
+namespace ndksim::twoproc {
+
+class peer_process {
+public:
+    static constexpr const char* k_local = "127.0.0.1";
+    static constexpr const char* k_peer = "127.0.0.2";
+
+    peer_process(ndksim_wire wire, std::uint64_t data_size);
+    ~peer_process();
+
+    /// Opens `self` (the connector's endpoint) on a free port, starts the peer on that port and
+    /// waits until it listens. Returns an empty string or what failed.
+    std::string start(loopback::endpoint_options self_options,
+                      std::unique_ptr<loopback::endpoint>* self);
+    /// True if the wire is not provided by this build (the test then skips).
+    bool wire_missing() const { return wire_missing_; }
+    /// Waits for the peer to finish; true if it passed every check. Kills it after `timeout`.
+    bool join(std::chrono::milliseconds timeout);
+    /// SIGKILLs the peer process and reaps it (forked peers only).
+    void kill_now();
+    bool forked() const { return wire_ != NDKSIM_WIRE_INPROC; }
+
+private:
+    void run_peer(std::uint16_t port, int ready_fd);
+
+    ndksim_wire wire_;
+    std::uint64_t data_size_;
+    bool wire_missing_ = false;
+    pid_t child_ = -1;
+    std::thread thread_;
+    int thread_result_ = -1;
+    bool joined_ = false;
+};
+
+}  // namespace ndksim::twoproc
