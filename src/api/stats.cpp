@@ -164,8 +164,10 @@ std::string stats_document(ndksim_adapter& a) {
     const nic::engine_counters& c = a.engine->counters();
     nlohmann::json bad = nlohmann::json::object();
     for (std::size_t i = 0; i < wire::decode_error_count; ++i) {
-        bad[std::string(wire::decode_error_name(static_cast<wire::decode_error>(i)))] =
-            load(c.bad_frames[i]);
+        const auto cause = static_cast<wire::decode_error>(i);
+        if (cause != wire::decode_error::none) {  // "none" is the decoder's success value
+            bad[std::string(wire::decode_error_name(cause))] = load(c.bad_frames[i]);
+        }
     }
     nlohmann::json qps = nlohmann::json::array();
     for (const auto& q : a.engine->stats().qps()) {
