@@ -35,7 +35,9 @@ std::uint64_t parse_size(std::string t) {
 const char* name_of(test_kind t) noexcept {
     return t == test_kind::write ? "write" : t == test_kind::read ? "read" : "send";
 }
-const char* name_of(run_mode m) noexcept { return m == run_mode::lat ? "lat" : "bw"; }
+const char* name_of(run_mode m) noexcept {
+    return m == run_mode::lat ? "lat" : "bw";
+}
 const char* name_of(wire_kind w) noexcept {
     return w == wire_kind::inproc ? "inproc" : w == wire_kind::udp ? "udp" : "tcp";
 }
@@ -73,13 +75,13 @@ std::vector<std::uint64_t> parse_sizes(const std::string& text) {
 }
 
 bool parse_options(int argc, char** argv, options& o, int& exit_code) {
-    CLI::App app{"ndksim-perf: perftest-like latency and bandwidth runs on simulated NICs.\n"
-                 "Latency and bandwidth are the engine's model (simulated time); the host-side\n"
-                 "columns measure the simulator itself."};
+    CLI::App app{
+        "ndksim-perf: perftest-like latency and bandwidth runs on simulated NICs.\n"
+        "Latency and bandwidth are the engine's model (simulated time); the host-side\n"
+        "columns measure the simulator itself."};
     std::string sizes = "2..8M";
-    const std::map<std::string, test_kind> tests{{"write", test_kind::write},
-                                                 {"read", test_kind::read},
-                                                 {"send", test_kind::send}};
+    const std::map<std::string, test_kind> tests{
+        {"write", test_kind::write}, {"read", test_kind::read}, {"send", test_kind::send}};
     const std::map<std::string, run_mode> modes{{"lat", run_mode::lat}, {"bw", run_mode::bw}};
     const std::map<std::string, wire_kind> wires{
         {"inproc", wire_kind::inproc}, {"udp", wire_kind::udp}, {"tcp", wire_kind::tcp}};
@@ -94,7 +96,8 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
     app.add_option("--iterations,-n", o.iterations, "messages per QP and size")
         ->check(CLI::Range(1U, 100'000'000U))
         ->capture_default_str();
-    app.add_option("--qps", o.qps, "connected QP pairs")->check(CLI::Range(1U, 1024U))
+    app.add_option("--qps", o.qps, "connected QP pairs")
+        ->check(CLI::Range(1U, 1024U))
         ->capture_default_str();
     app.add_option("--outstanding", o.outstanding, "bandwidth mode: requests posted per QP")
         ->check(CLI::Range(1U, 4096U))

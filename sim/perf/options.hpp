@@ -24,18 +24,18 @@ struct options {
     std::vector<std::uint64_t> sizes;  ///< message sizes [bytes], ascending as given
     std::uint32_t iterations = 1000;   ///< per QP and size
     std::uint32_t qps = 1;
-    std::uint32_t outstanding = 16;    ///< bandwidth mode: requests kept posted per QP
-    bool inline_data = false;          ///< NDK_OP_FLAG_INLINE for sizes within the inline limit
-    std::string profile;               ///< NIC profile name or file; empty: the default
+    std::uint32_t outstanding = 16;  ///< bandwidth mode: requests kept posted per QP
+    bool inline_data = false;        ///< NDK_OP_FLAG_INLINE for sizes within the inline limit
+    std::string profile;             ///< NIC profile name or file; empty: the default
     wire_kind wire = wire_kind::inproc;
-    bool threaded = false;             ///< engine threads instead of one deterministic loop
+    bool threaded = false;  ///< engine threads instead of one deterministic loop
     role who = role::both;
-    std::string peer;                  ///< client: the server's address
+    std::string peer;  ///< client: the server's address
     std::string pcap;
     std::string csv;
     std::string json;
     std::string stats_json;
-    bool quiet = false;                ///< no progress display
+    bool quiet = false;  ///< no progress display
 };
 
 /// Name of each enum value as the command line spells it.

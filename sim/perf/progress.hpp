@@ -9,7 +9,7 @@
 namespace ndksim::perf {
 
 class progress {
-public:
+  public:
     /// `total` messages over the whole run; `enabled` false prints nothing.
     progress(std::uint64_t total, bool enabled);
 
@@ -22,7 +22,7 @@ public:
     /// Clears the bar (terminal) before results are printed.
     void clear();
 
-private:
+  private:
     void draw(std::uint64_t done_total);
 
     std::uint64_t total_;

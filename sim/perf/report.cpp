@@ -26,8 +26,9 @@ void print_header(std::FILE* out, const options& o) {
     if (o.mode == run_mode::bw) {
         std::fprintf(out, ", %u outstanding", o.outstanding);
     }
-    std::fprintf(out, "\n# latency and bandwidth: modelled (simulated time); host: the "
-                      "simulator's own speed (wall time)\n");
+    std::fprintf(out,
+                 "\n# latency and bandwidth: modelled (simulated time); host: the "
+                 "simulator's own speed (wall time)\n");
     std::fprintf(out, "%10s %10s %12s %12s %10s %12s %12s %12s\n", "bytes", "messages",
                  o.mode == run_mode::lat ? "lat_p50[us]" : "done_p50[us]",
                  o.mode == run_mode::lat ? "lat_p99[us]" : "done_p99[us]", "bw[Gb/s]",
@@ -69,24 +70,24 @@ void write_json(const std::string& path, const options& o, const std::vector<siz
                            {"bandwidth_gbps", r.bw_gbps},
                            {"message_rate_mps", r.msg_rate_mps},
                            {"sim_elapsed_ps", r.sim_elapsed_ps},
-                           {"host", {{"wall_s", r.wall_s},
-                                     {"ops_per_s", r.host_ops_per_s},
-                                     {"mb_per_s", r.host_mb_per_s}}}});
+                           {"host",
+                            {{"wall_s", r.wall_s},
+                             {"ops_per_s", r.host_ops_per_s},
+                             {"mb_per_s", r.host_mb_per_s}}}});
     }
-    const nlohmann::json doc{
-        {"tool", "ndksim-perf"},
-        {"version", ndksim_version()},
-        {"config",
-         {{"test", name_of(o.test)},
-          {"mode", name_of(o.mode)},
-          {"wire", name_of(o.wire)},
-          {"threaded", o.threaded},
-          {"qps", o.qps},
-          {"outstanding", o.outstanding},
-          {"iterations", o.iterations},
-          {"inline", o.inline_data},
-          {"profile", o.profile.empty() ? "cx4-edr" : o.profile}}},
-        {"results", std::move(results)}};
+    const nlohmann::json doc{{"tool", "ndksim-perf"},
+                             {"version", ndksim_version()},
+                             {"config",
+                              {{"test", name_of(o.test)},
+                               {"mode", name_of(o.mode)},
+                               {"wire", name_of(o.wire)},
+                               {"threaded", o.threaded},
+                               {"qps", o.qps},
+                               {"outstanding", o.outstanding},
+                               {"iterations", o.iterations},
+                               {"inline", o.inline_data},
+                               {"profile", o.profile.empty() ? "cx4-edr" : o.profile}}},
+                             {"results", std::move(results)}};
     open_out(path) << doc.dump(2) << '\n';
 }
 

@@ -51,7 +51,7 @@ SOCKADDR_IN ipv4(const char* text, USHORT port) {
 }
 
 ndksim_wire to_wire(wire_kind w) {
-    return w == wire_kind::udp ? NDKSIM_WIRE_UDP
+    return w == wire_kind::udp   ? NDKSIM_WIRE_UDP
            : w == wire_kind::tcp ? NDKSIM_WIRE_TCP
                                  : NDKSIM_WIRE_INPROC;
 }
@@ -72,9 +72,10 @@ VOID rig::on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
 
 rig::rig(const options& o, std::size_t buffer_size) {
     if (o.who != role::both) {
-        throw perf_error("--role server/client runs the two sides in two processes over the "
-                         "udp or tcp wire, which this build of ndksim does not provide; use "
-                         "--role both");
+        throw perf_error(
+            "--role server/client runs the two sides in two processes over the "
+            "udp or tcp wire, which this build of ndksim does not provide; use "
+            "--role both");
     }
     pcap_ = o.pcap;
     if (!o.threaded) {
@@ -170,11 +171,11 @@ void rig::open_side(side& s, const char* address, const options& o, bool first) 
         s.mr = reinterpret_cast<NDK_MR*>(mr.object.load());
     }
     done reg;
-    const NTSTATUS r = s.mr->Dispatch->NdkRegisterMr(
-        s.mr, s.mdl, s.buffer_size,
-        NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
-            NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-        done::on_request, &reg);
+    const NTSTATUS r = s.mr->Dispatch->NdkRegisterMr(s.mr, s.mdl, s.buffer_size,
+                                                     NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+                                                         NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                                         NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                                     done::on_request, &reg);
     check(r, "NdkRegisterMr");
     if (r == STATUS_PENDING) {
         wait([&] { return reg.finished(); }, "NdkRegisterMr");
@@ -204,8 +205,7 @@ void rig::add_endpoint(side& s, const options& o) {
         ep.qp = reinterpret_cast<NDK_QP*>(qp.object.load());
     }
     done conn;
-    check(s.adapter->Dispatch->NdkCreateConnector(s.adapter, done::on_create, &conn,
-                                                  &ep.connector),
+    check(s.adapter->Dispatch->NdkCreateConnector(s.adapter, done::on_create, &conn, &ep.connector),
           "NdkCreateConnector");
     wait([&] { return ep.connector != nullptr || conn.finished(); }, "NdkCreateConnector");
     if (ep.connector == nullptr) {
@@ -224,11 +224,11 @@ void rig::connect(std::size_t i) {
     SOCKADDR_IN to = ipv4(address_b_.c_str(), k_port);
     incoming_.store(nullptr);
     done connected;
-    check(ea.connector->Dispatch->NdkConnect(ea.connector, ea.qp, reinterpret_cast<PSOCKADDR>(&from),
-                                             sizeof from, reinterpret_cast<PSOCKADDR>(&to),
-                                             sizeof to, 16, 16, nullptr, 0, done::on_request,
-                                             &connected),
-          "NdkConnect");
+    check(
+        ea.connector->Dispatch->NdkConnect(ea.connector, ea.qp, reinterpret_cast<PSOCKADDR>(&from),
+                                           sizeof from, reinterpret_cast<PSOCKADDR>(&to), sizeof to,
+                                           16, 16, nullptr, 0, done::on_request, &connected),
+        "NdkConnect");
     wait([&] { return incoming_.load() != nullptr || connected.finished(); },
          "the connect event on side b");
     if (incoming_.load() == nullptr) {
@@ -308,8 +308,8 @@ void rig::close(NDK_OBJECT_HEADER* object) {
     }
     done closed;
     // Every dispatch table starts with its close function (NDK_FN_CLOSE_OBJECT).
-    const NTSTATUS s = reinterpret_cast<NDK_QP*>(object)->Dispatch->NdkCloseQp(
-        object, done::on_close, &closed);
+    const NTSTATUS s =
+        reinterpret_cast<NDK_QP*>(object)->Dispatch->NdkCloseQp(object, done::on_close, &closed);
     if (s == STATUS_PENDING) {
         wait([&] { return closed.finished(); },
              ("the close of an object of type " + std::to_string(object->ObjectType)).c_str());
@@ -352,7 +352,9 @@ void rig::close_side(side& s) {
     s.buffer = nullptr;
 }
 
-rig::~rig() { teardown(); }
+rig::~rig() {
+    teardown();
+}
 
 void rig::teardown() noexcept {
     try {

@@ -52,7 +52,7 @@ struct side {
 };
 
 class rig {
-public:
+  public:
     /// Builds both sides with `buffer_size` bytes each and connects `o.qps` QP pairs. Throws
     /// perf_error naming the call and status that failed.
     rig(const options& o, std::size_t buffer_size);
@@ -93,7 +93,7 @@ public:
     /// The pcap file of side a, if one was asked for.
     const std::string& pcap() const noexcept { return pcap_; }
 
-private:
+  private:
     void open_side(side& s, const char* address, const options& o, bool first);
     void add_endpoint(side& s, const options& o);
     void connect(std::size_t i);

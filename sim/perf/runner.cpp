@@ -23,14 +23,14 @@ void post(const options& o, endpoint& ep, const side& from, const side& to, std:
     const ULONG flags = o.inline_data && size <= k_inline_limit ? NDK_OP_FLAG_INLINE : 0;
     switch (o.test) {
         case test_kind::write:
-            posted(ep.qp->Dispatch->NdkWrite(ep.qp, nullptr, &sge, 1, to.address(),
-                                             to.remote_token, flags),
+            posted(ep.qp->Dispatch->NdkWrite(ep.qp, nullptr, &sge, 1, to.address(), to.remote_token,
+                                             flags),
                    "NdkWrite");
             break;
         case test_kind::read:
-            posted(ep.qp->Dispatch->NdkRead(ep.qp, nullptr, &sge, 1, to.address(),
-                                            to.remote_token, 0),
-                   "NdkRead");
+            posted(
+                ep.qp->Dispatch->NdkRead(ep.qp, nullptr, &sge, 1, to.address(), to.remote_token, 0),
+                "NdkRead");
             break;
         case test_kind::send:
             posted(ep.qp->Dispatch->NdkSend(ep.qp, nullptr, &sge, 1, flags), "NdkSend");
@@ -86,17 +86,29 @@ void latency_run(rig& r, const options& o, std::uint64_t size, std::vector<std::
                 post_receive(eb, b, size);
                 post_receive(ea, a, size);
                 post(o, ea, a, b, size);
-                r.wait([&] { r.reap(eb); return eb.counts.received > b_got; },
-                       "the send to reach side b");
+                r.wait(
+                    [&] {
+                        r.reap(eb);
+                        return eb.counts.received > b_got;
+                    },
+                    "the send to reach side b");
                 post(o, eb, b, a, size);
-                r.wait([&] { r.reap(ea); return ea.counts.received > a_got; },
-                       "the send to reach side a");
+                r.wait(
+                    [&] {
+                        r.reap(ea);
+                        return ea.counts.received > a_got;
+                    },
+                    "the send to reach side a");
                 samples.push_back((r.now() - t0) / 2);
             } else {
                 const std::uint64_t done = ea.counts.initiator_done;
                 post(o, ea, a, b, size);
-                r.wait([&] { r.reap(ea); return ea.counts.initiator_done > done; },
-                       "the read to complete");
+                r.wait(
+                    [&] {
+                        r.reap(ea);
+                        return ea.counts.initiator_done > done;
+                    },
+                    "the read to complete");
                 samples.push_back(r.now() - t0);
             }
         }
@@ -113,9 +125,9 @@ void bandwidth_run(rig& r, const options& o, std::uint64_t size,
     struct flow {
         std::uint64_t posted = 0;
         std::uint64_t done = 0;
-        std::uint64_t base = 0;   // completions of this endpoint before the run
+        std::uint64_t base = 0;  // completions of this endpoint before the run
         std::uint64_t receives_posted = 0;
-        std::uint64_t received = 0;  // receive completions of b's endpoint seen
+        std::uint64_t received = 0;            // receive completions of b's endpoint seen
         std::vector<std::uint64_t> posted_at;  // ring of post times, completion order = post order
     };
     std::vector<flow> flows(qps);

@@ -57,7 +57,9 @@ void fill_ops(const nic::stats_snapshot& s, ndksim_op_stats (&out)[NDKSIM_STATS_
     }
 }
 
-std::uint64_t load(const std::atomic<std::uint64_t>& c) { return c.load(std::memory_order_relaxed); }
+std::uint64_t load(const std::atomic<std::uint64_t>& c) {
+    return c.load(std::memory_order_relaxed);
+}
 
 ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
     ndksim_adapter_stats s{};
@@ -112,9 +114,10 @@ ndksim_qp_stats qp_snapshot(const nic::qp_stats& q) {
 template <class T>
 NTSTATUS deliver(const T& full, T* out, ULONG v1_size, const char* fn) {
     if (out->size < v1_size) {
-        NDKSIM_ERROR("{}: stats->size is {}, below the {} bytes of this struct's first version; "
-                     "set it to sizeof the struct",
-                     fn, out->size, v1_size);
+        NDKSIM_ERROR(
+            "{}: stats->size is {}, below the {} bytes of this struct's first version; "
+            "set it to sizeof the struct",
+            fn, out->size, v1_size);
         return STATUS_INVALID_PARAMETER;
     }
     const ULONG filled = std::min<ULONG>(out->size, sizeof(T));
@@ -174,42 +177,41 @@ std::string stats_document(ndksim_adapter& a) {
         const ndksim_qp_stats qs = qp_snapshot(*q);
         qps.push_back({{"qp_number", qs.qp_number}, {"operations", ops_json(qs.ops)}});
     }
-    nlohmann::json doc{
-        {"schema", "ndksim.adapter_stats/1"},
-        {"adapter", a.dev.name()},
-        {"address", a.dev.config().address},
-        {"now_ps", s.now_ps},
-        {"operations", ops_json(s.ops)},
-        {"packets",
-         {{"sent", s.packets_sent},
-          {"received", s.packets_received},
-          {"acks_sent", s.acks_sent},
-          {"naks_sent", s.naks_sent},
-          {"rnr_naks_sent", s.rnr_naks_sent},
-          {"rnr_retries", s.rnr_retries},
-          {"retransmitted", s.retransmitted_packets},
-          {"duplicates", s.duplicate_packets},
-          {"out_of_sequence", s.out_of_sequence_packets},
-          {"protocol_errors", s.protocol_errors}}},
-        {"drops",
-         {{"bad_frames", s.bad_frames},
-          {"bad_frames_by_cause", std::move(bad)},
-          {"unknown_qp", s.frames_for_unknown_qp},
-          {"unconnected_qp", s.frames_for_unconnected_qp},
-          {"unroutable", s.link_frames_unroutable}}},
-        {"cm",
-         {{"sent", s.cm_messages_sent},
-          {"received", s.cm_messages_received},
-          {"bad", s.cm_bad_messages}}},
-        {"link",
-         {{"frames_sent", s.link_frames_sent},
-          {"frames_received", s.link_frames_received},
-          {"bytes_sent", s.link_bytes_sent}}},
-        {"translation_cache",
-         {{"hits", s.translation_cache_hits},
-          {"misses", s.translation_cache_misses},
-          {"stale_hits", s.translation_cache_stale_hits}}},
-        {"qps", std::move(qps)}};
+    nlohmann::json doc{{"schema", "ndksim.adapter_stats/1"},
+                       {"adapter", a.dev.name()},
+                       {"address", a.dev.config().address},
+                       {"now_ps", s.now_ps},
+                       {"operations", ops_json(s.ops)},
+                       {"packets",
+                        {{"sent", s.packets_sent},
+                         {"received", s.packets_received},
+                         {"acks_sent", s.acks_sent},
+                         {"naks_sent", s.naks_sent},
+                         {"rnr_naks_sent", s.rnr_naks_sent},
+                         {"rnr_retries", s.rnr_retries},
+                         {"retransmitted", s.retransmitted_packets},
+                         {"duplicates", s.duplicate_packets},
+                         {"out_of_sequence", s.out_of_sequence_packets},
+                         {"protocol_errors", s.protocol_errors}}},
+                       {"drops",
+                        {{"bad_frames", s.bad_frames},
+                         {"bad_frames_by_cause", std::move(bad)},
+                         {"unknown_qp", s.frames_for_unknown_qp},
+                         {"unconnected_qp", s.frames_for_unconnected_qp},
+                         {"unroutable", s.link_frames_unroutable}}},
+                       {"cm",
+                        {{"sent", s.cm_messages_sent},
+                         {"received", s.cm_messages_received},
+                         {"bad", s.cm_bad_messages}}},
+                       {"link",
+                        {{"frames_sent", s.link_frames_sent},
+                         {"frames_received", s.link_frames_received},
+                         {"bytes_sent", s.link_bytes_sent}}},
+                       {"translation_cache",
+                        {{"hits", s.translation_cache_hits},
+                         {"misses", s.translation_cache_misses},
+                         {"stale_hits", s.translation_cache_stale_hits}}},
+                       {"qps", std::move(qps)}};
     return doc.dump();
 }
 

@@ -12,14 +12,14 @@ namespace {
 // Indexed by core::wr_kind. Both kinds of invalidate count as one type, as NDK reports them
 // (NdkOperationTypeInvalidate).
 constexpr std::array<stat_op, 8> k_stat_of_kind{
-    stat_op::send,          // send
+    stat_op::send,             // send
     stat_op::send_invalidate,  // send_invalidate
-    stat_op::write,         // write
-    stat_op::read,          // read
-    stat_op::bind,          // bind
-    stat_op::fast_register,  // fast_register
-    stat_op::invalidate,    // invalidate_region
-    stat_op::invalidate,    // invalidate_window
+    stat_op::write,            // write
+    stat_op::read,             // read
+    stat_op::bind,             // bind
+    stat_op::fast_register,    // fast_register
+    stat_op::invalidate,       // invalidate_region
+    stat_op::invalidate,       // invalidate_window
 };
 
 // The bytes an operation counts: the message length of a transfer, the length of the range a

@@ -58,7 +58,7 @@ struct stats_snapshot {
 };
 
 class stats_block {
-public:
+  public:
     stats_block() = default;
     stats_block(const stats_block&) = delete;
     stats_block& operator=(const stats_block&) = delete;
@@ -71,7 +71,7 @@ public:
     /// Any thread: a consistent copy of every counter.
     stats_snapshot snapshot() const noexcept;
 
-private:
+  private:
     using cell = std::atomic<std::uint64_t>;
     struct op_cells {
         cell completed{0};

@@ -21,7 +21,7 @@ struct qp_stats {
 };
 
 class stats_registry {
-public:
+  public:
     /// Any thread (QP creation): new counters for QP `qpn`, listed until the QP is destroyed.
     std::shared_ptr<qp_stats> add_qp(std::uint32_t qpn);
 
@@ -35,7 +35,7 @@ public:
     /// Any thread: the counters of the live QP numbered `qpn`, or nullptr.
     std::shared_ptr<const qp_stats> find(std::uint32_t qpn) const;
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::vector<std::weak_ptr<qp_stats>> qps_;
     stats_block totals_;

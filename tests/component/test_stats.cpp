@@ -10,7 +10,7 @@ namespace ndksim::testkit {
 namespace {
 
 class Stats : public RcPair {
-protected:
+  protected:
     static ndksim_adapter_stats adapter_stats(ndksim_adapter* nic) {
         ndksim_adapter_stats s{};
         s.size = sizeof(s);
@@ -126,9 +126,9 @@ TEST_F(Stats, SendsCountOnBothSidesAndReceivesAreNotTimed) {
 
 TEST_F(Stats, ReadsAndFailuresAreCountedApart) {
     NDK_SGE sge = a_.buf.sge(0, 8192);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sge, 1,
-                                                           b_.buf.address(), b_.buf.remote_token,
-                                                           0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                           b_.buf.remote_token, 0));
     ASSERT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     ASSERT_STATUS(STATUS_SUCCESS,
                   a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
@@ -156,14 +156,15 @@ TEST_F(Stats, JsonHasTheAdapterCountersAndOneEntryPerQp) {
     EXPECT_EQ(n * 2048, w.at("bytes"));
     EXPECT_EQ(n, w.at("latency_ns").at("count"));
     EXPECT_GT(w.at("latency_ns").at("p50").get<double>(), 0.0);
-    EXPECT_GE(w.at("latency_ns").at("p99").get<double>(), w.at("latency_ns").at("p50").get<double>());
+    EXPECT_GE(w.at("latency_ns").at("p99").get<double>(),
+              w.at("latency_ns").at("p50").get<double>());
     std::uint64_t in_buckets = 0;
     for (const auto& b : w.at("latency_ns").at("buckets")) {
         in_buckets += b.at("count").get<std::uint64_t>();
     }
     EXPECT_EQ(n, in_buckets);
-    for (const char* key : {"send", "receive", "read", "send_invalidate", "bind", "fast_register",
-                            "invalidate"}) {
+    for (const char* key :
+         {"send", "receive", "read", "send_invalidate", "bind", "fast_register", "invalidate"}) {
         EXPECT_EQ(0, j.at("operations").at(key).at("completed")) << key;
     }
     for (const char* key : {"packets", "drops", "cm", "link", "translation_cache"}) {

@@ -13,11 +13,11 @@ namespace {
 
 TEST(StatsBlock, BucketsAreLog2OfNanoseconds) {
     EXPECT_EQ(0U, latency_bucket(0));
-    EXPECT_EQ(0U, latency_bucket(999));          // below 1 ns
-    EXPECT_EQ(1U, latency_bucket(1'000));        // [1, 2) ns
+    EXPECT_EQ(0U, latency_bucket(999));    // below 1 ns
+    EXPECT_EQ(1U, latency_bucket(1'000));  // [1, 2) ns
     EXPECT_EQ(1U, latency_bucket(1'999));
-    EXPECT_EQ(2U, latency_bucket(2'000));        // [2, 4) ns
-    EXPECT_EQ(11U, latency_bucket(1'024'000));   // [1024, 2048) ns
+    EXPECT_EQ(2U, latency_bucket(2'000));       // [2, 4) ns
+    EXPECT_EQ(11U, latency_bucket(1'024'000));  // [1024, 2048) ns
     EXPECT_EQ(k_latency_buckets - 1, latency_bucket(UINT64_MAX));
 }
 
