@@ -222,6 +222,125 @@ NDKSIM_API ULONG64 ndksim_loop_run_for(ndksim_loop* loop, ULONG64 picoseconds);
 /** Current simulated time of the loop [picoseconds]. */
 NDKSIM_API ULONG64 ndksim_loop_now(const ndksim_loop* loop);
 
+/* ---- Statistics (docs/statistics.md) -------------------------------------------------------
+ *
+ * Counters kept by the simulated NIC: per operation type, what completed, the bytes moved and a
+ * histogram of the modelled latency from post to completion in simulated time; per adapter, the
+ * packet, retransmission, drop, link and translation-cache counters. Reading them is safe from
+ * any thread at any time; each read returns the counters of one moment. Counters only grow. */
+
+/** Operation types of the statistics (index into the ops[] arrays). */
+typedef enum ndksim_stats_op {
+    NDKSIM_STATS_SEND = 0,            /**< NdkSend */
+    NDKSIM_STATS_RECEIVE = 1,         /**< receive completions (NdkReceive, SRQ receives) */
+    NDKSIM_STATS_WRITE = 2,           /**< NdkWrite */
+    NDKSIM_STATS_READ = 3,            /**< NdkRead */
+    NDKSIM_STATS_SEND_INVALIDATE = 4, /**< NdkSendAndInvalidate */
+    NDKSIM_STATS_BIND = 5,            /**< NdkBind */
+    NDKSIM_STATS_FAST_REGISTER = 6,   /**< NdkFastRegister */
+    NDKSIM_STATS_INVALIDATE = 7,      /**< NdkInvalidate (region or window) */
+    NDKSIM_STATS_OP_COUNT = 8
+} ndksim_stats_op;
+
+/** Buckets of a latency histogram: bucket 0 counts latencies below 1 ns, bucket b >= 1 those in
+ *  [2^(b-1), 2^b) nanoseconds; the last bucket also counts everything above. */
+#define NDKSIM_LATENCY_BUCKETS 40
+
+/** Counters of one operation type. */
+typedef struct ndksim_op_stats {
+    ULONG64 completed;      /**< completions with STATUS_SUCCESS (silent ones included) */
+    ULONG64 errors;         /**< completions with a failure status (flushes included) */
+    ULONG64 bytes;          /**< bytes of the successful completions: the message length of a
+                                 transfer or receive, the length of a bind or fast-register */
+    ULONG64 latency_count;  /**< successful completions timed (all but receives) */
+    ULONG64 latency_sum_ps; /**< sum of their post-to-completion latencies [ps, simulated] */
+    ULONG64 latency_min_ps; /**< smallest latency [ps]; 0 when latency_count is 0 */
+    ULONG64 latency_max_ps; /**< largest latency [ps] */
+    ULONG64 latency_buckets[NDKSIM_LATENCY_BUCKETS]; /**< the histogram (see above) */
+} ndksim_op_stats;
+
+/** Statistics of one QP. Set `size` to sizeof(ndksim_qp_stats) before a call. */
+typedef struct ndksim_qp_stats {
+    ULONG size;      /**< in: sizeof(ndksim_qp_stats); out: bytes filled */
+    ULONG qp_number; /**< the QP number (the destination QP of its peer's packets) */
+    ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< indexed by ndksim_stats_op */
+} ndksim_qp_stats;
+
+/** Adapter-wide statistics (version 1). Set `size` to sizeof(ndksim_adapter_stats) before a
+ *  call; a later version only appends fields, and fills no more than `size` bytes. */
+typedef struct ndksim_adapter_stats {
+    ULONG size;        /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
+    ULONG qp_count;    /**< QPs that exist now (listed by ndksim_adapter_stats_json) */
+    ULONG64 now_ps;    /**< simulated time of the snapshot [ps] */
+    ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< every QP's, closed ones included */
+    /* Packets of the RoCEv2 engine. */
+    ULONG64 packets_sent;            /**< frames the engine transmitted (all kinds) */
+    ULONG64 packets_received;        /**< frames that reached the engine */
+    ULONG64 acks_sent;               /**< ACKs (and read responses' AETH excluded) */
+    ULONG64 naks_sent;               /**< NAKs other than RNR */
+    ULONG64 rnr_naks_sent;           /**< receiver-not-ready NAKs */
+    ULONG64 rnr_retries;             /**< RNR NAKs received: requests backed off and resent */
+    ULONG64 retransmitted_packets;   /**< request packets sent again (go-back-N, timeouts) */
+    ULONG64 duplicate_packets;       /**< duplicates received and dropped or re-acknowledged */
+    ULONG64 out_of_sequence_packets; /**< requests ahead of the expected PSN (NAKed) */
+    ULONG64 protocol_errors;         /**< responses or opcodes that break the protocol */
+    /* Frames dropped on receipt. */
+    ULONG64 bad_frames;              /**< frames that failed to decode (ICRC, headers, length) */
+    ULONG64 frames_for_unknown_qp;   /**< frames for a QP number with no QP */
+    ULONG64 frames_for_unconnected_qp; /**< frames for a QP that is not connected */
+    /* Connection management datagrams. */
+    ULONG64 cm_messages_sent;
+    ULONG64 cm_messages_received;
+    ULONG64 cm_bad_messages;         /**< malformed or unexpected CM messages dropped */
+    /* The adapter's end of the link. */
+    ULONG64 link_frames_sent;
+    ULONG64 link_frames_received;
+    ULONG64 link_bytes_sent;         /**< frame bytes put on the link [bytes] */
+    ULONG64 link_frames_unroutable;  /**< frames no adapter owned the destination of (dropped) */
+    /* The translation cache model (MTT/MPT cache) of the memory unit. */
+    ULONG64 translation_cache_hits;
+    ULONG64 translation_cache_misses;
+    ULONG64 translation_cache_stale_hits; /**< model coherence errors; always 0 */
+} ndksim_adapter_stats;
+
+/**
+ * Reads the adapter-wide statistics into *stats. Returns STATUS_SUCCESS, or
+ * STATUS_INVALID_PARAMETER (NULL pointer, or stats->size smaller than version 1's size).
+ */
+NDKSIM_API NTSTATUS ndksim_adapter_get_stats(const ndksim_adapter* adapter,
+                                             ndksim_adapter_stats* stats);
+
+/**
+ * Reads the statistics of one QP into *stats. Returns STATUS_SUCCESS, or
+ * STATUS_INVALID_PARAMETER (NULL pointer, a pointer that is not an NDK_QP, or a bad size).
+ */
+NDKSIM_API NTSTATUS ndksim_qp_get_stats(NDK_QP* qp, ndksim_qp_stats* stats);
+
+/**
+ * Reads the statistics of the adapter's QP numbered `qp_number` into *stats. Returns
+ * STATUS_SUCCESS, STATUS_INVALID_HANDLE (no QP with that number exists now) or
+ * STATUS_INVALID_PARAMETER (NULL pointer or bad size).
+ */
+NDKSIM_API NTSTATUS ndksim_adapter_get_qp_stats(const ndksim_adapter* adapter, ULONG qp_number,
+                                                ndksim_qp_stats* stats);
+
+/**
+ * The latency below which `fraction` (0.0 to 1.0; 0.5 = median, 0.99 = p99) of the timed
+ * completions of `stats` fall, in nanoseconds, estimated from the histogram (linear within a
+ * bucket, kept between the minimum and the maximum). 0 when nothing was timed or stats is NULL.
+ */
+NDKSIM_API double ndksim_latency_percentile_ns(const ndksim_op_stats* stats, double fraction);
+
+/**
+ * Writes the adapter's statistics and those of each QP as one JSON document (schema in
+ * docs/statistics.md), NUL-terminated, into buffer. *length holds the buffer's size in bytes
+ * on entry and the size the document needs (NUL included) on return. Returns STATUS_SUCCESS,
+ * STATUS_BUFFER_TOO_SMALL (buffer NULL or smaller than needed: call again with *length bytes),
+ * STATUS_INVALID_PARAMETER (adapter or length NULL) or STATUS_INSUFFICIENT_RESOURCES.
+ */
+NDKSIM_API NTSTATUS ndksim_adapter_stats_json(const ndksim_adapter* adapter, char* buffer,
+                                              SIZE_T* length);
+
 #ifdef __cplusplus
 }
 #endif

@@ -77,6 +77,7 @@ struct send_wqe {
     bool done = false;                  ///< finished (result final); completes in queue order
     status result = status::success;
     std::uint32_t provider_error = 0;   ///< NDK_RESULT_EX.ProviderErrorCode of a failure
+    std::uint64_t posted_at = 0;        ///< simulated time of the post [ps] (latency statistics)
 };
 
 class send_queue {

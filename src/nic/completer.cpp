@@ -20,6 +20,7 @@
 #include "nic/engine.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
+#include "nic/stats.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::nic {
@@ -224,7 +225,7 @@ void on_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
     }
 }
 
-void complete_in_order(engine& /*e*/, core::qp& q) {
+void complete_in_order(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
     core::send_queue& sq = q.sq();
     while (sq.outstanding() > 0) {
@@ -249,6 +250,7 @@ void complete_in_order(engine& /*e*/, core::qp& q) {
                 q.set_state(core::qp_state::error);
             }
         }
+        record_request(e, q, w);
         if (ctx.read_cursor_for == &w) {
             ctx.read_cursor_for = nullptr;
             ctx.read_cursor.reset();
@@ -260,9 +262,10 @@ void complete_in_order(engine& /*e*/, core::qp& q) {
     }
 }
 
-void complete_receive(engine& /*e*/, core::qp& q, void* request_context, status result,
+void complete_receive(engine& e, core::qp& q, void* request_context, status result,
                       std::uint32_t bytes, core::op_type type, std::uintptr_t token,
                       bool solicited) {
+    record_receive(e, q, result, bytes);
     const core::completion c{static_cast<std::int32_t>(result),
                              bytes,
                              q.params().qp_context,

@@ -25,7 +25,11 @@ engine::~engine() {
     link_.reset();
 }
 
-void engine::attach_qp(core::qp& q) { q.set_engine_state(std::make_unique<qp_context>()); }
+void engine::attach_qp(core::qp& q) {
+    auto ctx = std::make_unique<qp_context>();
+    ctx->stats = stats_.add_qp(q.qpn());
+    q.set_engine_state(std::move(ctx));
+}
 
 void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready) {
     const timing::sim_time departure = std::max({ready, port_free_at_, dev_.sched().now()});

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "core/engine_hooks.hpp"
+#include "nic/stats_registry.hpp"
 #include "timing/cost_model.hpp"
 #include "wire/codec.hpp"
 #include "wire/frame.hpp"
@@ -81,6 +82,8 @@ public:
     wire::frame_pool& frames() noexcept { return *frames_; }
     connection_manager& cm() noexcept { return *cm_; }
     engine_counters& counters() noexcept { return counters_; }
+    /// Operation statistics of the adapter and of each QP.
+    stats_registry& stats() noexcept { return stats_; }
 
     /// Gives a new QP its engine state. Called once, right after the QP is created.
     void attach_qp(core::qp& q);
@@ -105,6 +108,7 @@ private:
     std::unique_ptr<wire::transport> link_;
     std::unique_ptr<connection_manager> cm_;
     engine_counters counters_;
+    stats_registry stats_;
     timing::sim_time port_free_at_ = 0;
 };
 

@@ -29,6 +29,7 @@ status check_initiator(core::qp& q, core::send_wqe*& slot) {
                     q.sq().depth());
         return status::insufficient_resources;
     }
+    slot->posted_at = q.dev().sched().now();
     return status::success;
 }
 

@@ -11,6 +11,7 @@
 #include "core/qp.hpp"
 #include "core/receive_queue.hpp"
 #include "mem/sge_cursor.hpp"
+#include "nic/stats_registry.hpp"
 #include "timing/sim_time.hpp"
 #include "wire/icrc.hpp"
 #include "wire/transport.hpp"
@@ -51,6 +52,9 @@ struct qp_context final : core::qp_engine_state {
     mem::sge write_target{};
     std::optional<mem::sge_cursor> write_cursor;
     bool receive_failed = false;     ///< the current send overran or faulted its receive
+
+    // Statistics (stats_registry.hpp): written by the completer, read from any thread.
+    std::shared_ptr<qp_stats> stats;
 };
 
 /// The engine state of `q` (attached when the QP is created).

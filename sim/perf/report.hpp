@@ -1,0 +1,28 @@
+#pragma once
+// The results of a run: a table on stdout, and optionally CSV and JSON files.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "options.hpp"
+#include "runner.hpp"
+
+namespace ndksim::perf {
+
+/// The table's header (before the first size).
+void print_header(std::FILE* out, const options& o);
+
+/// One table row.
+void print_row(std::FILE* out, const size_result& r);
+
+/// Writes the CSV file (columns in docs/perf.md). Throws perf_error when it cannot.
+void write_csv(const std::string& path, const options& o, const std::vector<size_result>& rows);
+
+/// Writes the JSON file (schema in docs/perf.md). Throws perf_error when it cannot.
+void write_json(const std::string& path, const options& o, const std::vector<size_result>& rows);
+
+/// Writes {"adapters": [a, b]} from the two adapters' statistics documents.
+void write_stats_json(const std::string& path, const std::string& a, const std::string& b);
+
+}  // namespace ndksim::perf

@@ -1,0 +1,379 @@
+#include "rig.hpp"
+
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+namespace ndksim::perf {
+namespace {
+
+constexpr USHORT k_port = 7471;  // the ND port side b listens on
+
+// One create, request or close completion, from any thread.
+struct done {
+    std::atomic<int> calls{0};
+    std::atomic<NTSTATUS> status{STATUS_PENDING};
+    std::atomic<NDK_OBJECT_HEADER*> object{nullptr};
+    static VOID on_create(PVOID c, NTSTATUS s, NDK_OBJECT_HEADER* o) {
+        auto* d = static_cast<done*>(c);
+        d->object.store(o);
+        d->status.store(s);
+        d->calls.fetch_add(1, std::memory_order_release);
+    }
+    static VOID on_request(PVOID c, NTSTATUS s) {
+        auto* d = static_cast<done*>(c);
+        d->status.store(s);
+        d->calls.fetch_add(1, std::memory_order_release);
+    }
+    static VOID on_close(PVOID c) { static_cast<done*>(c)->calls.fetch_add(1); }
+    bool finished() const { return calls.load(std::memory_order_acquire) > 0; }
+};
+
+VOID on_cq_notification(PVOID, NTSTATUS) {}
+
+void check(NTSTATUS s, const std::string& what) {
+    if (s != STATUS_SUCCESS && s != STATUS_PENDING) {
+        throw perf_error(what + ": " + ndksim_status_name(s));
+    }
+}
+
+SOCKADDR_IN ipv4(const char* text, USHORT port) {
+    SOCKADDR_IN a{};
+    a.sin_family = WS_AF_INET;
+    a.sin_port = static_cast<USHORT>((port >> 8) | (port << 8));
+    unsigned b[4] = {};
+    std::sscanf(text, "%u.%u.%u.%u", &b[0], &b[1], &b[2], &b[3]);
+    auto* bytes = reinterpret_cast<unsigned char*>(&a.sin_addr);
+    for (int i = 0; i < 4; ++i) {
+        bytes[i] = static_cast<unsigned char>(b[i]);
+    }
+    return a;
+}
+
+ndksim_wire to_wire(wire_kind w) {
+    return w == wire_kind::udp   ? NDKSIM_WIRE_UDP
+           : w == wire_kind::tcp ? NDKSIM_WIRE_TCP
+                                 : NDKSIM_WIRE_INPROC;
+}
+
+}  // namespace
+
+NDK_SGE side::sge(std::size_t offset, std::uint64_t length) const {
+    NDK_SGE s{};
+    s.VirtualAddress = buffer + offset;
+    s.Length = static_cast<ULONG>(length);
+    s.MemoryRegionToken = local_token;
+    return s;
+}
+
+VOID rig::on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
+    static_cast<rig*>(context)->incoming_.store(connector);
+}
+
+rig::rig(const options& o, std::size_t buffer_size) {
+    if (o.who != role::both) {
+        throw perf_error(
+            "--role server/client runs the two sides in two processes over the "
+            "udp or tcp wire, which this build of ndksim does not provide; use "
+            "--role both");
+    }
+    pcap_ = o.pcap;
+    if (!o.threaded) {
+        check(ndksim_loop_create(&loop_), "ndksim_loop_create");
+    }
+    a_.name = "perf-a";
+    b_.name = "perf-b";
+    a_.buffer_size = b_.buffer_size = buffer_size;
+    try {
+        // In-process adapters take addresses of their own; socket wires need local ones.
+        const bool local = o.wire == wire_kind::inproc;
+        address_a_ = local ? "10.9.0.1" : "127.0.0.1";
+        address_b_ = local ? "10.9.0.2" : "127.0.0.2";
+        open_side(a_, address_a_.c_str(), o, true);
+        open_side(b_, address_b_.c_str(), o, false);
+        for (std::uint32_t i = 0; i < o.qps; ++i) {
+            add_endpoint(a_, o);
+            add_endpoint(b_, o);
+        }
+        done created;
+        check(b_.adapter->Dispatch->NdkCreateListener(b_.adapter, on_connect_event, this,
+                                                      done::on_create, &created, &listener_),
+              "NdkCreateListener");
+        wait([&] { return listener_ != nullptr || created.finished(); }, "NdkCreateListener");
+        if (listener_ == nullptr) {
+            listener_ = reinterpret_cast<NDK_LISTENER*>(created.object.load());
+        }
+        SOCKADDR_IN at = ipv4(address_b_.c_str(), k_port);
+        done listened;
+        const NTSTATUS s = listener_->Dispatch->NdkListen(
+            listener_, reinterpret_cast<PSOCKADDR>(&at), sizeof at, done::on_request, &listened);
+        check(s, "NdkListen");
+        if (s == STATUS_PENDING) {
+            wait([&] { return listened.finished(); }, "NdkListen");
+            check(listened.status.load(), "NdkListen");
+        }
+        for (std::size_t i = 0; i < o.qps; ++i) {
+            connect(i);
+        }
+    } catch (...) {
+        teardown();
+        throw;
+    }
+}
+
+void rig::open_side(side& s, const char* address, const options& o, bool first) {
+    ndksim_adapter_config c;
+    ndksim_adapter_config_init(&c);
+    c.loop = loop_;
+    c.name = s.name.c_str();
+    c.address = address;
+    c.wire = to_wire(o.wire);
+    if (!o.profile.empty()) {
+        c.profile = o.profile.c_str();
+    }
+    if (first && !o.pcap.empty()) {
+        c.pcap_path = o.pcap.c_str();
+    }
+    if (o.threaded) {
+        c.poll_policy = NDKSIM_POLL_SPIN_THEN_BLOCK;
+    }
+    const NTSTATUS created = ndksim_adapter_create(&c, &s.nic);
+    if (created != STATUS_SUCCESS) {
+        throw perf_error(std::string("ndksim_adapter_create (") + name_of(o.wire) + " wire" +
+                         (o.profile.empty() ? "" : ", profile " + o.profile) +
+                         "): " + ndksim_status_name(created) + " (the library log says why)");
+    }
+    NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
+    p.Version = ndksim_highest_version();
+    if (ndksim_open_ndk_adapter(s.nic, &p, &s.adapter) != NDIS_STATUS_SUCCESS) {
+        throw perf_error("ndksim_open_ndk_adapter failed");
+    }
+    done pd;
+    check(s.adapter->Dispatch->NdkCreatePd(s.adapter, done::on_create, &pd, &s.pd), "NdkCreatePd");
+    wait([&] { return s.pd != nullptr || pd.finished(); }, "NdkCreatePd");
+    if (s.pd == nullptr) {
+        s.pd = reinterpret_cast<NDK_PD*>(pd.object.load());
+    }
+    s.buffer = static_cast<std::byte*>(std::aligned_alloc(PAGE_SIZE, s.buffer_size));
+    if (s.buffer == nullptr) {
+        throw perf_error("out of memory for a " + std::to_string(s.buffer_size) + "-byte buffer");
+    }
+    std::memset(s.buffer, 0, s.buffer_size);
+    s.mdl = IoAllocateMdl(s.buffer, static_cast<ULONG>(s.buffer_size), FALSE, FALSE, nullptr);
+    if (s.mdl == nullptr) {
+        throw perf_error("IoAllocateMdl failed");
+    }
+    MmBuildMdlForNonPagedPool(s.mdl);
+    done mr;
+    check(s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, done::on_create, &mr, &s.mr), "NdkCreateMr");
+    wait([&] { return s.mr != nullptr || mr.finished(); }, "NdkCreateMr");
+    if (s.mr == nullptr) {
+        s.mr = reinterpret_cast<NDK_MR*>(mr.object.load());
+    }
+    done reg;
+    const NTSTATUS r = s.mr->Dispatch->NdkRegisterMr(s.mr, s.mdl, s.buffer_size,
+                                                     NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+                                                         NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                                         NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                                     done::on_request, &reg);
+    check(r, "NdkRegisterMr");
+    if (r == STATUS_PENDING) {
+        wait([&] { return reg.finished(); }, "NdkRegisterMr");
+        check(reg.status.load(), "NdkRegisterMr");
+    }
+    s.local_token = s.mr->Dispatch->NdkGetLocalTokenFromMr(s.mr);
+    s.remote_token = s.mr->Dispatch->NdkGetRemoteTokenFromMr(s.mr);
+}
+
+void rig::add_endpoint(side& s, const options& o) {
+    endpoint ep;
+    const ULONG depth = o.outstanding + 16;
+    done cq;
+    check(s.adapter->Dispatch->NdkCreateCq(s.adapter, 4 * depth, on_cq_notification, nullptr,
+                                           nullptr, done::on_create, &cq, &ep.cq),
+          "NdkCreateCq");
+    wait([&] { return ep.cq != nullptr || cq.finished(); }, "NdkCreateCq");
+    if (ep.cq == nullptr) {
+        ep.cq = reinterpret_cast<NDK_CQ*>(cq.object.load());
+    }
+    done qp;
+    check(s.pd->Dispatch->NdkCreateQp(s.pd, ep.cq, ep.cq, nullptr, depth, depth, 1, 1,
+                                      o.inline_data ? 256 : 0, done::on_create, &qp, &ep.qp),
+          "NdkCreateQp");
+    wait([&] { return ep.qp != nullptr || qp.finished(); }, "NdkCreateQp");
+    if (ep.qp == nullptr) {
+        ep.qp = reinterpret_cast<NDK_QP*>(qp.object.load());
+    }
+    done conn;
+    check(s.adapter->Dispatch->NdkCreateConnector(s.adapter, done::on_create, &conn, &ep.connector),
+          "NdkCreateConnector");
+    wait([&] { return ep.connector != nullptr || conn.finished(); }, "NdkCreateConnector");
+    if (ep.connector == nullptr) {
+        ep.connector = reinterpret_cast<NDK_CONNECTOR*>(conn.object.load());
+    }
+    s.eps.push_back(ep);
+}
+
+void rig::connect(std::size_t i) {
+    endpoint& ea = a_.eps[i];
+    endpoint& eb = b_.eps[i];
+    // b's own connector is not used: the listener hands b a connector for each request.
+    close(&eb.connector->Header);
+    eb.connector = nullptr;
+    SOCKADDR_IN from = ipv4(address_a_.c_str(), 0);
+    SOCKADDR_IN to = ipv4(address_b_.c_str(), k_port);
+    incoming_.store(nullptr);
+    done connected;
+    check(
+        ea.connector->Dispatch->NdkConnect(ea.connector, ea.qp, reinterpret_cast<PSOCKADDR>(&from),
+                                           sizeof from, reinterpret_cast<PSOCKADDR>(&to), sizeof to,
+                                           16, 16, nullptr, 0, done::on_request, &connected),
+        "NdkConnect");
+    wait([&] { return incoming_.load() != nullptr || connected.finished(); },
+         "the connect event on side b");
+    if (incoming_.load() == nullptr) {
+        check(connected.status.load(), "NdkConnect");
+        throw perf_error("NdkConnect completed without a connect event on side b");
+    }
+    eb.connector = incoming_.load();
+    done accepted;
+    check(eb.connector->Dispatch->NdkAccept(eb.connector, eb.qp, 16, 16, nullptr, 0, nullptr,
+                                            nullptr, done::on_request, &accepted),
+          "NdkAccept");
+    wait([&] { return connected.finished(); }, "NdkConnect");
+    check(connected.status.load(), "NdkConnect");
+    done completed;
+    check(ea.connector->Dispatch->NdkCompleteConnect(ea.connector, nullptr, nullptr,
+                                                     done::on_request, &completed),
+          "NdkCompleteConnect");
+    wait([&] { return completed.finished() && accepted.finished(); }, "NdkAccept");
+    check(completed.status.load(), "NdkCompleteConnect");
+    check(accepted.status.load(), "NdkAccept");
+}
+
+void rig::step(const char* waiting_for) {
+    if (loop_ != nullptr) {
+        if (ndksim_loop_run_one(loop_) == FALSE) {
+            throw perf_error(std::string("the simulation went idle waiting for ") + waiting_for);
+        }
+        return;
+    }
+    if (std::chrono::steady_clock::now() > deadline_) {
+        throw perf_error(std::string("60 s without progress waiting for ") + waiting_for);
+    }
+    std::this_thread::yield();
+}
+
+std::uint64_t rig::now() const noexcept {
+    return loop_ != nullptr ? ndksim_loop_now(loop_) : ndksim_adapter_now(a_.nic);
+}
+
+void rig::reap(endpoint& ep) {
+    NDK_RESULT_EX r[16];
+    for (;;) {
+        const ULONG n = ep.cq->Dispatch->NdkGetCqResultsEx(ep.cq, r, 16);
+        for (ULONG i = 0; i < n; ++i) {
+            if (r[i].Status != STATUS_SUCCESS) {
+                throw perf_error(std::string("a completion failed: ") +
+                                 ndksim_status_name(r[i].Status));
+            }
+            if (r[i].Type == NdkOperationTypeReceive) {
+                ++ep.counts.received;
+            } else {
+                ++ep.counts.initiator_done;
+            }
+        }
+        if (n < 16) {
+            return;
+        }
+    }
+}
+
+std::string rig::stats_json(const side& s) {
+    SIZE_T length = 0;
+    if (ndksim_adapter_stats_json(s.nic, nullptr, &length) != STATUS_BUFFER_TOO_SMALL) {
+        return "null";
+    }
+    std::string text(length, '\0');
+    if (ndksim_adapter_stats_json(s.nic, text.data(), &length) != STATUS_SUCCESS) {
+        return "null";
+    }
+    text.resize(length - 1);
+    return text;
+}
+
+void rig::close(NDK_OBJECT_HEADER* object) {
+    if (object == nullptr) {
+        return;
+    }
+    done closed;
+    // Every dispatch table starts with its close function (NDK_FN_CLOSE_OBJECT).
+    const NTSTATUS s =
+        reinterpret_cast<NDK_QP*>(object)->Dispatch->NdkCloseQp(object, done::on_close, &closed);
+    if (s == STATUS_PENDING) {
+        wait([&] { return closed.finished(); },
+             ("the close of an object of type " + std::to_string(object->ObjectType)).c_str());
+    }
+}
+
+void rig::close_endpoints(side& s) {
+    for (endpoint& ep : s.eps) {
+        close(ep.connector == nullptr ? nullptr : &ep.connector->Header);
+        close(ep.qp == nullptr ? nullptr : &ep.qp->Header);
+        close(ep.cq == nullptr ? nullptr : &ep.cq->Header);
+    }
+    s.eps.clear();
+}
+
+void rig::close_side(side& s) {
+    if (s.mr != nullptr) {
+        done dereg;
+        if (s.mr->Dispatch->NdkDeregisterMr(s.mr, done::on_request, &dereg) == STATUS_PENDING) {
+            wait([&] { return dereg.finished(); }, "NdkDeregisterMr");
+        }
+        close(&s.mr->Header);
+        s.mr = nullptr;
+    }
+    close(s.pd == nullptr ? nullptr : &s.pd->Header);
+    s.pd = nullptr;
+    if (s.adapter != nullptr) {
+        ndksim_close_ndk_adapter(s.nic, s.adapter);
+        s.adapter = nullptr;
+    }
+    if (s.nic != nullptr) {
+        ndksim_adapter_destroy(s.nic);
+        s.nic = nullptr;
+    }
+    if (s.mdl != nullptr) {
+        IoFreeMdl(s.mdl);
+        s.mdl = nullptr;
+    }
+    std::free(s.buffer);
+    s.buffer = nullptr;
+}
+
+rig::~rig() {
+    teardown();
+}
+
+void rig::teardown() noexcept {
+    try {
+        close_endpoints(a_);
+        close_endpoints(b_);
+        // The listener's close waits for the connectors it created (rule 6), so it goes after.
+        if (listener_ != nullptr) {
+            close(&listener_->Header);
+            listener_ = nullptr;
+        }
+        close_side(a_);
+        close_side(b_);
+    } catch (const perf_error& e) {
+        std::fprintf(stderr, "ndksim-perf: teardown: %s\n", e.what());
+    }
+    if (loop_ != nullptr) {
+        ndksim_loop_destroy(loop_);
+        loop_ = nullptr;
+    }
+}
+
+}  // namespace ndksim::perf

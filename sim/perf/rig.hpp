@@ -1,0 +1,117 @@
+#pragma once
+// The two simulated NICs of a run and what connects them, built with the public API only
+// (ndkpi.h and ndksim.h): adapter, PD, one registered buffer per side, and for each QP pair a
+// CQ and a QP on each side, connected through a listener on side b. The rig also drives the
+// simulation: one deterministic loop for both adapters, or their engine threads.
+
+#include <atomic>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <ndkpi.h>
+#include <ndksim/ndksim.h>
+
+#include "options.hpp"
+
+namespace ndksim::perf {
+
+/// Completion counts of one endpoint's CQ, updated by rig::reap.
+struct cq_counts {
+    std::uint64_t initiator_done = 0;  ///< send, write and read completions
+    std::uint64_t received = 0;        ///< receive completions
+};
+
+/// One QP of one side.
+struct endpoint {
+    NDK_CQ* cq = nullptr;
+    NDK_QP* qp = nullptr;
+    NDK_CONNECTOR* connector = nullptr;
+    cq_counts counts;
+};
+
+/// One adapter of the run.
+struct side {
+    std::string name;
+    ndksim_adapter* nic = nullptr;
+    NDK_ADAPTER* adapter = nullptr;
+    NDK_PD* pd = nullptr;
+    std::byte* buffer = nullptr;  ///< registered, page-aligned, shared by the side's QPs
+    std::size_t buffer_size = 0;
+    MDL* mdl = nullptr;
+    NDK_MR* mr = nullptr;
+    UINT32 local_token = 0;
+    UINT32 remote_token = 0;
+    std::vector<endpoint> eps;
+
+    /// An SGE over [offset, offset + length) of the buffer.
+    NDK_SGE sge(std::size_t offset, std::uint64_t length) const;
+    UINT64 address() const { return reinterpret_cast<UINT64>(buffer); }
+};
+
+class rig {
+  public:
+    /// Builds both sides with `buffer_size` bytes each and connects `o.qps` QP pairs. Throws
+    /// perf_error naming the call and status that failed.
+    rig(const options& o, std::size_t buffer_size);
+
+    /// Closes every object and destroys the adapters (and the loop).
+    ~rig();
+
+    rig(const rig&) = delete;
+    rig& operator=(const rig&) = delete;
+
+    side& a() noexcept { return a_; }
+    side& b() noexcept { return b_; }
+    bool threaded() const noexcept { return loop_ == nullptr; }
+
+    /// Makes progress once: runs the next simulated event (deterministic), or yields to the
+    /// engine threads. Throws when the deterministic simulation has nothing left to run, or
+    /// after 60 s of wall time without the awaited event (threaded).
+    void step(const char* waiting_for);
+
+    /// Steps until pred() holds.
+    template <class Pred>
+    void wait(Pred pred, const char* what) {
+        deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        while (!pred()) {
+            step(what);
+        }
+    }
+
+    /// Simulated time of side a [ps] (both sides share it in deterministic mode).
+    std::uint64_t now() const noexcept;
+
+    /// Drains `ep`'s CQ into its counts. Throws on a failed completion (its status named).
+    void reap(endpoint& ep);
+
+    /// ndksim_adapter_stats_json of `s`.
+    static std::string stats_json(const side& s);
+
+    /// The pcap file of side a, if one was asked for.
+    const std::string& pcap() const noexcept { return pcap_; }
+
+  private:
+    void open_side(side& s, const char* address, const options& o, bool first);
+    void add_endpoint(side& s, const options& o);
+    void connect(std::size_t i);
+    void close_endpoints(side& s);
+    void close_side(side& s);
+    void close(NDK_OBJECT_HEADER* object);
+    void teardown() noexcept;
+
+    ndksim_loop* loop_ = nullptr;
+    side a_;
+    side b_;
+    NDK_LISTENER* listener_ = nullptr;
+    std::atomic<NDK_CONNECTOR*> incoming_{nullptr};
+    std::chrono::steady_clock::time_point deadline_{};
+    std::string pcap_;
+    std::string address_a_;
+    std::string address_b_;
+    static VOID on_connect_event(PVOID context, NDK_CONNECTOR* connector);
+};
+
+}  // namespace ndksim::perf

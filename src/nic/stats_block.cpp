@@ -1,0 +1,70 @@
+#include "nic/stats_block.hpp"
+
+#include <thread>
+
+namespace ndksim::nic {
+namespace {
+
+// The single writer adds with a load and a store: no read-modify-write instruction is needed
+// on the completion path, and readers see whole values either way.
+void bump(std::atomic<std::uint64_t>& c, std::uint64_t by) noexcept {
+    c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
+}
+
+}  // namespace
+
+void stats_block::record(stat_op op, bool ok, std::uint64_t bytes, bool timed,
+                         std::uint64_t latency_ps) noexcept {
+    op_cells& c = ops_[static_cast<std::size_t>(op)];
+    const std::uint64_t s = seq_.load(std::memory_order_relaxed);
+    seq_.store(s + 1, std::memory_order_relaxed);  // odd: a record is in progress
+    std::atomic_thread_fence(std::memory_order_release);
+    if (!ok) {
+        bump(c.errors, 1);
+    } else {
+        bump(c.completed, 1);
+        bump(c.bytes, bytes);
+        if (timed) {
+            bump(c.latency[latency_bucket(latency_ps)], 1);
+            bump(c.latency_sum, latency_ps);
+            if (latency_ps < c.latency_min.load(std::memory_order_relaxed)) {
+                c.latency_min.store(latency_ps, std::memory_order_relaxed);
+            }
+            if (latency_ps > c.latency_max.load(std::memory_order_relaxed)) {
+                c.latency_max.store(latency_ps, std::memory_order_relaxed);
+            }
+        }
+    }
+    seq_.store(s + 2, std::memory_order_release);
+}
+
+stats_snapshot stats_block::snapshot() const noexcept {
+    stats_snapshot out;
+    for (;;) {
+        const std::uint64_t before = seq_.load(std::memory_order_acquire);
+        if ((before & 1) != 0) {
+            std::this_thread::yield();
+            continue;
+        }
+        for (std::size_t i = 0; i < k_stat_ops; ++i) {
+            const op_cells& c = ops_[i];
+            op_snapshot& o = out.ops[i];
+            o.completed = c.completed.load(std::memory_order_relaxed);
+            o.errors = c.errors.load(std::memory_order_relaxed);
+            o.bytes = c.bytes.load(std::memory_order_relaxed);
+            o.latency_sum_ps = c.latency_sum.load(std::memory_order_relaxed);
+            const std::uint64_t lo = c.latency_min.load(std::memory_order_relaxed);
+            o.latency_min_ps = lo == UINT64_MAX ? 0 : lo;
+            o.latency_max_ps = c.latency_max.load(std::memory_order_relaxed);
+            for (std::size_t b = 0; b < k_latency_buckets; ++b) {
+                o.latency[b] = c.latency[b].load(std::memory_order_relaxed);
+            }
+        }
+        std::atomic_thread_fence(std::memory_order_acquire);
+        if (seq_.load(std::memory_order_relaxed) == before) {
+            return out;
+        }
+    }
+}
+
+}  // namespace ndksim::nic

@@ -1,0 +1,231 @@
+// Statistics of ndksim.h between two connected adapters in deterministic mode: exact operation
+// counts, bytes and latency sample counts after known traffic; the per-QP views; the JSON
+// document and its buffer negotiation; the statuses of bad calls.
+
+#include <nlohmann/json.hpp>
+
+#include <ndksim/testkit/rc_pair.hpp>
+
+namespace ndksim::testkit {
+namespace {
+
+class Stats : public RcPair {
+  protected:
+    static ndksim_adapter_stats adapter_stats(ndksim_adapter* nic) {
+        ndksim_adapter_stats s{};
+        s.size = sizeof(s);
+        EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(nic, &s));
+        return s;
+    }
+    static ndksim_qp_stats qp_stats(NDK_QP* qp) {
+        ndksim_qp_stats s{};
+        s.size = sizeof(s);
+        EXPECT_STATUS(STATUS_SUCCESS, ndksim_qp_get_stats(qp, &s));
+        return s;
+    }
+    // `n` writes of `size` bytes from a to b, each completed before the next is posted.
+    void writes(int n, ULONG size) {
+        for (int i = 0; i < n; ++i) {
+            NDK_SGE sge = a_.buf.sge(0, size);
+            ASSERT_STATUS(STATUS_SUCCESS,
+                          a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                                    b_.buf.remote_token, 0));
+            ASSERT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+        }
+    }
+    static std::string json_of(ndksim_adapter* nic) {
+        SIZE_T length = 0;
+        EXPECT_STATUS(STATUS_BUFFER_TOO_SMALL, ndksim_adapter_stats_json(nic, nullptr, &length));
+        std::string text(length, '\0');
+        EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_stats_json(nic, text.data(), &length));
+        EXPECT_EQ(text.size(), length);
+        EXPECT_EQ('\0', text.back());
+        text.pop_back();
+        return text;
+    }
+};
+
+TEST_F(Stats, WritesCountOperationsBytesAndLatencySamplesExactly) {
+    constexpr int n = 20;
+    constexpr ULONG size = 10000;  // three packets at MTU 4096
+    writes(n, size);
+    const ndksim_adapter_stats a = adapter_stats(a_.nic);
+    const ndksim_op_stats& w = a.ops[NDKSIM_STATS_WRITE];
+    EXPECT_EQ(n, w.completed);
+    EXPECT_EQ(0U, w.errors);
+    EXPECT_EQ(std::uint64_t{n} * size, w.bytes);
+    EXPECT_EQ(n, w.latency_count);
+    std::uint64_t in_buckets = 0;
+    for (ULONG64 c : w.latency_buckets) {
+        in_buckets += c;
+    }
+    EXPECT_EQ(n, in_buckets);
+    EXPECT_GT(w.latency_min_ps, 0U);
+    EXPECT_LE(w.latency_min_ps, w.latency_max_ps);
+    EXPECT_GE(w.latency_sum_ps, n * w.latency_min_ps);
+    EXPECT_LE(w.latency_sum_ps, n * w.latency_max_ps);
+    const double p50 = ndksim_latency_percentile_ns(&w, 0.5);
+    const double p99 = ndksim_latency_percentile_ns(&w, 0.99);
+    EXPECT_GE(p50, static_cast<double>(w.latency_min_ps) / 1000.0);
+    EXPECT_LE(p50, p99);
+    EXPECT_LE(p99, static_cast<double>(w.latency_max_ps) / 1000.0);
+    // Nothing else ran on a; b only responded.
+    for (int op = 0; op < NDKSIM_STATS_OP_COUNT; ++op) {
+        if (op != NDKSIM_STATS_WRITE) {
+            EXPECT_EQ(0U, a.ops[op].completed) << "op " << op;
+        }
+    }
+    const ndksim_adapter_stats b = adapter_stats(b_.nic);
+    EXPECT_EQ(0U, b.ops[NDKSIM_STATS_WRITE].completed);
+    EXPECT_EQ(0U, b.ops[NDKSIM_STATS_RECEIVE].completed);
+    // Three request packets per write went out from a, and b acknowledged them.
+    EXPECT_GE(a.packets_sent, std::uint64_t{n} * 3);
+    EXPECT_GE(b.packets_received, std::uint64_t{n} * 3);
+    EXPECT_GT(b.acks_sent, 0U);
+    EXPECT_EQ(0U, a.retransmitted_packets);
+    EXPECT_EQ(0U, a.bad_frames);
+    EXPECT_GT(b.translation_cache_hits + b.translation_cache_misses, 0U);
+    EXPECT_EQ(0U, b.translation_cache_stale_hits);
+    EXPECT_GT(a.link_bytes_sent, std::uint64_t{n} * size);
+    EXPECT_EQ(ndksim_adapter_now(a_.nic), a.now_ps);
+}
+
+TEST_F(Stats, QpStatsMatchByPointerAndByNumber) {
+    writes(5, 512);
+    const ndksim_qp_stats by_pointer = qp_stats(a_.qp);
+    EXPECT_EQ(sizeof(ndksim_qp_stats), by_pointer.size);
+    EXPECT_EQ(5U, by_pointer.ops[NDKSIM_STATS_WRITE].completed);
+    EXPECT_EQ(5U * 512, by_pointer.ops[NDKSIM_STATS_WRITE].bytes);
+    ndksim_qp_stats by_number{};
+    by_number.size = sizeof(by_number);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  ndksim_adapter_get_qp_stats(a_.nic, by_pointer.qp_number, &by_number));
+    EXPECT_EQ(0, std::memcmp(&by_pointer, &by_number, sizeof(by_number)));
+    EXPECT_EQ(1U, adapter_stats(a_.nic).qp_count);
+}
+
+TEST_F(Stats, SendsCountOnBothSidesAndReceivesAreNotTimed) {
+    constexpr int n = 4;
+    for (int i = 0; i < n; ++i) {
+        NDK_SGE rsge = b_.buf.sge(0, 4096);
+        ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
+        NDK_SGE ssge = a_.buf.sge(0, 300);
+        ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
+        ASSERT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+        ASSERT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
+    }
+    const ndksim_op_stats sent = qp_stats(a_.qp).ops[NDKSIM_STATS_SEND];
+    EXPECT_EQ(n, sent.completed);
+    EXPECT_EQ(n * 300U, sent.bytes);
+    EXPECT_EQ(n, sent.latency_count);
+    const ndksim_op_stats received = qp_stats(b_.qp).ops[NDKSIM_STATS_RECEIVE];
+    EXPECT_EQ(n, received.completed);
+    EXPECT_EQ(n * 300U, received.bytes);
+    EXPECT_EQ(0U, received.latency_count);
+}
+
+TEST_F(Stats, ReadsAndFailuresAreCountedApart) {
+    NDK_SGE sge = a_.buf.sge(0, 8192);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                           b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                            b_.buf.remote_token ^ 0x100, 0));
+    EXPECT_STATUS(STATUS_ACCESS_VIOLATION, next(a_.cq).Status);
+    const ndksim_qp_stats s = qp_stats(a_.qp);
+    EXPECT_EQ(1U, s.ops[NDKSIM_STATS_READ].completed);
+    EXPECT_EQ(8192U, s.ops[NDKSIM_STATS_READ].bytes);
+    EXPECT_EQ(1U, s.ops[NDKSIM_STATS_READ].latency_count);
+    EXPECT_EQ(0U, s.ops[NDKSIM_STATS_WRITE].completed);
+    EXPECT_EQ(1U, s.ops[NDKSIM_STATS_WRITE].errors);
+    EXPECT_EQ(0U, s.ops[NDKSIM_STATS_WRITE].bytes);
+    EXPECT_EQ(0U, s.ops[NDKSIM_STATS_WRITE].latency_count);
+    EXPECT_GT(adapter_stats(b_.nic).naks_sent, 0U);
+}
+
+TEST_F(Stats, JsonHasTheAdapterCountersAndOneEntryPerQp) {
+    constexpr int n = 8;
+    writes(n, 2048);
+    const nlohmann::json j = nlohmann::json::parse(json_of(a_.nic));
+    EXPECT_EQ("ndksim.adapter_stats/1", j.at("schema"));
+    EXPECT_EQ("10.0.0.1", j.at("address"));
+    const nlohmann::json& w = j.at("operations").at("write");
+    EXPECT_EQ(n, w.at("completed"));
+    EXPECT_EQ(n * 2048, w.at("bytes"));
+    EXPECT_EQ(n, w.at("latency_ns").at("count"));
+    EXPECT_GT(w.at("latency_ns").at("p50").get<double>(), 0.0);
+    EXPECT_GE(w.at("latency_ns").at("p99").get<double>(),
+              w.at("latency_ns").at("p50").get<double>());
+    std::uint64_t in_buckets = 0;
+    for (const auto& b : w.at("latency_ns").at("buckets")) {
+        in_buckets += b.at("count").get<std::uint64_t>();
+    }
+    EXPECT_EQ(n, in_buckets);
+    for (const char* key :
+         {"send", "receive", "read", "send_invalidate", "bind", "fast_register", "invalidate"}) {
+        EXPECT_EQ(0, j.at("operations").at(key).at("completed")) << key;
+    }
+    for (const char* key : {"packets", "drops", "cm", "link", "translation_cache"}) {
+        EXPECT_TRUE(j.at(key).is_object()) << key;
+    }
+    EXPECT_EQ(0, j.at("packets").at("retransmitted"));
+    EXPECT_EQ(0, j.at("drops").at("bad_frames"));
+    ASSERT_EQ(1U, j.at("qps").size());
+    EXPECT_EQ(qp_stats(a_.qp).qp_number, j.at("qps")[0].at("qp_number"));
+    EXPECT_EQ(n, j.at("qps")[0].at("operations").at("write").at("completed"));
+}
+
+TEST_F(Stats, JsonNegotiatesTheBufferSize) {
+    SIZE_T needed = 0;
+    ASSERT_STATUS(STATUS_BUFFER_TOO_SMALL, ndksim_adapter_stats_json(a_.nic, nullptr, &needed));
+    ASSERT_GT(needed, 2U);
+    std::string small(needed - 1, 'x');
+    SIZE_T length = small.size();
+    EXPECT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                  ndksim_adapter_stats_json(a_.nic, small.data(), &length));
+    EXPECT_EQ(needed, length);
+    EXPECT_EQ(std::string(needed - 1, 'x'), small);  // untouched
+    std::string exact(needed, 'x');
+    length = needed;
+    EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_stats_json(a_.nic, exact.data(), &length));
+    EXPECT_EQ(needed, length);
+    EXPECT_TRUE(nlohmann::json::accept(exact.c_str()));
+}
+
+TEST_F(Stats, BadCallsReturnExactStatuses) {
+    ndksim_adapter_stats s{};
+    s.size = sizeof(s);
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(nullptr, &s));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, nullptr));
+    s.size = 4;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, &s));
+    ndksim_qp_stats q{};
+    q.size = sizeof(q);
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(nullptr, &q));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(a_.qp, nullptr));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  ndksim_qp_get_stats(reinterpret_cast<NDK_QP*>(a_.cq), &q));
+    EXPECT_STATUS(STATUS_INVALID_HANDLE, ndksim_adapter_get_qp_stats(a_.nic, 0xABCDEF, &q));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_qp_stats(nullptr, 1, &q));
+    q.size = sizeof(q) - 1;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(a_.qp, &q));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_stats_json(a_.nic, nullptr, nullptr));
+    EXPECT_EQ(0.0, ndksim_latency_percentile_ns(nullptr, 0.5));
+}
+
+TEST_F(Stats, ALargerStructFromANewerCallerGetsTheKnownFields) {
+    struct newer {
+        ndksim_adapter_stats v1;
+        ULONG64 later_field;
+    } s{};
+    s.v1.size = sizeof(s);
+    s.later_field = 0x1234;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(a_.nic, &s.v1));
+    EXPECT_EQ(sizeof(ndksim_adapter_stats), s.v1.size);
+    EXPECT_EQ(0x1234U, s.later_field);
+}
+
+}  // namespace
+}  // namespace ndksim::testkit
