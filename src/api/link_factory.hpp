@@ -8,6 +8,7 @@
 #include "core/device.hpp"
 #include "ndksim.h"
 #include "nic/engine.hpp"
+#include "wire/faulty_link.hpp"
 #include "wire/transport.hpp"
 
 namespace ndksim::api {
@@ -24,7 +25,15 @@ struct link_options {
 /// The layers of one adapter's link that the control API reaches after creation.
 struct link_layers {
     wire::transport* base = nullptr;
+    wire::faulty_link* faults = nullptr;  ///< fault injection over the base transport
 };
+
+/// Whether every rate of `faults` is at most 1'000'000 parts per million.
+bool valid_faults(const ndksim_link_faults& faults) noexcept;
+
+/// The fault layer's settings for `faults`; seed 0 becomes the adapter's `adapter_seed`.
+wire::fault_settings to_fault_settings(const ndksim_link_faults& faults,
+                                       std::uint64_t adapter_seed);
 
 /// Returns the factory the engine calls with its frame entry point. `layers` is filled when the
 /// engine builds the link and must outlive it.
