@@ -21,8 +21,10 @@ std::unique_ptr<wire::transport> make_base(core::device& dev, const link_options
 }  // namespace
 
 bool valid_faults(const ndksim_link_faults& faults) noexcept {
-    return faults.drop_ppm <= wire::k_fault_ppm_max && faults.duplicate_ppm <= wire::k_fault_ppm_max &&
-           faults.reorder_ppm <= wire::k_fault_ppm_max && faults.corrupt_ppm <= wire::k_fault_ppm_max;
+    return faults.drop_ppm <= wire::k_fault_ppm_max &&
+           faults.duplicate_ppm <= wire::k_fault_ppm_max &&
+           faults.reorder_ppm <= wire::k_fault_ppm_max &&
+           faults.corrupt_ppm <= wire::k_fault_ppm_max;
 }
 
 wire::fault_settings to_fault_settings(const ndksim_link_faults& faults,

@@ -622,8 +622,7 @@ void connection_manager::abort_connection(core::qp& q, disconnect_reason reason)
     }
     e_.counters().connections_aborted.fetch_add(1, std::memory_order_relaxed);
     NDKSIM_INFO("{}: connection torn down ({})", c->ident(),
-                reason == disconnect_reason::retry_exhausted ? "retries exhausted"
-                                                             : "fatal error");
+                reason == disconnect_reason::retry_exhausted ? "retries exhausted" : "fatal error");
     if (connection* conn = find(id)) {
         wire::cm_message m;
         m.type = wire::cm_type::disconnect_request;

@@ -50,7 +50,8 @@ struct engine_config {
 inline constexpr std::uint32_t k_ack_backoff_max_shift = 3;
 
 /// The timer interval after `retries` consecutive retries without progress [ps].
-constexpr timing::sim_time ack_timeout_after(timing::sim_time base, std::uint32_t retries) noexcept {
+constexpr timing::sim_time ack_timeout_after(timing::sim_time base,
+                                             std::uint32_t retries) noexcept {
     return base << (retries < k_ack_backoff_max_shift ? retries : k_ack_backoff_max_shift);
 }
 
@@ -77,10 +78,10 @@ struct engine_counters {
     std::atomic<std::uint64_t> rnr_naks_sent{0};
     std::atomic<std::uint64_t> rnr_retries{0};
     std::atomic<std::uint64_t> retransmitted_packets{0};
-    std::atomic<std::uint64_t> ack_timeouts{0};       ///< transport timer expiries that resent
-    std::atomic<std::uint64_t> retries_exhausted{0};  ///< requests failed by the retry limit
-    std::atomic<std::uint64_t> acks_coalesced{0};     ///< ACKs saved: covered by a later one
-    std::atomic<std::uint64_t> stale_responses{0};    ///< ACKs/read responses for nothing
+    std::atomic<std::uint64_t> ack_timeouts{0};         ///< transport timer expiries that resent
+    std::atomic<std::uint64_t> retries_exhausted{0};    ///< requests failed by the retry limit
+    std::atomic<std::uint64_t> acks_coalesced{0};       ///< ACKs saved: covered by a later one
+    std::atomic<std::uint64_t> stale_responses{0};      ///< ACKs/read responses for nothing
     std::atomic<std::uint64_t> connections_aborted{0};  ///< torn down by a fatal error
     std::atomic<std::uint64_t> duplicate_packets{0};
     std::atomic<std::uint64_t> out_of_sequence_packets{0};

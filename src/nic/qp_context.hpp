@@ -37,7 +37,7 @@ struct qp_context final : core::qp_engine_state {
 
     // Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.
     bool ack_timer_armed = false;
-    timing::sim_time progress_at = 0;   ///< last time the oldest unacknowledged request moved
+    timing::sim_time progress_at = 0;     ///< last time the oldest unacknowledged request moved
     std::uint32_t transport_retries = 0;  ///< consecutive timer retries without progress
 
     // Completer (ACKs and read responses -> completions).

@@ -115,7 +115,9 @@ void on_timer(engine& e, core::qp& q) {
 
 }  // namespace
 
-bool awaiting_peer(core::qp& q) { return oldest_waiting(q) != nullptr; }
+bool awaiting_peer(core::qp& q) {
+    return oldest_waiting(q) != nullptr;
+}
 
 void arm_ack_timer(engine& e, core::qp& q, bool was_idle) {
     qp_context& ctx = context_of(q);

@@ -13,7 +13,9 @@ transport::receive_fn faulty_link::receiver() {
     return [this](frame* f) { on_receive(f); };
 }
 
-void faulty_link::attach(std::unique_ptr<transport> base) { base_ = std::move(base); }
+void faulty_link::attach(std::unique_ptr<transport> base) {
+    base_ = std::move(base);
+}
 
 void faulty_link::configure(const fault_settings& settings) {
     drop_ppm_.store(settings.drop_ppm, std::memory_order_relaxed);
@@ -105,8 +107,12 @@ std::shared_ptr<transport::peer> faulty_link::resolve(const ip_address& destinat
     return base_->resolve(destination);
 }
 
-const ip_address& faulty_link::local_address() const noexcept { return base_->local_address(); }
+const ip_address& faulty_link::local_address() const noexcept {
+    return base_->local_address();
+}
 
-const link_counters& faulty_link::counters() const noexcept { return base_->counters(); }
+const link_counters& faulty_link::counters() const noexcept {
+    return base_->counters();
+}
 
 }  // namespace ndksim::wire

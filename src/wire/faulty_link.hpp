@@ -49,7 +49,7 @@ inline constexpr timing::sim_time k_default_reorder_delay = 10'000'000;
 inline constexpr std::uint32_t k_fault_ppm_max = 1'000'000;
 
 class faulty_link final : public transport {
-public:
+  public:
     /// `receive` is the engine's frame entry; the base transport must be given receiver()
     /// instead, then handed over with attach().
     faulty_link(const fault_settings& settings, receive_fn receive);
@@ -81,7 +81,7 @@ public:
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 
-private:
+  private:
     bool draw(std::uint32_t ppm) noexcept;
     std::uint64_t next() noexcept;
     void on_receive(frame* f);

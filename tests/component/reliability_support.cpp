@@ -6,8 +6,8 @@
 namespace ndksim::testkit {
 namespace {
 
-constexpr ULONG k_flags = NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                          NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
+constexpr ULONG k_flags =
+    NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ | NDK_MR_FLAG_ALLOW_REMOTE_WRITE;
 
 enum class op_kind : std::uint8_t { write, read, send };
 
@@ -30,7 +30,9 @@ bool has_pattern(const std::byte* p, std::uint64_t op, std::size_t n) {
     return true;
 }
 
-void* context_of_op(std::uint64_t op) { return reinterpret_cast<void*>(op + 1); }
+void* context_of_op(std::uint64_t op) {
+    return reinterpret_cast<void*>(op + 1);
+}
 
 }  // namespace
 
@@ -79,8 +81,8 @@ void Reliability::run_mixed(std::uint32_t ops, std::uint64_t seed) {
         for (;;) {
             const ULONG n = b_.cq->Dispatch->NdkGetCqResultsEx(b_.cq, r, 16);
             for (ULONG i = 0; i < n; ++i) {
-                if (r[i].Status != STATUS_SUCCESS || r[i].RequestContext != context_of_op(receives) ||
-                    receives >= send_ops.size()) {
+                if (r[i].Status != STATUS_SUCCESS ||
+                    r[i].RequestContext != context_of_op(receives) || receives >= send_ops.size()) {
                     ADD_FAILURE() << "receive " << receives << ": " << status_string(r[i].Status)
                                   << ", context " << r[i].RequestContext;
                     return false;

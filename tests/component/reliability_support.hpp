@@ -37,9 +37,9 @@ struct run_figures {
 };
 
 class Reliability : public RcPair {
-protected:
-    static constexpr std::uint32_t k_window = 16;            // requests in flight at once
-    static constexpr std::size_t k_slot = 64 * 1024;         // largest operation [bytes]
+  protected:
+    static constexpr std::uint32_t k_window = 16;     // requests in flight at once
+    static constexpr std::size_t k_slot = 64 * 1024;  // largest operation [bytes]
     static constexpr std::size_t k_area = k_window * k_slot;
 
     void SetUp() override;
@@ -53,8 +53,7 @@ protected:
     }
 
     /// The same faults on both adapters' links.
-    void set_faults(ULONG drop, ULONG duplicate, ULONG reorder, ULONG corrupt,
-                    ULONG64 seed = 0);
+    void set_faults(ULONG drop, ULONG duplicate, ULONG reorder, ULONG corrupt, ULONG64 seed = 0);
 
     /// Posts `ops` operations from a (RDMA writes and reads to b, sends into receives b posts),
     /// at most k_window in flight, sizes 1 B to 64 KiB (mostly small). Checks every initiator
@@ -64,10 +63,10 @@ protected:
     /// The figures of the run so far (simulated time and every counter).
     run_figures figures();
 
-    buffer a_source_;  // what a writes and sends
-    buffer a_sink_;    // where a's reads land
-    buffer b_target_;  // what a writes into and reads from
-    buffer b_receive_; // where a's sends land
+    buffer a_source_;   // what a writes and sends
+    buffer a_sink_;     // where a's reads land
+    buffer b_target_;   // what a writes into and reads from
+    buffer b_receive_;  // where a's sends land
 };
 
 }  // namespace ndksim::testkit

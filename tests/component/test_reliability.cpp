@@ -26,13 +26,14 @@ TEST_F(Reliability, MixedOperationsCompleteExactlyOnceInOrderOverALossyLink) {
     const double seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
     const run_figures f = figures();
-    std::printf("%d ops over a lossy link: %.2f s wall, %.3f s simulated, a sent %llu packets "
-                "(%llu retransmitted, %llu timer retries), b coalesced %llu ACKs\n",
-                NDKSIM_RELIABILITY_OPS, seconds, static_cast<double>(f.sim_time) / 1e12,
-                static_cast<unsigned long long>(counters(a_).packets_sent.load()),
-                static_cast<unsigned long long>(counters(a_).retransmitted_packets.load()),
-                static_cast<unsigned long long>(counters(a_).ack_timeouts.load()),
-                static_cast<unsigned long long>(counters(b_).acks_coalesced.load()));
+    std::printf(
+        "%d ops over a lossy link: %.2f s wall, %.3f s simulated, a sent %llu packets "
+        "(%llu retransmitted, %llu timer retries), b coalesced %llu ACKs\n",
+        NDKSIM_RELIABILITY_OPS, seconds, static_cast<double>(f.sim_time) / 1e12,
+        static_cast<unsigned long long>(counters(a_).packets_sent.load()),
+        static_cast<unsigned long long>(counters(a_).retransmitted_packets.load()),
+        static_cast<unsigned long long>(counters(a_).ack_timeouts.load()),
+        static_cast<unsigned long long>(counters(b_).acks_coalesced.load()));
     // Every fault happened, and was recovered from.
     for (side* s : {&a_, &b_}) {
         EXPECT_GT(faults(*s).dropped.load(), 0U);
@@ -93,7 +94,7 @@ ULONG64 post_writes(RcPair&, side& a, side& b, int n) {
 }
 
 class RetryExhaustion : public Reliability {
-protected:
+  protected:
     // Everything outstanding ends: the oldest with STATUS_IO_TIMEOUT after the retry limit,
     // the rest flushed, then the disconnect event; all within the promised simulated time.
     void expect_timeout_and_teardown(ULONG64 posted_at, int n) {
@@ -120,8 +121,8 @@ protected:
                       a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &sge, 1, 0));
         // A Disconnect on the torn-down connection completes at once.
         slot disconnected;
-        const NTSTATUS d = a_.connector->Dispatch->NdkDisconnect(a_.connector, slot::on_request,
-                                                                 &disconnected);
+        const NTSTATUS d =
+            a_.connector->Dispatch->NdkDisconnect(a_.connector, slot::on_request, &disconnected);
         if (d == STATUS_PENDING) {
             ASSERT_TRUE(wait(disconnected, "Disconnect"));
             EXPECT_STATUS(STATUS_SUCCESS, disconnected.status);
@@ -155,8 +156,8 @@ TEST_F(Reliability, SendAndInvalidateWithABadTokenDisconnectsBothSides) {
     NDK_SGE rsge = b_.buf.sge(0, 64);
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
     NDK_SGE sge = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(
-                                      a_.qp, nullptr, &sge, 1, 0, 0x12345678));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &sge, 1, 0, 0x12345678));
     EXPECT_STATUS(STATUS_CONNECTION_ABORTED, next(a_.cq).Status);
     EXPECT_STATUS(STATUS_CONNECTION_ABORTED, next(b_.cq).Status);
     // REFERENCE.md rule 22: the receiving provider aborts the connection; both consumers see

@@ -16,7 +16,7 @@ namespace {
 
 /// Records what the fault layer hands on, then returns each frame to its pool.
 class recording_transport final : public transport {
-public:
+  public:
     struct sent {
         std::vector<std::byte> bytes;
         timing::sim_time departure;
@@ -31,13 +31,13 @@ public:
     const ip_address& local_address() const noexcept override { return address_; }
     const link_counters& counters() const noexcept override { return counters_; }
 
-private:
+  private:
     ip_address address_ = ip_address::v4(127, 0, 0, 1);
     link_counters counters_;
 };
 
 class FaultyLink : public ::testing::Test {
-protected:
+  protected:
     void build(const fault_settings& s) {
         link_ = std::make_unique<faulty_link>(s, [this](frame* f) {
             ++received_;
