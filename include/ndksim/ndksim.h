@@ -69,7 +69,8 @@ typedef struct ndksim_link_faults {
     ULONG drop_ppm;           /**< frames lost */
     ULONG duplicate_ppm;      /**< frames delivered twice */
     ULONG reorder_ppm;        /**< frames held back by reorder_delay_ps, so later ones pass them */
-    ULONG corrupt_ppm;        /**< frames with one bit flipped: they fail their ICRC and are dropped */
+    ULONG corrupt_ppm;        /**< frames with one bit flipped after the BTH: the receiver's ICRC
+                                   check always refuses them (counted as bad_icrc) */
     ULONG64 delay_ps;         /**< extra one-way delay added to every frame [picoseconds] */
     ULONG64 reorder_delay_ps; /**< how long a reordered frame is held back; 0 = 10 microseconds */
     ULONG64 seed;             /**< seed of the fault draws; 0 = the adapter's seed */
@@ -92,11 +93,17 @@ typedef struct ndksim_adapter_config {
                                  open children before reporting them as leaked (default 10000) */
     ULONG rnr_retry_limit;  /**< receiver-not-ready retries before a send fails with
                                  STATUS_IO_TIMEOUT; 0xFFFFFFFF (the default) retries for ever */
-    ULONG ack_timeout_us;   /**< reliable connections: how long a request waits for its ACK
-                                 before it is sent again [microseconds of simulated time] */
-    ULONG retry_limit;      /**< retransmissions without progress before the request fails with
-                                 STATUS_IO_TIMEOUT, the QP moves to error and the connection
-                                 is disconnected (default 7) */
+    ULONG ack_timeout_us;   /**< reliable connections: how long the oldest unacknowledged
+                                 request waits for progress (an ACK or read response) before
+                                 it and everything after it are sent again (go-back-N)
+                                 [microseconds of simulated time; default 4000]. The interval
+                                 doubles per consecutive retry, up to 8x; 0 = no timer */
+    ULONG retry_limit;      /**< consecutive timer retries without progress before the request
+                                 fails with STATUS_IO_TIMEOUT, the rest flush with
+                                 STATUS_CANCELLED, the QP moves to error and the connection is
+                                 torn down with a disconnect event (default 7: with the default
+                                 timeout, 47 x 4 ms = 188 ms after the last progress). Separate
+                                 from rnr_retry_limit */
     ndksim_link_faults faults; /**< fault injection on this adapter's link (default: none) */
     const char* pcap_path;  /**< non-NULL: record this adapter's frames to a classic pcap
                                  file at this path (created or truncated; nanosecond
@@ -156,16 +163,21 @@ NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                          NDK_ADAPTER* pNdkAdapter);
 
 /**
- * Replaces the fault injection of a running adapter's link. Returns STATUS_SUCCESS or
- * STATUS_INVALID_PARAMETER (NULL pointer, or a rate above 1000000).
+ * Replaces the fault injection of a running adapter's link (any thread; the engine applies
+ * it from its next frame, and a seed restarts the draws). Returns STATUS_SUCCESS or
+ * STATUS_INVALID_PARAMETER (NULL pointer, or a rate above 1000000). ndksim_adapter_create
+ * refuses a config whose faults have a rate above 1000000 the same way.
  */
 NDKSIM_API NTSTATUS ndksim_adapter_set_faults(ndksim_adapter* adapter,
                                               const ndksim_link_faults* faults);
 
 /**
- * Cuts (cut = TRUE) or restores (FALSE) the adapter's link: while cut, every frame it sends or
- * receives is lost, as when a cable is pulled. Connections with traffic outstanding time out
- * after their retry limit, and their consumers see error completions and a disconnect event.
+ * Cuts (cut = TRUE) or restores (FALSE) the adapter's link (any thread): while cut, every frame
+ * it sends or receives is lost, as when a cable is pulled. Connections with traffic outstanding
+ * time out after their retry limit (retry_limit, ack_timeout_us): the oldest request completes
+ * with STATUS_IO_TIMEOUT, the rest with STATUS_CANCELLED, and the consumer sees a disconnect
+ * event. Idle connections notice nothing. Returns STATUS_SUCCESS, or STATUS_INVALID_PARAMETER
+ * for a NULL adapter.
  */
 NDKSIM_API NTSTATUS ndksim_adapter_cut_link(ndksim_adapter* adapter, BOOLEAN cut);
 

@@ -25,11 +25,32 @@ std::unique_ptr<wire::transport> make_base(core::device& dev, const link_options
 
 }  // namespace
 
+bool valid_faults(const ndksim_link_faults& faults) noexcept {
+    return faults.drop_ppm <= wire::k_fault_ppm_max &&
+           faults.duplicate_ppm <= wire::k_fault_ppm_max &&
+           faults.reorder_ppm <= wire::k_fault_ppm_max &&
+           faults.corrupt_ppm <= wire::k_fault_ppm_max;
+}
+
+wire::fault_settings to_fault_settings(const ndksim_link_faults& faults,
+                                       std::uint64_t adapter_seed) {
+    wire::fault_settings s;
+    s.drop_ppm = faults.drop_ppm;
+    s.duplicate_ppm = faults.duplicate_ppm;
+    s.reorder_ppm = faults.reorder_ppm;
+    s.corrupt_ppm = faults.corrupt_ppm;
+    s.delay_ps = faults.delay_ps;
+    s.reorder_delay_ps = faults.reorder_delay_ps;
+    s.seed = faults.seed != 0 ? faults.seed : adapter_seed;
+    return s;
+}
+
 nic::engine::transport_factory make_link_factory(core::device& dev, const link_options& opts,
                                                  link_layers& layers) {
     return [&dev, opts, &layers](wire::transport::receive_fn rx) {
-        // Capture is the outermost layer: it records what leaves the adapter after every
-        // other layer decided (and what arrives before the engine sees it).
+        // Capture is the outermost layer: it records what the adapter sends before the link
+        // decides its fate (as a capture on the sending host would), and what arrives before the
+        // engine sees it.
         std::shared_ptr<wire::shared_capture> capture;
         if (opts.pcap_path != nullptr) {
             try {
@@ -41,8 +62,16 @@ nic::engine::transport_factory make_link_factory(core::device& dev, const link_o
             }
         }
         layers.receive = rx;
-        std::unique_ptr<wire::transport> link = make_base(dev, opts, std::move(rx));
-        layers.base = link.get();
+        // The fault layer is always there (all rates zero is a perfect link), so faults can be
+        // switched on and the link cut while the adapter runs. It wraps the receive function
+        // too, so a cut link loses frames in both directions.
+        auto faults = std::make_unique<wire::faulty_link>(
+            to_fault_settings(opts.faults, dev.config().seed), std::move(rx));
+        std::unique_ptr<wire::transport> base = make_base(dev, opts, faults->receiver());
+        layers.base = base.get();
+        layers.faults = faults.get();
+        faults->attach(std::move(base));
+        std::unique_ptr<wire::transport> link = std::move(faults);
         if (capture) {
             link = std::make_unique<wire::capture_link>(std::move(link), std::move(capture));
         }

@@ -9,6 +9,7 @@
 #include "core/device.hpp"
 #include "ndksim.h"
 #include "nic/engine.hpp"
+#include "wire/faulty_link.hpp"
 #include "wire/transport.hpp"
 
 namespace ndksim::api {
@@ -25,6 +26,7 @@ struct link_options {
 /// The layers of one adapter's link that the control API reaches after creation.
 struct link_layers {
     wire::transport* base = nullptr;
+    wire::faulty_link* faults = nullptr;  ///< fault injection over the base transport
     /// The link's outermost receive entry (through the capture layer when there is one, then
     /// the engine's on_frame); ndksim_adapter_inject_frame delivers through it.
     wire::transport::receive_fn receive;
@@ -36,6 +38,13 @@ class link_config_error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
 };
+
+/// Whether every rate of `faults` is at most 1'000'000 parts per million.
+bool valid_faults(const ndksim_link_faults& faults) noexcept;
+
+/// The fault layer's settings for `faults`; seed 0 becomes the adapter's `adapter_seed`.
+wire::fault_settings to_fault_settings(const ndksim_link_faults& faults,
+                                       std::uint64_t adapter_seed);
 
 /// Returns the factory the engine calls with its frame entry point. `layers` is filled when the
 /// engine builds the link and must outlive it.

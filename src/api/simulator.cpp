@@ -110,6 +110,9 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         default:
             return invalid_config("wire is not an ndksim_wire");
     }
+    if (!api::valid_faults(config->faults)) {
+        return invalid_config("a faults rate is above 1000000 (parts per million)");
+    }
     cfg.port = config->port;
     cfg.close_timeout = std::chrono::milliseconds(config->close_timeout_ms);
     if (config->loop != nullptr) {
@@ -130,6 +133,8 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
                                                   config->loop);
         nic::engine_config ecfg;
         ecfg.rnr_retry_limit = config->rnr_retry_limit;
+        ecfg.ack_timeout = timing::microseconds(config->ack_timeout_us);
+        ecfg.retry_limit = config->retry_limit;
         api::link_options link;
         link.wire = a->dev.config().wire;
         link.port = a->dev.config().port;
@@ -260,19 +265,6 @@ NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
         a->handles.erase(it);
     }
     h->close_blocking();
-}
-
-NDKSIM_API NTSTATUS ndksim_adapter_set_faults(ndksim_adapter* adapter,
-                                              const ndksim_link_faults* faults) {
-    (void)adapter;
-    (void)faults;
-    return STATUS_NOT_IMPLEMENTED;
-}
-
-NDKSIM_API NTSTATUS ndksim_adapter_cut_link(ndksim_adapter* adapter, BOOLEAN cut) {
-    (void)adapter;
-    (void)cut;
-    return STATUS_NOT_IMPLEMENTED;
 }
 
 NDKSIM_API NDK_VERSION ndksim_highest_version(void) {

@@ -9,14 +9,17 @@
 //   NAK invalid request           -> STATUS_REMOTE_RESOURCES  (e.g. the peer's receive too small)
 //   NAK remote operational error  -> STATUS_CONNECTION_ABORTED (the peer failed placing it)
 //   RNR retries exhausted         -> STATUS_IO_TIMEOUT
+//   transport retries exhausted   -> STATUS_IO_TIMEOUT (retransmit.cpp)
 //   everything flushed after that -> STATUS_CANCELLED
-// and the QP moves to error, as an RC transport does.
+// and the QP moves to error, as an RC transport does; a failure reported by the peer or a
+// retry limit also tears the connection down, so the consumer sees the disconnect event.
 
 #include <array>
 
 #include "core/cq.hpp"
 #include "core/device.hpp"
 #include "core/srq.hpp"
+#include "nic/connection_manager.hpp"
 #include "nic/engine.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
@@ -47,8 +50,10 @@ std::uint32_t last_psn(const core::send_wqe& w) noexcept {
 }
 
 // Finishes every SEND and WRITE acknowledged by an ACK for `psn`, oldest first, stopping at
-// the first request the ACK does not cover.
-void ack_through(engine& e, core::qp& q, std::uint32_t psn) {
+// the first request the ACK does not cover. Returns how many it finished: a late, repeated or
+// overtaken ACK finishes none and changes nothing.
+std::uint32_t ack_through(engine& e, core::qp& q, std::uint32_t psn) {
+    std::uint32_t finished = 0;
     core::send_queue& sq = q.sq();
     const std::uint32_t outstanding = sq.outstanding();
     for (std::uint32_t i = 0; i < outstanding; ++i) {
@@ -62,9 +67,13 @@ void ack_through(engine& e, core::qp& q, std::uint32_t psn) {
         if (w.kind == wr_kind::send || w.kind == wr_kind::send_invalidate ||
             w.kind == wr_kind::write) {
             w.done = true;
+            ++finished;
         }
     }
-    (void)e;
+    if (finished > 0) {
+        note_progress(e, q);
+    }
+    return finished;
 }
 
 // The request whose PSN range holds `psn`, or nullptr.
@@ -98,8 +107,11 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
     const std::uint8_t syndrome = p.headers.aeth.syndrome;
     switch (wire::syndrome_type(syndrome)) {
         case wire::aeth_type::ack:
-            ctx.rnr_retries = 0;
-            ack_through(e, q, psn);
+            if (ack_through(e, q, psn) > 0) {
+                ctx.rnr_retries = 0;  // only an ACK that moves on ends a run of RNR NAKs
+            } else {
+                e.counters().stale_responses.fetch_add(1, std::memory_order_relaxed);
+            }
             break;
         case wire::aeth_type::rnr_nak: {
             ack_through(e, q, wire::psn_add(psn, wire::psn_mask));  // earlier PSNs are acked
@@ -108,8 +120,12 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
             if (w == nullptr || ctx.retry_scheduled) {
                 break;
             }
+            // The peer answers: the transport timer's interval restarts (the RNR limit, not
+            // the transport retry limit, governs how long this may go on).
+            note_progress(e, q);
             if (ctx.rnr_retries++ >= e.config().rnr_retry_limit) {
                 fail_request(e, q, *w, status::io_timeout, 0);
+                e.cm().abort_connection(q, disconnect_reason::retry_exhausted);
                 return;
             }
             // Receiver not ready: resend from the refused PSN after the timer the responder
@@ -128,21 +144,28 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
         case wire::aeth_type::nak: {
             ack_through(e, q, wire::psn_add(psn, wire::psn_mask));
             const std::uint8_t code = wire::syndrome_value(syndrome);
+            core::send_wqe* w = request_at(q, psn);
+            if (w == nullptr) {
+                // Late or repeated: it names a request already finished (or none sent).
+                e.counters().stale_responses.fetch_add(1, std::memory_order_relaxed);
+                break;
+            }
             if (code == static_cast<std::uint8_t>(wire::nak_code::psn_sequence_error)) {
                 if (!ctx.retry_scheduled) {
+                    // Resent now: the timer's interval restarts, the retry count stays.
+                    ctx.progress_at = e.dev().sched().now();
                     rewind_requester(e, q, psn);
                     run_requester(e, q);
                 }
-                break;
-            }
-            core::send_wqe* w = request_at(q, psn);
-            if (w == nullptr) {
                 break;
             }
             const nak_outcome o = code < k_nak_outcomes.size()
                                       ? k_nak_outcomes[code]
                                       : nak_outcome{status::connection_aborted, 0x100u | code};
             fail_request(e, q, *w, o.result, o.provider_error);
+            // A fatal error ends the connection on both sides (the peer NAKed and tears down
+            // too; whichever disconnect request is lost, each consumer still sees its event).
+            e.cm().abort_connection(q, disconnect_reason::fatal_error);
             return;
         }
         case wire::aeth_type::reserved:
@@ -157,7 +180,9 @@ void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
     const std::uint32_t psn = p.headers.bth.psn;
     core::send_wqe* w = request_at(q, psn);
     if (w == nullptr || w->kind != wr_kind::read) {
-        e.counters().duplicate_packets.fetch_add(1, std::memory_order_relaxed);
+        // A response to a read already finished (sent twice, or asked for again after a
+        // timeout): nothing is placed twice.
+        e.counters().stale_responses.fetch_add(1, std::memory_order_relaxed);
         return;
     }
     // A read response acknowledges every request before the read.
@@ -165,7 +190,10 @@ void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
     const std::uint32_t mtu = e.config().costs.mtu;
     const auto index = static_cast<std::uint32_t>(wire::psn_diff(psn, w->first_psn));
     if (static_cast<std::uint64_t>(index) * mtu != w->placed) {
-        return;  // not the next response of this read (a duplicate after a rewind)
+        // Not the next response of this read: a duplicate after a rewind, or one that passed
+        // a lost predecessor (the timer asks for the read again).
+        e.counters().stale_responses.fetch_add(1, std::memory_order_relaxed);
+        return;
     }
     mem::translation_unit& memory = e.dev().memory();
     if (ctx.read_cursor_for != w) {
@@ -189,6 +217,7 @@ void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
         }
     }
     w->placed += p.payload.size();
+    note_progress(e, q);
     if (p.info->ends_message()) {
         ctx.read_cursor_for = nullptr;
         ctx.read_cursor.reset();

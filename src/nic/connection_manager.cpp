@@ -602,6 +602,38 @@ void connection_manager::on_disconnect_reply(const wire::cm_message& m, const wi
     c->complete_request(status::success);
 }
 
+void connection_manager::abort_connection(core::qp& q, disconnect_reason reason) {
+    // The connection is found through the table, which holds a reference on its connector, so
+    // a connector being closed on another thread is never touched through the QP's pointer.
+    core::ref<core::connector> c;
+    std::uint32_t id = 0;
+    {
+        std::lock_guard lock(mutex_);
+        for (const auto& [cid, conn] : connections_) {
+            if (conn.c->bound_qp() == &q) {
+                c = conn.c;
+                id = cid;
+                break;
+            }
+        }
+    }
+    if (!c || c->state() != connector_state::connected) {
+        return;
+    }
+    e_.counters().connections_aborted.fetch_add(1, std::memory_order_relaxed);
+    NDKSIM_INFO("{}: connection torn down ({})", c->ident(),
+                reason == disconnect_reason::retry_exhausted ? "retries exhausted" : "fatal error");
+    if (connection* conn = find(id)) {
+        wire::cm_message m;
+        m.type = wire::cm_type::disconnect_request;
+        fill_addresses(*c, m);
+        send(*conn, m);
+    }
+    c->set_state(connector_state::disconnected);
+    forget(id);
+    c->deliver_disconnect_event(static_cast<std::uint32_t>(reason));
+}
+
 // ---- lifetime hooks ------------------------------------------------------------------------
 
 void connection_manager::connector_closing(core::connector& c) {

@@ -37,6 +37,14 @@ namespace ndksim::nic {
 
 class engine;
 
+/// ProviderDisconnectReason of a disconnect event (NDK_FN_DISCONNECT_EVENT_CALLBACK_EX, 2.1;
+/// 0 = none given, which is what a peer's graceful disconnect carries).
+enum class disconnect_reason : std::uint32_t {
+    peer_disconnected = 0,
+    retry_exhausted = 1,  ///< the transport timer ran out of retries (peer or link gone)
+    fatal_error = 2,      ///< a fatal error failed the QP (a NAK sent or received)
+};
+
 class connection_manager {
 public:
     explicit connection_manager(engine& e);
@@ -84,6 +92,14 @@ public:
 
     /// The engine's entry for every connection-management datagram.
     void on_datagram(const wire::decoded_packet& p, const wire::ip_address& from);
+
+    /// Engine task: `q` was moved to error by a fatal error (retries exhausted, a fatal NAK
+    /// sent or received). Tears its connection down: the peer is told with a best-effort
+    /// disconnect request (as if the consumer had closed), and the local consumer gets the
+    /// disconnect event with `reason` (rule 27: once, unless it already called Disconnect).
+    /// Nothing is flushed here beyond what failing the QP already flushed. Does nothing when
+    /// `q` has no established connection.
+    void abort_connection(core::qp& q, disconnect_reason reason);
 
     /// A connector's close was requested: its pending request completes with STATUS_CANCELLED
     /// and the peer is told the connection is gone.

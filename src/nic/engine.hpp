@@ -38,7 +38,34 @@ struct engine_config {
     std::uint8_t rnr_timer_code = 1;
     /// How long the connection manager waits for a reply or ready-to-use message [ps].
     timing::sim_time cm_response_timeout = timing::seconds(1);
+    /// Transport timer (IB RC local ACK timeout): how long the oldest unacknowledged request
+    /// may go without progress before it is sent again [ps]; 0 = no timer (never resent,
+    /// never times out). Doubled per consecutive retry, at most k_ack_backoff_max_shift times.
+    timing::sim_time ack_timeout = timing::microseconds(4000);
+    /// Consecutive timer-driven retries without progress before the oldest request fails with
+    /// STATUS_IO_TIMEOUT and the connection is torn down (IB retry_cnt).
+    std::uint32_t retry_limit = 7;
 };
+
+/// The transport timer doubles per consecutive retry up to ack_timeout << this.
+inline constexpr std::uint32_t k_ack_backoff_max_shift = 3;
+
+/// The timer interval after `retries` consecutive retries without progress [ps].
+constexpr timing::sim_time ack_timeout_after(timing::sim_time base,
+                                             std::uint32_t retries) noexcept {
+    return base << (retries < k_ack_backoff_max_shift ? retries : k_ack_backoff_max_shift);
+}
+
+/// The simulated time from the last progress until the oldest request fails when nothing
+/// answers: every interval of the retries allowed, plus the last one [ps].
+constexpr timing::sim_time retry_exhaustion_time(timing::sim_time base,
+                                                 std::uint32_t retry_limit) noexcept {
+    timing::sim_time total = 0;
+    for (std::uint32_t i = 0; i <= retry_limit; ++i) {
+        total += ack_timeout_after(base, i);
+    }
+    return total;
+}
 
 /// Counters of one engine (read by statistics and tests; relaxed atomics).
 struct engine_counters {
@@ -52,6 +79,11 @@ struct engine_counters {
     std::atomic<std::uint64_t> rnr_naks_sent{0};
     std::atomic<std::uint64_t> rnr_retries{0};
     std::atomic<std::uint64_t> retransmitted_packets{0};
+    std::atomic<std::uint64_t> ack_timeouts{0};         ///< transport timer expiries that resent
+    std::atomic<std::uint64_t> retries_exhausted{0};    ///< requests failed by the retry limit
+    std::atomic<std::uint64_t> acks_coalesced{0};       ///< ACKs saved: covered by a later one
+    std::atomic<std::uint64_t> stale_responses{0};      ///< ACKs/read responses for nothing
+    std::atomic<std::uint64_t> connections_aborted{0};  ///< torn down by a fatal error
     std::atomic<std::uint64_t> duplicate_packets{0};
     std::atomic<std::uint64_t> out_of_sequence_packets{0};
     std::atomic<std::uint64_t> protocol_errors{0};

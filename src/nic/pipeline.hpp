@@ -7,6 +7,8 @@
 //                  memory unit, receive completions, read responses, ACK/NAK
 //   completer.cpp  ACK/NAK and read responses -> request completions in queue order, NAK
 //                  handling, read placement; QP error and flush
+//   retransmit.cpp the transport timer: resend after ack_timeout without progress (back-off),
+//                  fail and tear the connection down after retry_limit
 //   local_ops.cpp  bind, fast-register and invalidate, executed in queue order
 //   packets.cpp    building and sending one packet (headers, payload, ICRC)
 //
@@ -34,6 +36,21 @@ void run_requester(engine& e, core::qp& q);
 
 /// Go-back-N: the next requester run resends from `psn` (a NAK or RNR NAK named it).
 void rewind_requester(engine& e, core::qp& q, std::uint32_t psn);
+
+// ---- transport timer ----------------------------------------------------------------------
+
+/// True when `q` has a request on the wire that waits for its ACK or read response.
+bool awaiting_peer(core::qp& q);
+
+/// After the requester transmitted: restarts the timer's interval when nothing was waiting
+/// for the peer before (`was_idle`), and schedules the QP's one timer check unless it is
+/// already scheduled (or the timer is off).
+void arm_ack_timer(engine& e, core::qp& q, bool was_idle);
+
+/// The oldest request waiting for the peer moved (an ACK or read response finished or placed
+/// something, or the peer answered receiver-not-ready): the interval restarts and the
+/// consecutive retry count clears.
+void note_progress(engine& e, core::qp& q);
 
 // ---- responder ----------------------------------------------------------------------------
 

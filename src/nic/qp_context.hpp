@@ -36,6 +36,11 @@ struct qp_context final : core::qp_engine_state {
     bool retry_scheduled = false;    ///< an RNR back-off is running; NAK-driven rewinds wait
     timing::sim_time port_free_at = 0;  ///< when the port finishes the last queued frame [ps]
 
+    // Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.
+    bool ack_timer_armed = false;
+    timing::sim_time progress_at = 0;     ///< last time the oldest unacknowledged request moved
+    std::uint32_t transport_retries = 0;  ///< consecutive timer retries without progress
+
     // Completer (ACKs and read responses -> completions).
     std::optional<mem::sge_cursor> read_cursor;  ///< placement of the oldest outstanding read
     const core::send_wqe* read_cursor_for = nullptr;  ///< the request read_cursor places into
@@ -44,6 +49,8 @@ struct qp_context final : core::qp_engine_state {
     std::uint32_t expected_psn = 0;
     std::uint32_t msn = 0;           ///< messages completed (AETH MSN)
     bool nak_outstanding = false;    ///< a NAK was sent; out-of-order packets are dropped quietly
+    bool ack_pending = false;        ///< a coalesced ACK is scheduled; ack_psn is its PSN
+    std::uint32_t ack_psn = 0;
     bool in_send = false;            ///< a multi-packet send is being placed
     bool in_write = false;           ///< a multi-packet write is being placed
     core::received receive{};        ///< the receive the current send lands in

@@ -5,7 +5,8 @@
 // READ (the responder's read responses use them). Local operations (bind, fast-register,
 // invalidate) execute when the requester reaches them. A READ_FENCE request waits until every
 // earlier READ has its response; a READ waits while the outbound read limit (ORD) is reached.
-// NAKs and RNR NAKs rewind the requester to the named PSN (go-back-N).
+// NAKs, RNR NAKs and the transport timer (retransmit.cpp) rewind the requester to a PSN
+// (go-back-N); every run that transmits makes sure the QP's timer check is scheduled.
 
 #include <algorithm>
 #include <array>
@@ -145,6 +146,7 @@ void run_requester(engine& e, core::qp& q) {
     core::send_queue& sq = q.sq();
     const std::uint32_t outstanding = sq.outstanding();
     const std::uint32_t mtu = e.config().costs.mtu;
+    const bool was_idle = !awaiting_peer(q);
     timing::sim_time ready = e.dev().sched().now() + e.config().costs.wqe_fetch;
     while (ctx.next_wqe < outstanding) {
         core::send_wqe& w = sq.at(ctx.next_wqe);
@@ -179,8 +181,9 @@ void run_requester(engine& e, core::qp& q) {
             ctx.next_psn = wire::psn_add(ctx.next_psn, w.packets);
             w.resume = 0;
         } else if (w.resume < w.packets) {
-            e.counters().retransmitted_packets.fetch_add(w.packets - w.resume,
-                                                         std::memory_order_relaxed);
+            // A READ is asked for again with one request packet.
+            e.counters().retransmitted_packets.fetch_add(
+                w.kind == wr_kind::read ? 1 : w.packets - w.resume, std::memory_order_relaxed);
         }
         if (w.kind == wr_kind::read) {
             if (w.resume < w.packets) {
@@ -194,6 +197,7 @@ void run_requester(engine& e, core::qp& q) {
         ready += e.config().costs.packet_pipeline;
         ++ctx.next_wqe;
     }
+    arm_ack_timer(e, q, was_idle);
     complete_in_order(e, q);
 }
 

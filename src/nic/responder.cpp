@@ -6,13 +6,16 @@
 // then per class: a SEND needs a posted receive (none: RNR NAK; the requester retries in
 // simulated time), a WRITE's and a READ's target must pass the memory unit's lookup for remote
 // write/read over the whole range before any byte moves (refused: NAK remote access error).
-// Every byte placed or read goes through the memory unit (src/mem); a refused or oversized
+// ACKs are coalesced (schedule_ack); NAKs leave at once, a sequence NAK once per gap. A
+// request refused with a fatal NAK tears the connection down. Every byte placed or read goes
+// through the memory unit (src/mem); a refused or oversized
 // access never touches memory.
 
 #include <algorithm>
 
 #include "core/device.hpp"
 #include "core/srq.hpp"
+#include "nic/connection_manager.hpp"
 #include "nic/engine.hpp"
 #include "nic/packets.hpp"
 #include "nic/pipeline.hpp"
@@ -31,10 +34,52 @@ void nak(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
     send_ack(e, q, psn, wire::nak_syndrome(code));
 }
 
-// A request the responder cannot serve ends the connection on this side too: NAK, then error.
+// A request the responder cannot serve ends the connection: NAK, error, then the teardown,
+// so that both consumers see a disconnect event (REFERENCE.md rule 22 for SendAndInvalidate:
+// the receiving provider aborts the connection; the same holds for every fatal NAK).
 void refuse(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
     nak(e, q, psn, code);
     fail_qp(e, q);
+    e.cm().abort_connection(q, disconnect_reason::fatal_error);
+}
+
+void flush_ack(engine& e, core::qp& q);
+
+// ACK coalescing: the first packet asking for an ACK schedules one, a pipeline slot later;
+// packets asking before it leaves only move its PSN, so one ACK covers a back-to-back burst
+// (an RC ACK acknowledges every PSN up to its own). A lone message's ACK leaves at the same
+// simulated time as an immediate one did: the slot waited is the pipeline cost it paid anyway.
+void schedule_ack(engine& e, core::qp& q, std::uint32_t psn) {
+    qp_context& ctx = context_of(q);
+    ctx.ack_psn = psn;
+    if (ctx.ack_pending) {
+        e.counters().acks_coalesced.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    ctx.ack_pending = true;
+    q.add_ref();
+    e.dev().sched().post_after(e.config().costs.packet_pipeline, [&e, qp = &q] {
+        flush_ack(e, *qp);
+        qp->release();
+    });
+}
+
+void flush_ack(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    if (!ctx.ack_pending) {
+        return;
+    }
+    ctx.ack_pending = false;
+    if (q.state() != core::qp_state::connected) {
+        return;  // the connection failed meanwhile; its NAK said what there was to say
+    }
+    e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
+    wire::packet_headers h;
+    h.bth.op = opcode::rc_ack;
+    h.bth.psn = ctx.ack_psn;
+    h.aeth.syndrome = wire::ack_syndrome();
+    h.aeth.msn = ctx.msn;
+    send_packet(e, q, h, e.dev().sched().now());
 }
 
 void release_receive(core::qp& q, qp_context& ctx) {
@@ -117,7 +162,7 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
         ctx.msn = (ctx.msn + 1) & wire::msn_mask;
     }
     if (p.headers.bth.ack_req) {
-        send_ack(e, q, psn, wire::ack_syndrome());
+        schedule_ack(e, q, psn);
     }
 }
 
@@ -167,7 +212,7 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
         ctx.msn = (ctx.msn + 1) & wire::msn_mask;
     }
     if (p.headers.bth.ack_req) {
-        send_ack(e, q, psn, wire::ack_syndrome());
+        schedule_ack(e, q, psn);
     }
 }
 
@@ -228,7 +273,8 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
         if (p.info->cls == wire::op_class::read_request) {
             on_read(e, q, p, true);
         } else if (p.headers.bth.ack_req) {
-            send_ack(e, q, wire::psn_add(ctx.expected_psn, wire::psn_mask), wire::ack_syndrome());
+            // Re-acknowledged (the ACK was lost or is late), coalesced like any other.
+            schedule_ack(e, q, wire::psn_add(ctx.expected_psn, wire::psn_mask));
         }
         return;
     }

@@ -451,5 +451,35 @@ TEST_F(RcThreaded, FlushAndDisconnectCompleteEverythingOnce) {
     EXPECT_EQ(1, b_.disconnect_events);
 }
 
+TEST_F(RcThreaded, ACutLinkTimesOutFlushesAndDisconnectsWithinTheRetryBudget) {
+    // The defaults: ack_timeout_us 4000, retry_limit 7, the interval doubling up to 8x per
+    // retry (docs/engine.md): 47 x 4 ms = 188 ms of simulated time, which threaded mode also
+    // spends on the wall clock.
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, TRUE));
+    const auto started = std::chrono::steady_clock::now();
+    for (std::uintptr_t i = 1; i <= 3; ++i) {
+        NDK_SGE w = a_.buf.sge(i * 64, 64);
+        ASSERT_STATUS(STATUS_SUCCESS,
+                      a_.qp->Dispatch->NdkWrite(a_.qp, reinterpret_cast<PVOID>(i), &w, 1,
+                                                b_.buf.address(), b_.buf.remote_token, 0));
+    }
+    const std::vector<NDK_RESULT_EX> done = results(a_, 3, "the timed-out writes");
+    ASSERT_TRUE(board_.wait([&] { return a_.disconnect_events == 1; }, "the disconnect event"));
+    const auto elapsed = std::chrono::steady_clock::now() - started;
+    ASSERT_EQ(3U, done.size());
+    EXPECT_STATUS(STATUS_IO_TIMEOUT, done[0].Status);
+    EXPECT_EQ(reinterpret_cast<PVOID>(1), done[0].RequestContext);
+    for (std::uintptr_t i = 1; i < 3; ++i) {
+        EXPECT_STATUS(STATUS_CANCELLED, done[i].Status);
+        EXPECT_EQ(reinterpret_cast<PVOID>(i + 1), done[i].RequestContext);
+    }
+    // The simulated clock may not run ahead of the wall clock by more than 1 ms, so the
+    // timeout cannot have fired early (an upper bound is the board's timeout).
+    EXPECT_GE(elapsed, std::chrono::milliseconds(187));
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, FALSE));
+    std::lock_guard lock(board_.m);
+    EXPECT_EQ(0, b_.disconnect_events) << "b heard nothing: its link was cut";
+}
+
 }  // namespace
 }  // namespace ndksim::testkit

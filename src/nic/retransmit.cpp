@@ -1,0 +1,143 @@
+// The transport timer: what recovers a lost request, a lost ACK or a lost read response, and
+// what notices a peer or a link that is gone (IB RC "local ACK timeout" and retry_cnt).
+//
+// Lazy, one scheduled check per QP at most: the context remembers when the oldest request
+// waiting for the peer last made progress (progress_at). An ACK or read response only moves
+// that time; it never reschedules anything, so the per-packet path stays a store. When the
+// check runs:
+//   nothing is waiting                  -> the timer stops (the next transmission arms it)
+//   the interval has not passed         -> it checks again when it will have
+//   an RNR back-off is running          -> the peer answered; it checks again a full interval on
+//   the interval passed, retries left   -> go-back-N from the oldest unacknowledged PSN (the
+//                                          request's first: ACKs cover whole messages), retry
+//                                          count + 1, interval doubled (back-off, below)
+//   the interval passed, none left      -> the request fails with STATUS_IO_TIMEOUT, the rest
+//                                          flush with STATUS_CANCELLED, the QP moves to error,
+//                                          and the connection is torn down (the consumer gets
+//                                          the disconnect event; the peer a disconnect request)
+//
+// Back-off: the interval doubles per consecutive retry, up to 8 x ack_timeout
+// (k_ack_backoff_max_shift). A congested or briefly cut link gets time to recover without
+// flooding it with go-back-N bursts, and the time to give up stays bounded and known:
+// retry_exhaustion_time() (4 ms and 7 retries: 47 x 4 ms = 188 ms of simulated time).
+// IB leaves back-off to the implementation; progress resets the interval to ack_timeout.
+
+#include "core/device.hpp"
+#include "nic/connection_manager.hpp"
+#include "nic/engine.hpp"
+#include "nic/pipeline.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
+
+namespace ndksim::nic {
+namespace {
+
+using core::wr_kind;
+
+bool is_local(wr_kind k) noexcept {
+    return k == wr_kind::bind || k == wr_kind::fast_register || k == wr_kind::invalidate_region ||
+           k == wr_kind::invalidate_window;
+}
+
+// The oldest request sent and not finished, or nullptr. Requests start in queue order, so the
+// first one not started ends the search.
+core::send_wqe* oldest_waiting(core::qp& q) {
+    core::send_queue& sq = q.sq();
+    const std::uint32_t outstanding = sq.outstanding();
+    for (std::uint32_t i = 0; i < outstanding; ++i) {
+        core::send_wqe& w = sq.at(i);
+        if (w.done || (w.started && is_local(w.kind))) {
+            continue;
+        }
+        return w.started ? &w : nullptr;
+    }
+    return nullptr;
+}
+
+void on_timer(engine& e, core::qp& q);
+
+void schedule_check(engine& e, core::qp& q, timing::sim_time delay) {
+    context_of(q).ack_timer_armed = true;
+    q.add_ref();
+    e.dev().sched().post_after(delay, [&e, qp = &q] {
+        on_timer(e, *qp);
+        qp->release();
+    });
+}
+
+void on_timer(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    ctx.ack_timer_armed = false;
+    if (q.state() != core::qp_state::connected) {
+        return;  // failed, flushed or disconnected: nothing is retried any more
+    }
+    core::send_wqe* w = oldest_waiting(q);
+    if (w == nullptr) {
+        return;
+    }
+    const timing::sim_time base = e.config().ack_timeout;
+    const timing::sim_time now = e.dev().sched().now();
+    const timing::sim_time interval = ack_timeout_after(base, ctx.transport_retries);
+    const timing::sim_time deadline = ctx.progress_at + interval;
+    if (ctx.retry_scheduled) {
+        // Receiver not ready: the peer answers, the RNR limit governs (not the transport one).
+        ctx.progress_at = now;
+        schedule_check(e, q, interval);
+        return;
+    }
+    if (now < deadline) {
+        schedule_check(e, q, deadline - now);
+        return;
+    }
+    if (ctx.transport_retries >= e.config().retry_limit) {
+        e.counters().retries_exhausted.fetch_add(1, std::memory_order_relaxed);
+        NDKSIM_INFO("{}: no answer for PSN {:#x} after {} retries; the connection is lost",
+                    q.ident(), w->first_psn, ctx.transport_retries);
+        w->done = true;
+        w->result = status::io_timeout;
+        w->provider_error = 0;
+        fail_qp(e, q);
+        e.cm().abort_connection(q, disconnect_reason::retry_exhausted);
+        return;
+    }
+    ++ctx.transport_retries;
+    ctx.progress_at = now;
+    e.counters().ack_timeouts.fetch_add(1, std::memory_order_relaxed);
+    NDKSIM_DEBUG("{}: ACK timeout at PSN {:#x}, retry {}", q.ident(), w->first_psn,
+                 ctx.transport_retries);
+    // Go-back-N from the oldest request (retransmitted_packets counts what is sent again).
+    rewind_requester(e, q, w->first_psn);
+    run_requester(e, q);
+    if (!ctx.ack_timer_armed && q.state() == core::qp_state::connected) {
+        schedule_check(e, q, ack_timeout_after(base, ctx.transport_retries));
+    }
+}
+
+}  // namespace
+
+bool awaiting_peer(core::qp& q) {
+    return oldest_waiting(q) != nullptr;
+}
+
+void arm_ack_timer(engine& e, core::qp& q, bool was_idle) {
+    qp_context& ctx = context_of(q);
+    if (was_idle) {
+        ctx.progress_at = e.dev().sched().now();
+        ctx.transport_retries = 0;
+    }
+    if (ctx.ack_timer_armed || e.config().ack_timeout == 0 || !awaiting_peer(q)) {
+        return;
+    }
+    const timing::sim_time now = e.dev().sched().now();
+    const timing::sim_time deadline =
+        ctx.progress_at + ack_timeout_after(e.config().ack_timeout, ctx.transport_retries);
+    schedule_check(e, q, deadline > now ? deadline - now : 0);
+}
+
+void note_progress(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    ctx.progress_at = e.dev().sched().now();
+    ctx.transport_retries = 0;
+}
+
+}  // namespace ndksim::nic
