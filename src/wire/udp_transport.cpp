@@ -14,6 +14,15 @@ namespace ndksim::wire {
 
 using boost::asio::ip::udp;
 
+namespace {
+
+// Socket buffer sizes asked for [bytes]. A burst of a large transfer (a 1 MiB write is 256
+// datagrams at once) overflows Linux's default 208 KiB receive buffer, and a datagram that
+// does not fit is lost. The kernel caps the request at net.core.rmem_max / wmem_max.
+constexpr int k_socket_buffer = 4 * 1024 * 1024;
+
+}  // namespace
+
 // One adapter's UDP socket.
 //
 // Ownership: the transport, every pending socket handler and every scheduled delivery hold the
@@ -163,6 +172,9 @@ udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
     boost::system::error_code ec;
     state_->socket.open(local.protocol(), ec);
     if (!ec) {
+        boost::system::error_code ignored;
+        state_->socket.set_option(udp::socket::receive_buffer_size(k_socket_buffer), ignored);
+        state_->socket.set_option(udp::socket::send_buffer_size(k_socket_buffer), ignored);
         state_->socket.bind(local, ec);
     }
     if (ec) {
