@@ -159,6 +159,10 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         link.pcap_path = config->pcap_path;
         a->engine = std::make_unique<nic::engine>(a->dev, ecfg,
                                                   api::make_link_factory(a->dev, link, a->link));
+        // A socket wire receives only once the engine that gets its frames is complete.
+        if (auto* sockets = dynamic_cast<wire::socket_transport*>(a->link.base)) {
+            sockets->start();
+        }
         *out = a.release();
     } catch (const wire::socket_setup_error& e) {
         std::lock_guard lock(g_addresses_mutex);

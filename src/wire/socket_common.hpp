@@ -51,6 +51,19 @@ public:
         : std::system_error(error, std::generic_category(), what) {}
 };
 
+/// What the UDP and TCP transports have beyond the transport interface.
+class socket_transport : public transport {
+public:
+    /// Starts receiving (and, over TCP, accepting). The constructor binds the socket but
+    /// receives nothing, because a frame may arrive at once and its receiver (the engine that
+    /// built this transport) is not complete until the constructor has returned. Called once,
+    /// by the composition root, after the engine is built.
+    virtual void start() = 0;
+
+    /// Counters of the sockets (bad frames and records, dropped frames, errors, connections).
+    virtual const socket_counters& socket_stats() const noexcept = 0;
+};
+
 /// Appends the trailer carrying `departure` [ps] to `f`. Returns false, leaving `f` unchanged,
 /// when the frame leaves no room for it.
 bool append_departure(frame& f, timing::sim_time departure) noexcept;

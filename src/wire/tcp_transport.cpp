@@ -382,7 +382,10 @@ tcp_transport::tcp_transport(const ip_address& address, std::uint16_t port,
                                                  endpoint_text(address, port));
     }
     NDKSIM_DEBUG("{}: listening", state_->rx->who);
-    run_on_engine_thread(sched, [s = state_] { s->accept_next(); });
+}
+
+void tcp_transport::start() {
+    boost::asio::post(state_->rx->sched.io(), [s = state_] { s->accept_next(); });
 }
 
 tcp_transport::~tcp_transport() {

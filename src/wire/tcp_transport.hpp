@@ -16,9 +16,9 @@ namespace ndksim::wire {
 
 struct tcp_state;
 
-class tcp_transport final : public transport {
+class tcp_transport final : public socket_transport {
 public:
-    /// Listens on `address`:`port`; frames arrive on `sched` (threaded) and are handed to
+    /// Listens on `address`:`port` (start() begins accepting); frames arrive on `sched` (threaded) and are handed to
     /// `receive`. `latency` [ps] is the one-way delay of the modelled cable.
     /// Throws socket_setup_error (errno and address:port in its text) when the listening socket
     /// cannot be opened, bound or put to listen, and std::invalid_argument for a deterministic
@@ -45,8 +45,8 @@ public:
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 
-    /// Counters of the sockets (bad records, dropped frames, errors, connections).
-    const socket_counters& socket_stats() const noexcept;
+    void start() override;
+    const socket_counters& socket_stats() const noexcept override;
 
 private:
     std::shared_ptr<tcp_state> state_;

@@ -181,7 +181,10 @@ udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
         throw socket_setup_error(ec.value(), "cannot bind UDP " + endpoint_text(address, port));
     }
     NDKSIM_DEBUG("{}: bound", state_->rx->who);
-    run_on_engine_thread(sched, [s = state_] { s->receive_next(); });
+}
+
+void udp_transport::start() {
+    boost::asio::post(state_->rx->sched.io(), [s = state_] { s->receive_next(); });
 }
 
 udp_transport::~udp_transport() {

@@ -15,9 +15,9 @@ namespace ndksim::wire {
 
 struct udp_state;
 
-class udp_transport final : public transport {
+class udp_transport final : public socket_transport {
 public:
-    /// Binds `address`:`port` and starts receiving; frames arrive on `sched` (threaded) and are
+    /// Binds `address`:`port` (start() begins receiving); frames arrive on `sched` (threaded) and are
     /// handed to `receive`. `latency` [ps] is the one-way delay of the modelled cable.
     /// Throws socket_setup_error (errno and address:port in its text) when the socket cannot
     /// be opened or bound, and std::invalid_argument for a deterministic scheduler.
@@ -42,8 +42,8 @@ public:
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 
-    /// Counters of the socket (bad frames, errors).
-    const socket_counters& socket_stats() const noexcept;
+    void start() override;
+    const socket_counters& socket_stats() const noexcept override;
 
 private:
     std::shared_ptr<udp_state> state_;

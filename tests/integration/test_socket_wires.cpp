@@ -11,8 +11,7 @@
 
 #include "api/adapter_state.hpp"
 #include "integration/socket_pair.hpp"
-#include "wire/tcp_transport.hpp"
-#include "wire/udp_transport.hpp"
+#include "wire/socket_common.hpp"
 
 namespace ndksim::integration {
 namespace {
@@ -21,11 +20,21 @@ class SocketWire : public SocketPair {
 protected:
     /// The socket counters of side `s`'s transport.
     const wire::socket_counters& socket_stats(pair_side& s) {
-        wire::transport* t = s.nic->link.base;
-        if (auto* udp = dynamic_cast<wire::udp_transport*>(t)) {
-            return udp->socket_stats();
-        }
-        return dynamic_cast<wire::tcp_transport&>(*t).socket_stats();
+        return dynamic_cast<wire::socket_transport&>(*s.nic->link.base).socket_stats();
+    }
+
+    /// Returns once side `s`'s engine has run every task due so far. A write's completion at
+    /// a follows the placement at b only through the sockets, an order TSan cannot see; a task
+    /// run on b's engine afterwards orders b's placement before the test's reads.
+    void settle(pair_side& s) {
+        auto ran = std::make_shared<bool>(false);
+        board* b = &board_;
+        s.nic->dev.sched().post([ran, b] {
+            std::lock_guard lock(b->m);
+            *ran = true;
+            b->cv.notify_all();
+        });
+        board_.wait([&] { return *ran; }, "a task on the peer's engine");
     }
 
     /// A send of `length` bytes from a_.buf[src] into a receive of b_.buf[dst]; checks both
@@ -72,6 +81,7 @@ TEST_P(SocketWire, WritesOfEverySizeArriveIntact) {
                       write_from_a(offset, s.length, b_.buf.address() + offset,
                                    b_.buf.remote_token, s.flags))
             << s.what;
+        settle(b_);
         EXPECT_EQ(0, std::memcmp(a_.buf.bytes + offset, b_.buf.bytes + offset, s.length))
             << s.what;
         offset += (s.length + 4095) / 4096 * 4096;
@@ -81,6 +91,7 @@ TEST_P(SocketWire, WritesOfEverySizeArriveIntact) {
 TEST_P(SocketWire, ReadsBringTheRemoteBytes) {
     constexpr ULONG size = 1024 * 1024;
     fill(b_.buf.bytes, size, 42);
+    settle(b_);  // b's engine reads these bytes, reached from here only through a's socket
     NDK_SGE r = a_.buf.sge(2 * size, size);
     ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &r, 1,
                                                            b_.buf.address(), b_.buf.remote_token,
@@ -124,6 +135,7 @@ TEST_P(SocketWire, BoundWindowTakesAWriteAndRefusesItAfterInvalidate) {
     ASSERT_NE(nullptr, mw);
     fill(a_.buf.bytes, 4096, 5);
     EXPECT_STATUS(STATUS_SUCCESS, write_from_a(0, 4096, b_.buf.address() + 65536, token));
+    settle(b_);
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes + 65536, 4096));
     const std::size_t nb = result_count(b_) + 1;
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkInvalidate(b_.qp, mw, &mw->Header, 0));
