@@ -292,7 +292,7 @@ struct tcp_state : std::enable_shared_from_this<tcp_state> {
 
     std::shared_ptr<socket_receiver> rx;
     tcp::acceptor acceptor;
-    bool closed = false;
+    bool closed = false;  // written under out_mutex on the engine thread
     std::vector<std::shared_ptr<tcp_in>> inbound;  // engine thread only
     std::mutex out_mutex;
     std::map<std::array<std::uint8_t, 16>, std::shared_ptr<tcp_out>> outbound;
@@ -329,6 +329,8 @@ struct tcp_state : std::enable_shared_from_this<tcp_state> {
     }
 
     void close() {
+        // Under the map's mutex, so resolve() on another thread sees `closed`.
+        std::lock_guard lock(out_mutex);
         closed = true;
         rx->attached.store(false, std::memory_order_release);
         boost::system::error_code ignored;
@@ -337,7 +339,6 @@ struct tcp_state : std::enable_shared_from_this<tcp_state> {
             in->close();
         }
         inbound.clear();
-        std::lock_guard lock(out_mutex);
         for (auto& [key, out] : outbound) {
             out->close();
         }
