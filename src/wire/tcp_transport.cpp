@@ -208,6 +208,12 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
     void close() {
         closed = true;
         reset();
+        // The socket was closed on this thread, so the write in flight no longer touches its
+        // frames, and its handler may never run (the io_context stops with the adapter).
+        for (std::size_t i = 0; i < flight_count; ++i) {
+            frame_pool::release(flight[i]);
+        }
+        flight_count = 0;
     }
 };
 
@@ -258,6 +264,9 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
     void got_body(const boost::system::error_code& ec, std::size_t n) {
         frame* f = body;
         body = nullptr;
+        if (f == nullptr) {
+            return;  // closed meanwhile: close() took the frame back
+        }
         if (ec) {
             frame_pool::release(f);
             end(ec);
@@ -280,6 +289,9 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
         done = true;
         boost::system::error_code ignored;
         socket.close(ignored);
+        // As for an outgoing connection: the read's handler may never run.
+        frame_pool::release(body);
+        body = nullptr;
     }
 };
 

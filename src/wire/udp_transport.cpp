@@ -140,6 +140,13 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
         rx->attached.store(false, std::memory_order_release);
         boost::system::error_code ignored;
         socket.close(ignored);
+        // Closing on this thread cancelled the pending receive and send before the reactor
+        // could touch their buffers again, and their handlers may never run (the io_context
+        // stops with the adapter), so their frames go back here.
+        frame_pool::release(rx_frame);
+        rx_frame = nullptr;
+        frame_pool::release(tx_flight);
+        tx_flight = nullptr;
         while (tx_head != nullptr) {
             frame* f = tx_head;
             tx_head = f->next;
