@@ -20,8 +20,8 @@ boost::asio::ip::address to_asio(const ip_address& a) {
 ip_address from_asio(const boost::asio::ip::address& a) {
     ip_address r;
     if (a.is_v6() && a.to_v6().is_v4_mapped()) {
-        const auto b = boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, a.to_v6())
-                           .to_bytes();
+        const auto b =
+            boost::asio::ip::make_address_v4(boost::asio::ip::v4_mapped, a.to_v6()).to_bytes();
         std::copy(b.begin(), b.end(), r.bytes.begin());
     } else if (a.is_v6()) {
         r.v6 = true;

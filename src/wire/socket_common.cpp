@@ -47,15 +47,16 @@ bool strip_departure(frame& f, std::size_t length, timing::sim_time& departure) 
     return true;
 }
 
-void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f,
-                         std::size_t length, const ip_address& source) {
+void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f, std::size_t length,
+                         const ip_address& source) {
     timing::sim_time departure = 0;
     if (!strip_departure(*f, length, departure)) {
         rx->socket.bad_frames.fetch_add(1, std::memory_order_relaxed);
         if (!rx->bad_frame_logged.exchange(true, std::memory_order_relaxed)) {
-            NDKSIM_WARN("{}: dropped a {}-byte record from {} that is no RoCEv2 packet with a "
-                        "departure trailer (further ones are only counted)",
-                        rx->who, length, to_string(source));
+            NDKSIM_WARN(
+                "{}: dropped a {}-byte record from {} that is no RoCEv2 packet with a "
+                "departure trailer (further ones are only counted)",
+                rx->who, length, to_string(source));
         }
         frame_pool::release(f);
         return;

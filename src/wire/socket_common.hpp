@@ -33,27 +33,27 @@ inline constexpr std::size_t max_socket_body = k_max_frame_bytes;
 /// Counters a socket transport keeps besides link_counters (relaxed atomics: read by tests and
 /// statistics on other threads).
 struct socket_counters {
-    std::atomic<std::uint64_t> bad_frames{0};          ///< too short, too long or malformed
-    std::atomic<std::uint64_t> bad_records{0};         ///< TCP length prefix out of bounds
-    std::atomic<std::uint64_t> frames_dropped{0};      ///< queued on a connection that broke
-    std::atomic<std::uint64_t> send_errors{0};         ///< failed sends, connects and writes
-    std::atomic<std::uint64_t> receive_errors{0};      ///< failed receives, accepts and reads
-    std::atomic<std::uint64_t> connections_opened{0};  ///< TCP: outgoing connections made
-    std::atomic<std::uint64_t> connections_accepted{0};///< TCP: incoming connections taken
+    std::atomic<std::uint64_t> bad_frames{0};            ///< too short, too long or malformed
+    std::atomic<std::uint64_t> bad_records{0};           ///< TCP length prefix out of bounds
+    std::atomic<std::uint64_t> frames_dropped{0};        ///< queued on a connection that broke
+    std::atomic<std::uint64_t> send_errors{0};           ///< failed sends, connects and writes
+    std::atomic<std::uint64_t> receive_errors{0};        ///< failed receives, accepts and reads
+    std::atomic<std::uint64_t> connections_opened{0};    ///< TCP: outgoing connections made
+    std::atomic<std::uint64_t> connections_accepted{0};  ///< TCP: incoming connections taken
 };
 
 /// Thrown by a socket transport's constructor when its socket cannot be opened, bound or put to
 /// listen. code() is the errno value (std::generic_category); what() names address:port, and
 /// std::system_error appends the errno text.
 class socket_setup_error : public std::system_error {
-public:
+  public:
     socket_setup_error(int error, const std::string& what)
         : std::system_error(error, std::generic_category(), what) {}
 };
 
 /// What the UDP and TCP transports have beyond the transport interface.
 class socket_transport : public transport {
-public:
+  public:
     /// Starts receiving (and, over TCP, accepting). The constructor binds the socket but
     /// receives nothing, because a frame may arrive at once and its receiver (the engine that
     /// built this transport) is not complete until the constructor has returned. Called once,
@@ -112,8 +112,8 @@ struct socket_receiver {
 /// strips the trailer (a refused body is counted as a bad frame and released), moves the
 /// receiver's clock up to the sender's departure time (scheduler::advance_to), and schedules
 /// the frame at max(departure + latency, now). Engine thread only.
-void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f,
-                         std::size_t length, const ip_address& source);
+void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f, std::size_t length,
+                         const ip_address& source);
 
 /// Runs `fn` on `sched`'s engine thread and returns once it has run (at once when called on
 /// that thread), so a transport's sockets are closed where their handlers run.

@@ -129,8 +129,9 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
                 if (gen != self->generation || self->closed) {
                     return;
                 }
-                self->fail(ec ? ec : boost::asio::error::make_error_code(
-                                         boost::asio::error::connection_aborted),
+                self->fail(ec ? ec
+                              : boost::asio::error::make_error_code(
+                                    boost::asio::error::connection_aborted),
                            "read (peer closed)");
             });
     }
@@ -232,11 +233,9 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
     bool done = false;
 
     void read_prefix() {
-        boost::asio::async_read(
-            socket, boost::asio::buffer(prefix),
-            [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-                self->got_prefix(ec);
-            });
+        boost::asio::async_read(socket, boost::asio::buffer(prefix),
+                                [self = shared_from_this()](const boost::system::error_code& ec,
+                                                            std::size_t) { self->got_prefix(ec); });
     }
 
     void got_prefix(const boost::system::error_code& ec) {
@@ -247,9 +246,10 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
         const auto length = static_cast<std::size_t>(load_be<k_prefix_size>(prefix.data()));
         if (length < min_socket_body || length > max_socket_body) {
             rx->socket.bad_records.fetch_add(1, std::memory_order_relaxed);
-            NDKSIM_WARN("{}: record of {} bytes from {} is out of bounds [{}, {}]; closing that "
-                        "connection",
-                        rx->who, length, to_string(source), min_socket_body, max_socket_body);
+            NDKSIM_WARN(
+                "{}: record of {} bytes from {} is out of bounds [{}, {}]; closing that "
+                "connection",
+                rx->who, length, to_string(source), min_socket_body, max_socket_body);
             close();
             return;
         }
@@ -277,8 +277,7 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
     }
 
     void end(const boost::system::error_code& ec) {
-        if (ec != boost::asio::error::operation_aborted && ec != boost::asio::error::eof &&
-            !done) {
+        if (ec != boost::asio::error::operation_aborted && ec != boost::asio::error::eof && !done) {
             rx->socket.receive_errors.fetch_add(1, std::memory_order_relaxed);
             log_socket_error_once(rx->receive_error_logged, rx->who, "read", ec);
         }
@@ -298,13 +297,12 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
 struct tcp_state : std::enable_shared_from_this<tcp_state> {
     tcp_state(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
               transport::receive_fn receive, timing::sim_time latency)
-        : rx(std::make_shared<socket_receiver>(address, port, sched, std::move(receive),
-                                               latency)),
+        : rx(std::make_shared<socket_receiver>(address, port, sched, std::move(receive), latency)),
           acceptor(sched.io()) {}
 
     std::shared_ptr<socket_receiver> rx;
     tcp::acceptor acceptor;
-    bool closed = false;  // written under out_mutex on the engine thread
+    bool closed = false;                           // written under out_mutex on the engine thread
     std::vector<std::shared_ptr<tcp_in>> inbound;  // engine thread only
     std::mutex out_mutex;
     std::map<std::array<std::uint8_t, 16>, std::shared_ptr<tcp_out>> outbound;
@@ -313,10 +311,10 @@ struct tcp_state : std::enable_shared_from_this<tcp_state> {
         if (closed) {
             return;
         }
-        acceptor.async_accept([self = shared_from_this()](const boost::system::error_code& ec,
-                                                          tcp::socket s) {
-            self->accepted(ec, std::move(s));
-        });
+        acceptor.async_accept(
+            [self = shared_from_this()](const boost::system::error_code& ec, tcp::socket s) {
+                self->accepted(ec, std::move(s));
+            });
     }
 
     void accepted(const boost::system::error_code& ec, tcp::socket s) {
@@ -361,7 +359,7 @@ struct tcp_state : std::enable_shared_from_this<tcp_state> {
 namespace {
 
 class tcp_peer final : public transport::peer {
-public:
+  public:
     explicit tcp_peer(std::shared_ptr<tcp_out> c) : out(std::move(c)) {}
     std::shared_ptr<tcp_out> out;
 };
@@ -391,8 +389,8 @@ tcp_transport::tcp_transport(const ip_address& address, std::uint16_t port,
         state_->acceptor.listen(tcp::socket::max_listen_connections, ec);
     }
     if (ec) {
-        throw socket_setup_error(ec.value(), "cannot listen on TCP " +
-                                                 endpoint_text(address, port));
+        throw socket_setup_error(ec.value(),
+                                 "cannot listen on TCP " + endpoint_text(address, port));
     }
     NDKSIM_DEBUG("{}: listening", state_->rx->who);
 }
@@ -438,9 +436,13 @@ void tcp_transport::send(peer& to, frame* f, timing::sim_time departure) {
     }
 }
 
-const ip_address& tcp_transport::local_address() const noexcept { return state_->rx->address; }
+const ip_address& tcp_transport::local_address() const noexcept {
+    return state_->rx->address;
+}
 
-const link_counters& tcp_transport::counters() const noexcept { return state_->rx->counters; }
+const link_counters& tcp_transport::counters() const noexcept {
+    return state_->rx->counters;
+}
 
 const socket_counters& tcp_transport::socket_stats() const noexcept {
     return state_->rx->socket;

@@ -17,9 +17,9 @@ namespace ndksim::wire {
 struct tcp_state;
 
 class tcp_transport final : public socket_transport {
-public:
-    /// Listens on `address`:`port` (start() begins accepting); frames arrive on `sched` (threaded) and are handed to
-    /// `receive`. `latency` [ps] is the one-way delay of the modelled cable.
+  public:
+    /// Listens on `address`:`port` (start() begins accepting); frames arrive on `sched` (threaded)
+    /// and are handed to `receive`. `latency` [ps] is the one-way delay of the modelled cable.
     /// Throws socket_setup_error (errno and address:port in its text) when the listening socket
     /// cannot be opened, bound or put to listen, and std::invalid_argument for a deterministic
     /// scheduler.
@@ -48,7 +48,7 @@ public:
     void start() override;
     const socket_counters& socket_stats() const noexcept override;
 
-private:
+  private:
     std::shared_ptr<tcp_state> state_;
 };
 

@@ -37,8 +37,7 @@ constexpr int k_socket_buffer = 4 * 1024 * 1024;
 struct udp_state : std::enable_shared_from_this<udp_state> {
     udp_state(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
               transport::receive_fn receive, timing::sim_time latency)
-        : rx(std::make_shared<socket_receiver>(address, port, sched, std::move(receive),
-                                               latency)),
+        : rx(std::make_shared<socket_receiver>(address, port, sched, std::move(receive), latency)),
           socket(sched.io()) {}
 
     std::shared_ptr<socket_receiver> rx;
@@ -83,11 +82,9 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
         f->next = nullptr;
         tx_flight = f;
         tx_to = udp::endpoint(to_asio(f->source), rx->port);
-        socket.async_send_to(
-            boost::asio::buffer(f->data, f->length), tx_to,
-            [self = shared_from_this()](const boost::system::error_code& ec, std::size_t) {
-                self->sent(ec);
-            });
+        socket.async_send_to(boost::asio::buffer(f->data, f->length), tx_to,
+                             [self = shared_from_this()](const boost::system::error_code& ec,
+                                                         std::size_t) { self->sent(ec); });
     }
 
     void sent(const boost::system::error_code& ec) {
@@ -160,7 +157,7 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
 namespace {
 
 class udp_peer final : public transport::peer {
-public:
+  public:
     explicit udp_peer(const ip_address& a) : address(a) {}
     ip_address address;
 };
@@ -223,9 +220,13 @@ void udp_transport::send(peer& to, frame* f, timing::sim_time departure) {
     }
 }
 
-const ip_address& udp_transport::local_address() const noexcept { return state_->rx->address; }
+const ip_address& udp_transport::local_address() const noexcept {
+    return state_->rx->address;
+}
 
-const link_counters& udp_transport::counters() const noexcept { return state_->rx->counters; }
+const link_counters& udp_transport::counters() const noexcept {
+    return state_->rx->counters;
+}
 
 const socket_counters& udp_transport::socket_stats() const noexcept {
     return state_->rx->socket;

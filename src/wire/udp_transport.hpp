@@ -16,11 +16,11 @@ namespace ndksim::wire {
 struct udp_state;
 
 class udp_transport final : public socket_transport {
-public:
-    /// Binds `address`:`port` (start() begins receiving); frames arrive on `sched` (threaded) and are
-    /// handed to `receive`. `latency` [ps] is the one-way delay of the modelled cable.
-    /// Throws socket_setup_error (errno and address:port in its text) when the socket cannot
-    /// be opened or bound, and std::invalid_argument for a deterministic scheduler.
+  public:
+    /// Binds `address`:`port` (start() begins receiving); frames arrive on `sched` (threaded) and
+    /// are handed to `receive`. `latency` [ps] is the one-way delay of the modelled cable. Throws
+    /// socket_setup_error (errno and address:port in its text) when the socket cannot be opened or
+    /// bound, and std::invalid_argument for a deterministic scheduler.
     udp_transport(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
                   receive_fn receive, timing::sim_time latency);
 
@@ -45,7 +45,7 @@ public:
     void start() override;
     const socket_counters& socket_stats() const noexcept override;
 
-private:
+  private:
     std::shared_ptr<udp_state> state_;
 };
 

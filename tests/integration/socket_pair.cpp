@@ -117,8 +117,8 @@ NTSTATUS SocketPair::finish(NTSTATUS returned, done_slot& s, const char* what) {
 
 void SocketPair::close(NDK_OBJECT_HEADER* o) {
     done_slot s{&board_};
-    const NTSTATUS r = reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, done_slot::on_close,
-                                                                          &s);
+    const NTSTATUS r =
+        reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, done_slot::on_close, &s);
     EXPECT_STATUS(STATUS_SUCCESS, finish(r, s, "a close completion"));
 }
 
@@ -128,9 +128,9 @@ void SocketPair::make_objects(pair_side& s) {
     ASSERT_STATUS(STATUS_SUCCESS, ndksim_open_ndk_adapter(s.nic, &p, &s.adapter));
     NDK_ADAPTER* ad = s.adapter;
     done_slot pd{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(ad->Dispatch->NdkCreatePd(ad, done_slot::on_create, &pd, &s.pd), pd,
-                         "NdkCreatePd"));
+    ASSERT_STATUS(
+        STATUS_SUCCESS,
+        finish(ad->Dispatch->NdkCreatePd(ad, done_slot::on_create, &pd, &s.pd), pd, "NdkCreatePd"));
     if (s.pd == nullptr) {
         s.pd = reinterpret_cast<NDK_PD*>(pd.object);
     }
@@ -157,20 +157,19 @@ void SocketPair::make_objects(pair_side& s) {
     s.buf.mdl = IoAllocateMdl(s.buf.bytes, static_cast<ULONG>(k_buffer), FALSE, FALSE, nullptr);
     MmBuildMdlForNonPagedPool(s.buf.mdl);
     done_slot mr{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, done_slot::on_create, &mr,
-                                                     &s.buf.mr),
-                         mr, "NdkCreateMr"));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(s.pd->Dispatch->NdkCreateMr(
+                                             s.pd, FALSE, done_slot::on_create, &mr, &s.buf.mr),
+                                         mr, "NdkCreateMr"));
     if (s.buf.mr == nullptr) {
         s.buf.mr = reinterpret_cast<NDK_MR*>(mr.object);
     }
     done_slot registered{&board_};
     ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(s.buf.mr->Dispatch->NdkRegisterMr(
-                             s.buf.mr, s.buf.mdl, k_buffer,
-                             NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                                 NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                             done_slot::on_request, &registered),
+                  finish(s.buf.mr->Dispatch->NdkRegisterMr(s.buf.mr, s.buf.mdl, k_buffer,
+                                                           NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+                                                               NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                                               NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                                           done_slot::on_request, &registered),
                          registered, "NdkRegisterMr"));
     s.buf.local_token = s.buf.mr->Dispatch->NdkGetLocalTokenFromMr(s.buf.mr);
     s.buf.remote_token = s.buf.mr->Dispatch->NdkGetRemoteTokenFromMr(s.buf.mr);
@@ -187,31 +186,28 @@ void SocketPair::connect() {
     };
     NDK_ADAPTER* bad = b_.adapter;
     done_slot created{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(bad->Dispatch->NdkCreateListener(bad, incoming::on_connect, this,
-                                                          done_slot::on_create, &created,
-                                                          &listener_),
-                         created, "NdkCreateListener"));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(bad->Dispatch->NdkCreateListener(
+                                             bad, incoming::on_connect, this, done_slot::on_create,
+                                             &created, &listener_),
+                                         created, "NdkCreateListener"));
     if (listener_ == nullptr) {
         listener_ = reinterpret_cast<NDK_LISTENER*>(created.object);
     }
     SOCKADDR_IN any = ipv4("0.0.0.0", 0);
     done_slot listened{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(listener_->Dispatch->NdkListen(listener_, reinterpret_cast<PSOCKADDR>(&any),
-                                                        sizeof any, done_slot::on_request,
-                                                        &listened),
-                         listened, "NdkListen"));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(listener_->Dispatch->NdkListen(
+                                             listener_, reinterpret_cast<PSOCKADDR>(&any),
+                                             sizeof any, done_slot::on_request, &listened),
+                                         listened, "NdkListen"));
     SOCKADDR_IN bound{};
     ULONG size = sizeof bound;
     ASSERT_STATUS(STATUS_SUCCESS, listener_->Dispatch->NdkGetLocalAddress(
                                       listener_, reinterpret_cast<PSOCKADDR>(&bound), &size));
     NDK_ADAPTER* aad = a_.adapter;
     done_slot connector{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(aad->Dispatch->NdkCreateConnector(aad, done_slot::on_create, &connector,
-                                                           &a_.connector),
-                         connector, "NdkCreateConnector"));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(aad->Dispatch->NdkCreateConnector(
+                                             aad, done_slot::on_create, &connector, &a_.connector),
+                                         connector, "NdkCreateConnector"));
     if (a_.connector == nullptr) {
         a_.connector = reinterpret_cast<NDK_CONNECTOR*>(connector.object);
     }
@@ -219,11 +215,10 @@ void SocketPair::connect() {
     SOCKADDR_IN dst = ipv4("127.0.0.2", port_of(bound));
     char hello[] = "hello from a over a socket";
     done_slot connected{&board_};
-    ASSERT_STATUS(STATUS_PENDING,
-                  a_.connector->Dispatch->NdkConnect(
-                      a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
-                      reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, hello, sizeof hello,
-                      done_slot::on_request, &connected));
+    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkConnect(
+                                      a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src),
+                                      sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8,
+                                      8, hello, sizeof hello, done_slot::on_request, &connected));
     ASSERT_TRUE(board_.wait([&] { return incoming_ != nullptr; }, "the connect event"));
     {
         std::lock_guard lock(board_.m);
@@ -237,8 +232,8 @@ void SocketPair::connect() {
     char world[] = "and hello from b";
     done_slot accepted{&board_};
     ASSERT_STATUS(STATUS_PENDING,
-                  b_.connector->Dispatch->NdkAccept(b_.connector, b_.qp, 8, 8, world,
-                                                    sizeof world, pair_side::on_disconnect, &b_,
+                  b_.connector->Dispatch->NdkAccept(b_.connector, b_.qp, 8, 8, world, sizeof world,
+                                                    pair_side::on_disconnect, &b_,
                                                     done_slot::on_request, &accepted));
     ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, connected, "Connect's completion"));
     length = sizeof data;
@@ -246,11 +241,10 @@ void SocketPair::connect() {
                                       a_.connector, nullptr, nullptr, data, &length));
     EXPECT_STREQ(world, data);
     done_slot completed{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(a_.connector->Dispatch->NdkCompleteConnect(
-                             a_.connector, pair_side::on_disconnect, &a_, done_slot::on_request,
-                             &completed),
-                         completed, "CompleteConnect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkCompleteConnect(
+                                             a_.connector, pair_side::on_disconnect, &a_,
+                                             done_slot::on_request, &completed),
+                                         completed, "CompleteConnect's completion"));
     ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, accepted, "Accept's completion"));
 }
 
@@ -311,8 +305,7 @@ NTSTATUS SocketPair::write_from_a(std::size_t src, ULONG length, UINT64 address,
                                   ULONG flags) {
     const std::size_t n = result_count(a_) + 1;
     NDK_SGE s = a_.buf.sge(src, length);
-    const NTSTATUS posted = a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &s, 1, address, token,
-                                                      flags);
+    const NTSTATUS posted = a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &s, 1, address, token, flags);
     if (posted != STATUS_SUCCESS) {
         return posted;
     }
@@ -324,9 +317,9 @@ NTSTATUS SocketPair::write_from_a(std::size_t src, ULONG length, UINT64 address,
 UINT32 SocketPair::bind_window_on_b(std::size_t offset, SIZE_T length, NDK_MW*& mw) {
     mw = nullptr;
     done_slot created{&board_};
-    EXPECT_STATUS(STATUS_SUCCESS, finish(b_.pd->Dispatch->NdkCreateMw(b_.pd, done_slot::on_create,
-                                                                      &created, &mw),
-                                         created, "NdkCreateMw"));
+    EXPECT_STATUS(STATUS_SUCCESS,
+                  finish(b_.pd->Dispatch->NdkCreateMw(b_.pd, done_slot::on_create, &created, &mw),
+                         created, "NdkCreateMw"));
     if (mw == nullptr) {
         mw = reinterpret_cast<NDK_MW*>(created.object);
     }
@@ -335,10 +328,10 @@ UINT32 SocketPair::bind_window_on_b(std::size_t offset, SIZE_T length, NDK_MW*& 
     }
     b_.windows.push_back(mw);
     const std::size_t n = result_count(b_) + 1;
-    EXPECT_STATUS(STATUS_SUCCESS,
-                  b_.qp->Dispatch->NdkBind(b_.qp, mw, b_.buf.mr, mw, b_.buf.bytes + offset, length,
-                                           NDK_OP_FLAG_ALLOW_REMOTE_READ |
-                                               NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
+    EXPECT_STATUS(
+        STATUS_SUCCESS,
+        b_.qp->Dispatch->NdkBind(b_.qp, mw, b_.buf.mr, mw, b_.buf.bytes + offset, length,
+                                 NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
     const UINT32 token = mw->Dispatch->NdkGetRemoteTokenFromMw(mw);
     const NDK_RESULT_EX r = result(b_, n, "the bind's completion");
     EXPECT_STATUS(STATUS_SUCCESS, r.Status);

@@ -67,7 +67,7 @@ struct pair_side {
 };
 
 class SocketPair : public ::testing::TestWithParam<ndksim_wire> {
-protected:
+  protected:
     static constexpr std::size_t k_buffer = 4 * 1024 * 1024;
 
     void SetUp() override;

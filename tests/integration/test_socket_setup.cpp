@@ -67,8 +67,7 @@ TEST_P(SocketSetup, AnAddressThisHostDoesNotOwnIsInvalidAddress) {
     EXPECT_EQ(nullptr, nic);
 }
 
-INSTANTIATE_TEST_SUITE_P(Wires, SocketSetup,
-                         ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP),
+INSTANTIATE_TEST_SUITE_P(Wires, SocketSetup, ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP),
                          wire_name);
 
 TEST(SchedulerAdvanceTo, ThreadedClockJumpsForwardAndNeverBack) {

@@ -79,10 +79,9 @@ struct node {
         h.bth.psn = psn;
         const std::array<std::byte, 64> payload{};
         frame* f = pool->take();
-        const encode_result r =
-            encode_frame(h, payload, flow{link->local_address(), to_ip, roce_udp_port,
-                                          roce_udp_port},
-                         std::span<std::byte>(f->data, sizeof f->data));
+        const encode_result r = encode_frame(
+            h, payload, flow{link->local_address(), to_ip, roce_udp_port, roce_udp_port},
+            std::span<std::byte>(f->data, sizeof f->data));
         ASSERT_TRUE(r.ok());
         f->length = static_cast<std::uint32_t>(r.frame_size);
         link->send(to, f, departure);

@@ -17,7 +17,7 @@ namespace ndksim::integration {
 namespace {
 
 class SocketWire : public SocketPair {
-protected:
+  protected:
     /// The socket counters of side `s`'s transport.
     const wire::socket_counters& socket_stats(pair_side& s) {
         return dynamic_cast<wire::socket_transport&>(*s.nic->link.base).socket_stats();
@@ -77,13 +77,11 @@ TEST_P(SocketWire, WritesOfEverySizeArriveIntact) {
     unsigned seed = 1;
     for (const shape& s : shapes) {
         fill(a_.buf.bytes + offset, s.length, seed++);
-        EXPECT_STATUS(STATUS_SUCCESS,
-                      write_from_a(offset, s.length, b_.buf.address() + offset,
-                                   b_.buf.remote_token, s.flags))
+        EXPECT_STATUS(STATUS_SUCCESS, write_from_a(offset, s.length, b_.buf.address() + offset,
+                                                   b_.buf.remote_token, s.flags))
             << s.what;
         settle(b_);
-        EXPECT_EQ(0, std::memcmp(a_.buf.bytes + offset, b_.buf.bytes + offset, s.length))
-            << s.what;
+        EXPECT_EQ(0, std::memcmp(a_.buf.bytes + offset, b_.buf.bytes + offset, s.length)) << s.what;
         offset += (s.length + 4095) / 4096 * 4096;
     }
 }
@@ -93,9 +91,8 @@ TEST_P(SocketWire, ReadsBringTheRemoteBytes) {
     fill(b_.buf.bytes, size, 42);
     settle(b_);  // b's engine reads these bytes, reached from here only through a's socket
     NDK_SGE r = a_.buf.sge(2 * size, size);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &r, 1,
-                                                           b_.buf.address(), b_.buf.remote_token,
-                                                           0));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &r, 1, b_.buf.address(),
+                                                           b_.buf.remote_token, 0));
     const NDK_RESULT_EX got = result(a_, 1, "the read's completion");
     EXPECT_STATUS(STATUS_SUCCESS, got.Status);
     EXPECT_EQ(NdkOperationTypeRead, got.Type);
@@ -142,22 +139,19 @@ TEST_P(SocketWire, BoundWindowTakesAWriteAndRefusesItAfterInvalidate) {
     const NDK_RESULT_EX inv = result(b_, nb, "the invalidate's completion");
     EXPECT_STATUS(STATUS_SUCCESS, inv.Status);
     EXPECT_EQ(NdkOperationTypeInvalidate, inv.Type);
-    EXPECT_STATUS(STATUS_ACCESS_VIOLATION,
-                  write_from_a(0, 64, b_.buf.address() + 65536, token));
+    EXPECT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 64, b_.buf.address() + 65536, token));
 }
 
 TEST_P(SocketWire, DisconnectReachesThePeer) {
     done_slot done{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(a_.connector->Dispatch->NdkDisconnect(a_.connector,
-                                                               done_slot::on_request, &done),
-                         done, "Disconnect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkDisconnect(
+                                             a_.connector, done_slot::on_request, &done),
+                                         done, "Disconnect's completion"));
     ASSERT_TRUE(board_.wait([&] { return b_.disconnect_events == 1; }, "the disconnect event"));
     done_slot peer{&board_};
-    EXPECT_STATUS(STATUS_SUCCESS,
-                  finish(b_.connector->Dispatch->NdkDisconnect(b_.connector,
-                                                               done_slot::on_request, &peer),
-                         peer, "the peer's Disconnect"));
+    EXPECT_STATUS(STATUS_SUCCESS, finish(b_.connector->Dispatch->NdkDisconnect(
+                                             b_.connector, done_slot::on_request, &peer),
+                                         peer, "the peer's Disconnect"));
     std::lock_guard lock(board_.m);
     EXPECT_EQ(0, a_.disconnect_events);
 }
