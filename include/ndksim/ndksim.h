@@ -56,8 +56,13 @@ typedef enum ndksim_poll_policy {
 typedef enum ndksim_wire {
     NDKSIM_WIRE_DEFAULT = 0, /**< in-process */
     NDKSIM_WIRE_INPROC = 1,  /**< adapters of this process, through the in-process link */
-    NDKSIM_WIRE_UDP = 2,     /**< RoCEv2 over UDP sockets */
-    NDKSIM_WIRE_TCP = 3      /**< the same frames, length-prefixed over TCP */
+    NDKSIM_WIRE_UDP = 2,     /**< RoCEv2 over UDP: the adapter binds address:port and sends one
+                                  datagram per frame to the peer's IP and the same port, so
+                                  adapters in other processes or hosts are reachable. Threaded
+                                  mode only (loop must be NULL) */
+    NDKSIM_WIRE_TCP = 3      /**< the same frames, length-prefixed over TCP: the adapter listens
+                                  on address:port and opens one connection per peer address on
+                                  first use. Threaded mode only (loop must be NULL) */
 } ndksim_wire;
 
 /**
@@ -87,8 +92,13 @@ typedef struct ndksim_adapter_config {
     ULONG64 seed;           /**< seed of the RANDOM style's draws (default 1) */
     ndksim_loop* loop;      /**< non-NULL: deterministic mode on this loop; NULL: threaded */
     ndksim_poll_policy poll_policy; /**< threaded mode only; default NDKSIM_POLL_BLOCK */
-    ndksim_wire wire;       /**< default NDKSIM_WIRE_DEFAULT */
-    USHORT port;            /**< UDP/TCP port of the wire; default 4791 (RoCEv2) */
+    ndksim_wire wire;       /**< default NDKSIM_WIRE_DEFAULT (docs/wire-format.md, "On the
+                                 socket", for the UDP and TCP wires) */
+    USHORT port;            /**< UDP/TCP port the adapter binds on its address and sends to on
+                                 every peer's; all adapters of a simulation use the same port
+                                 (two processes on one host use two addresses of 127/8, e.g.
+                                 127.0.0.1 and 127.0.0.2). Default 4791 (RoCEv2); ignored by
+                                 the in-process wire */
     ULONG close_timeout_ms; /**< threaded mode: how long ndksim_close_ndk_adapter waits for
                                  open children before reporting them as leaked (default 10000) */
     ULONG rnr_retry_limit;  /**< receiver-not-ready retries before a send fails with
@@ -126,9 +136,11 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config);
 
 /**
  * Creates a simulated adapter. Returns STATUS_SUCCESS and *adapter, or
- * STATUS_INVALID_PARAMETER (bad size, address or style; the log says which),
- * STATUS_NOT_SUPPORTED (unknown profile or a wire this build does not provide),
- * STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this process owns the address).
+ * STATUS_INVALID_PARAMETER (bad size, address or style, or a UDP/TCP wire with a loop; the log
+ * says which), STATUS_NOT_SUPPORTED (unknown profile),
+ * STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this process owns the address, or a UDP/TCP
+ * wire's address:port is in use), STATUS_INVALID_ADDRESS (a UDP/TCP wire's address is not one of
+ * this host's), STATUS_INSUFFICIENT_RESOURCES (any other failure; the log names the cause).
  */
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,
                                           ndksim_adapter** adapter);

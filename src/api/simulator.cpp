@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <mutex>
 #include <set>
 #include <string>
@@ -16,6 +17,7 @@
 #include "nic/engine.hpp"
 #include "ndksim.h"
 #include "timing/scheduler.hpp"
+#include "wire/socket_common.hpp"
 
 namespace ndksim::api {
 namespace {
@@ -57,6 +59,19 @@ timing::poll_policy to_poll(ndksim_poll_policy p, bool& ok) {
 NTSTATUS invalid_config(const char* what) {
     NDKSIM_ERROR("ndksim_adapter_create: {}", what);
     return STATUS_INVALID_PARAMETER;
+}
+
+// The status of a socket wire whose address:port cannot be bound: the port is taken (another
+// process, or another ndksim adapter, owns it), or the IP is not one of this host's.
+NTSTATUS socket_setup_status(int error) {
+    switch (error) {
+        case EADDRINUSE:
+            return STATUS_ADDRESS_ALREADY_EXISTS;
+        case EADDRNOTAVAIL:
+            return STATUS_INVALID_ADDRESS;
+        default:
+            return STATUS_INSUFFICIENT_RESOURCES;
+    }
 }
 
 NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** out) {
@@ -103,15 +118,21 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
             cfg.wire = core::wire_kind::inproc;
             break;
         case NDKSIM_WIRE_UDP:
+            cfg.wire = core::wire_kind::udp;
+            break;
         case NDKSIM_WIRE_TCP:
-            NDKSIM_ERROR("ndksim_adapter_create: the UDP and TCP wires are not part of this "
-                         "build; use NDKSIM_WIRE_INPROC");
-            return STATUS_NOT_SUPPORTED;
+            cfg.wire = core::wire_kind::tcp;
+            break;
         default:
             return invalid_config("wire is not an ndksim_wire");
     }
     if (!api::valid_faults(config->faults)) {
         return invalid_config("a faults rate is above 1000000 (parts per million)");
+    }
+    if (cfg.wire != core::wire_kind::inproc && config->loop != nullptr) {
+        // A socket's handlers run on the adapter's own engine thread, and frames from another
+        // process arrive on the wall clock: a deterministic loop can drive neither.
+        return invalid_config("the UDP and TCP wires need threaded mode (loop must be NULL)");
     }
     cfg.port = config->port;
     cfg.close_timeout = std::chrono::milliseconds(config->close_timeout_ms);
@@ -143,12 +164,21 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         link.pcap_path = config->pcap_path;
         a->engine = std::make_unique<nic::engine>(a->dev, ecfg,
                                                   api::make_link_factory(a->dev, link, a->link));
+        // A socket wire receives only once the engine that gets its frames is complete.
+        if (auto* sockets = dynamic_cast<wire::socket_transport*>(a->link.base)) {
+            sockets->start();
+        }
         *out = a.release();
     } catch (const api::link_config_error&) {
         // Already logged with the adapter's name by the link factory.
         std::lock_guard lock(g_addresses_mutex);
         g_addresses.erase(address);
         return STATUS_INVALID_PARAMETER;
+    } catch (const wire::socket_setup_error& e) {
+        std::lock_guard lock(g_addresses_mutex);
+        g_addresses.erase(address);
+        NDKSIM_ERROR("ndksim_adapter_create: {}", e.what());
+        return socket_setup_status(e.code().value());
     } catch (const std::exception& e) {
         std::lock_guard lock(g_addresses_mutex);
         g_addresses.erase(address);

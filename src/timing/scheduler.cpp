@@ -45,12 +45,35 @@ sim_time scheduler::wall_elapsed() const noexcept {
         std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()) * 1000;
 }
 
+sim_time scheduler::wall_tie() const noexcept {
+    return wall_elapsed() + wall_offset_.load(std::memory_order_acquire);
+}
+
 sim_time scheduler::now() const noexcept {
     const sim_time events = now_.load(std::memory_order_acquire);
     if (opts_.mode == run_mode::deterministic) {
         return events;
     }
-    return std::max(events, wall_elapsed());
+    return std::max(events, wall_tie());
+}
+
+void scheduler::advance_to(sim_time t) noexcept {
+    if (opts_.mode == run_mode::deterministic) {
+        return;
+    }
+    // Raising the tie (rather than the event clock) keeps now() moving with the wall clock
+    // after the jump, and the pump's "not too far ahead of the wall clock" limit moves with it.
+    sim_time offset = wall_offset_.load(std::memory_order_relaxed);
+    for (;;) {
+        const sim_time wall = wall_elapsed();
+        if (wall + offset >= t) {
+            return;
+        }
+        if (wall_offset_.compare_exchange_weak(offset, t - wall, std::memory_order_acq_rel,
+                                               std::memory_order_relaxed)) {
+            return;
+        }
+    }
 }
 
 scheduler::scheduler(options opts) : opts_(std::move(opts)), io_(std::make_unique<io_state>()) {
@@ -150,7 +173,7 @@ void scheduler::pump() {
     std::unique_lock lock(mutex_);
     for (int i = 0; i < k_pump_batch; ++i) {
         if (!queue_.empty()) {
-            const sim_time limit = wall_elapsed() + opts_.wall_slack;
+            const sim_time limit = wall_tie() + opts_.wall_slack;
             if (queue_.next_time() > limit) {
                 // Too far ahead of the wall clock: sleep until it catches up. A task posted
                 // meanwhile posts its own pump; the timer's later pump then finds nothing due.

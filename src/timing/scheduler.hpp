@@ -65,6 +65,13 @@ public:
     /// time elapsed since the scheduler started.
     sim_time now() const noexcept;
 
+    /// Moves the simulated clock forward to at least `t` [ps]: a frame that left a peer adapter
+    /// (another process) at its time t must not arrive in this adapter's past, so the receiver's
+    /// clock never runs behind its sender's. Threaded mode raises an offset added to the
+    /// wall-clock tie (it never decreases), so now() >= t from then on and the events already
+    /// queued keep their order. Deterministic mode: no-op (the loop's owner drives the clock).
+    void advance_to(sim_time t) noexcept;
+
     /// Runs `fn` at the current simulated time, after every task already due at that time.
     void post(task fn) { post_at(now(), std::move(fn)); }
 
@@ -113,6 +120,7 @@ public:
 private:
     bool run_next_locked(std::unique_lock<std::mutex>& lock);
     sim_time wall_elapsed() const noexcept;
+    sim_time wall_tie() const noexcept;
     void pump();
     void engine_main();
     void notify_waiters();
@@ -122,6 +130,8 @@ private:
     std::condition_variable waiters_cv_;
     event_queue queue_;
     std::atomic<sim_time> now_{0};
+    // Threaded mode: added to the wall time by advance_to(); only grows.
+    std::atomic<sim_time> wall_offset_{0};
     std::atomic<std::uint64_t> events_run_{0};
     std::atomic<int> waiters_{0};
     std::atomic<std::size_t> outstanding_{0};  // queued plus running tasks

@@ -1,0 +1,127 @@
+#pragma once
+// What the UDP and TCP transports share: the 8-byte trailer that carries a frame's simulated
+// departure time across processes, the checks a frame read from a socket passes before its
+// trailer is trusted, the counters of a socket transport, and the exception a socket transport
+// throws when it cannot bind its adapter's address (docs/wire-format.md, "On the socket").
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <system_error>
+
+#include "timing/scheduler.hpp"
+#include "timing/sim_time.hpp"
+#include "wire/frame.hpp"
+#include "wire/proto.hpp"
+#include "wire/transport.hpp"
+
+namespace ndksim::wire {
+
+/// Bytes after the RoCEv2 packet on the socket: the departure time [ps], big-endian.
+inline constexpr std::size_t socket_trailer_size = 8;
+
+/// Shortest record body a socket carries: a BTH, an ICRC and the trailer [bytes].
+inline constexpr std::size_t min_socket_body = bth_size + icrc_size + socket_trailer_size;
+
+/// Longest record body a socket carries: whatever fits a frame buffer [bytes]. It is above
+/// frame_capacity(4096) + the trailer, the longest body a simulated adapter sends.
+inline constexpr std::size_t max_socket_body = k_max_frame_bytes;
+
+/// Counters a socket transport keeps besides link_counters (relaxed atomics: read by tests and
+/// statistics on other threads).
+struct socket_counters {
+    std::atomic<std::uint64_t> bad_frames{0};            ///< too short, too long or malformed
+    std::atomic<std::uint64_t> bad_records{0};           ///< TCP length prefix out of bounds
+    std::atomic<std::uint64_t> frames_dropped{0};        ///< queued on a connection that broke
+    std::atomic<std::uint64_t> send_errors{0};           ///< failed sends, connects and writes
+    std::atomic<std::uint64_t> receive_errors{0};        ///< failed receives, accepts and reads
+    std::atomic<std::uint64_t> connections_opened{0};    ///< TCP: outgoing connections made
+    std::atomic<std::uint64_t> connections_accepted{0};  ///< TCP: incoming connections taken
+};
+
+/// Thrown by a socket transport's constructor when its socket cannot be opened, bound or put to
+/// listen. code() is the errno value (std::generic_category); what() names address:port, and
+/// std::system_error appends the errno text.
+class socket_setup_error : public std::system_error {
+  public:
+    socket_setup_error(int error, const std::string& what)
+        : std::system_error(error, std::generic_category(), what) {}
+};
+
+/// What the UDP and TCP transports have beyond the transport interface.
+class socket_transport : public transport {
+  public:
+    /// Starts receiving (and, over TCP, accepting). The constructor binds the socket but
+    /// receives nothing, because a frame may arrive at once and its receiver (the engine that
+    /// built this transport) is not complete until the constructor has returned. Called once,
+    /// by the composition root, after the engine is built.
+    virtual void start() = 0;
+
+    /// Counters of the sockets (bad frames and records, dropped frames, errors, connections).
+    virtual const socket_counters& socket_stats() const noexcept = 0;
+};
+
+/// Appends the trailer carrying `departure` [ps] to `f`. Returns false, leaving `f` unchanged,
+/// when the frame leaves no room for it.
+bool append_departure(frame& f, timing::sim_time departure) noexcept;
+
+/// Checks a record body of `length` bytes read into `f` and splits it: on success f.length is
+/// the packet's length (without trailer) and `departure` [ps] the sender's departure time.
+/// Refuses bodies shorter than min_socket_body or longer than max_socket_body, and packets
+/// whose BTH cannot start a valid frame (transport version, whole words): such a trailer is
+/// not trusted to move the simulated clock.
+[[nodiscard]] bool strip_departure(frame& f, std::size_t length,
+                                   timing::sim_time& departure) noexcept;
+
+/// `departure` + `latency` without wrapping [ps].
+constexpr timing::sim_time arrival_after(timing::sim_time departure,
+                                         timing::sim_time latency) noexcept {
+    return departure > UINT64_MAX - latency ? UINT64_MAX : departure + latency;
+}
+
+/// The receiving half both socket transports share: what a frame read from a socket needs to
+/// reach the engine. Owned through a shared_ptr by the transport and by every pending socket
+/// handler and scheduled delivery, so none of them outlives it; touched on the adapter's engine
+/// thread only, except the atomics.
+struct socket_receiver {
+    socket_receiver(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
+                    transport::receive_fn receive, timing::sim_time latency);
+
+    ip_address address;
+    std::uint16_t port;
+    std::string who;  ///< "udp 127.0.0.1:4791", for log lines
+    timing::scheduler& sched;
+    transport::receive_fn receive;
+    timing::sim_time latency;
+    // Receive buffers. Frames are taken on the engine thread only (frame_pool's rule) and go
+    // back to this pool when the engine releases them; the pool outlives the transport while
+    // frames are out.
+    std::shared_ptr<frame_pool> rx_pool;
+    std::atomic<bool> attached{true};
+    link_counters counters;
+    socket_counters socket;
+    std::atomic<bool> send_error_logged{false};
+    std::atomic<bool> receive_error_logged{false};
+    std::atomic<bool> bad_frame_logged{false};
+};
+
+/// Hands a record body of `length` bytes read into `f` from `source` to the engine: checks and
+/// strips the trailer (a refused body is counted as a bad frame and released), moves the
+/// receiver's clock up to the sender's departure time (scheduler::advance_to), and schedules
+/// the frame at max(departure + latency, now). Engine thread only.
+void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f, std::size_t length,
+                         const ip_address& source);
+
+/// Runs `fn` on `sched`'s engine thread and returns once it has run (at once when called on
+/// that thread), so a transport's sockets are closed where their handlers run.
+void run_on_engine_thread(timing::scheduler& sched, const std::function<void()>& fn);
+
+/// Logs a socket transport's error the first time `flag` sees it (later ones are only
+/// counted), so a peer that vanished does not flood the log.
+void log_socket_error_once(std::atomic<bool>& flag, const std::string& who, const char* what,
+                           const std::error_code& ec);
+
+}  // namespace ndksim::wire

@@ -1,0 +1,52 @@
+#pragma once
+// RoCEv2 on UDP: an adapter owns the socket bound to its IP address and port, and every frame
+// is one datagram to the peer's address and the same port. The datagram is the RoCEv2 packet
+// the codec built followed by the departure-time trailer (docs/wire-format.md, "On the
+// socket"). Threaded mode only: every socket handler runs on the adapter's engine thread (the
+// scheduler's io_context).
+
+#include <memory>
+
+#include "timing/scheduler.hpp"
+#include "wire/socket_common.hpp"
+#include "wire/transport.hpp"
+
+namespace ndksim::wire {
+
+struct udp_state;
+
+class udp_transport final : public socket_transport {
+  public:
+    /// Binds `address`:`port` (start() begins receiving); frames arrive on `sched` (threaded) and
+    /// are handed to `receive`. `latency` [ps] is the one-way delay of the modelled cable. Throws
+    /// socket_setup_error (errno and address:port in its text) when the socket cannot be opened or
+    /// bound, and std::invalid_argument for a deterministic scheduler.
+    udp_transport(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
+                  receive_fn receive, timing::sim_time latency);
+
+    /// Closes the socket on the engine thread and waits for that; frames queued for sending go
+    /// back to their pools, frames still in flight towards the engine are dropped.
+    ~udp_transport() override;
+
+    udp_transport(const udp_transport&) = delete;
+    udp_transport& operator=(const udp_transport&) = delete;
+
+    /// A peer for `destination`:port (the same port on every adapter); nullptr when its address
+    /// family differs from this adapter's.
+    std::shared_ptr<peer> resolve(const ip_address& destination) override;
+
+    /// Queues `f` behind the datagram in flight (one send per socket at a time) and sends it
+    /// with its departure trailer; the frame goes back to its pool when its send completes.
+    void send(peer& to, frame* f, timing::sim_time departure) override;
+
+    const ip_address& local_address() const noexcept override;
+    const link_counters& counters() const noexcept override;
+
+    void start() override;
+    const socket_counters& socket_stats() const noexcept override;
+
+  private:
+    std::shared_ptr<udp_state> state_;
+};
+
+}  // namespace ndksim::wire

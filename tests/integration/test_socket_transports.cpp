@@ -1,0 +1,198 @@
+// The socket transports on their own (no engine): the departure-time trailer pulls a
+// receiver's clock up to its sender's, and a TCP connection to a peer that went away drops
+// its frames (counted) and opens again once the peer is back.
+
+#include <unistd.h>
+
+#include <array>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "timing/scheduler.hpp"
+#include "wire/codec.hpp"
+#include "wire/icrc.hpp"
+#include "wire/tcp_transport.hpp"
+#include "wire/udp_transport.hpp"
+
+namespace ndksim::wire {
+namespace {
+
+using namespace std::chrono_literals;
+
+enum class kind { udp, tcp };
+
+/// What a node's transport handed to its receiver.
+struct inbox {
+    std::mutex m;
+    std::condition_variable cv;
+    std::vector<std::uint32_t> psns;
+    std::vector<timing::sim_time> arrivals;
+
+    bool wait_for(std::size_t n) {
+        std::unique_lock lock(m);
+        const bool ok = cv.wait_for(lock, 30s, [&] { return psns.size() >= n; });
+        if (!ok) {
+            ADD_FAILURE() << "timed out after 30 s waiting for frame " << n;
+        }
+        return ok;
+    }
+};
+
+/// One adapter's end without an engine: a threaded scheduler, a transport and an inbox.
+struct node {
+    node(kind k, const ip_address& ip, std::uint16_t port)
+        : sched({timing::run_mode::threaded, timing::poll_policy::block, "node"}),
+          pool(frame_pool::create(16)) {
+        auto rx = [this, ip](frame* f) {
+            const decode_result r = decode_frame(std::span<const std::byte>(f->data, f->length),
+                                                 flow{f->source, ip, roce_udp_port, roce_udp_port});
+            std::lock_guard lock(box.m);
+            EXPECT_TRUE(r.ok()) << decode_error_name(r.error);
+            box.psns.push_back(r.ok() ? r.packet.headers.bth.psn : 0xFFFFFFFF);
+            box.arrivals.push_back(f->arrival);
+            frame_pool::release(f);
+            box.cv.notify_all();
+        };
+        if (k == kind::udp) {
+            auto t = std::make_unique<udp_transport>(ip, port, sched, rx, timing::nanoseconds(500));
+            t->start();
+            link = std::move(t);
+        } else {
+            auto t = std::make_unique<tcp_transport>(ip, port, sched, rx, timing::nanoseconds(500));
+            t->start();
+            link = std::move(t);
+        }
+    }
+
+    /// Sends one SEND_ONLY frame with `psn` to `to`, leaving at `departure`.
+    void send(transport::peer& to, const ip_address& to_ip, std::uint32_t psn,
+              timing::sim_time departure) {
+        packet_headers h;
+        h.bth.op = opcode::rc_send_only;
+        h.bth.dest_qp = 0x11;
+        h.bth.psn = psn;
+        const std::array<std::byte, 64> payload{};
+        frame* f = pool->take();
+        const encode_result r = encode_frame(
+            h, payload, flow{link->local_address(), to_ip, roce_udp_port, roce_udp_port},
+            std::span<std::byte>(f->data, sizeof f->data));
+        ASSERT_TRUE(r.ok());
+        f->length = static_cast<std::uint32_t>(r.frame_size);
+        link->send(to, f, departure);
+    }
+
+    const socket_counters& stats() const { return link->socket_stats(); }
+
+    timing::scheduler sched;
+    std::shared_ptr<frame_pool> pool;
+    inbox box;
+    std::unique_ptr<socket_transport> link;
+};
+
+/// Creates a node, moving on to the next port while `ip`:port is taken; returns the port used.
+std::unique_ptr<node> make_node(kind k, const ip_address& ip, std::uint16_t& port) {
+    for (int attempt = 0; attempt < 200; ++attempt, ++port) {
+        try {
+            return std::make_unique<node>(k, ip, port);
+        } catch (const socket_setup_error& e) {
+            if (e.code().value() != EADDRINUSE) {
+                ADD_FAILURE() << e.what();
+                return nullptr;
+            }
+        }
+    }
+    ADD_FAILURE() << "no free port";
+    return nullptr;
+}
+
+/// Spins (yielding) until `counter` reaches `n`; fails loudly after 30 s.
+bool wait_counter(const std::atomic<std::uint64_t>& counter, std::uint64_t n, const char* what) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (counter.load() < n) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "timed out after 30 s waiting for " << what << " to reach " << n;
+            return false;
+        }
+        std::this_thread::yield();
+    }
+    return true;
+}
+
+const ip_address k_a = ip_address::v4(127, 0, 0, 5);
+const ip_address k_b = ip_address::v4(127, 0, 0, 6);
+
+std::uint16_t first_port() {
+    return static_cast<std::uint16_t>(20000 + (static_cast<unsigned>(getpid()) * 11) % 30000);
+}
+
+class SocketTransport : public ::testing::TestWithParam<kind> {};
+
+TEST_P(SocketTransport, DepartureTrailerPullsTheReceiverClockUpToTheSender) {
+    std::uint16_t port = first_port();
+    std::unique_ptr<node> a;
+    std::unique_ptr<node> b;
+    for (int attempt = 0; attempt < 100 && !b; ++attempt, ++port) {
+        a = make_node(GetParam(), k_a, port);
+        ASSERT_NE(nullptr, a);
+        try {
+            b = std::make_unique<node>(GetParam(), k_b, port);
+        } catch (const socket_setup_error&) {
+            a.reset();
+        }
+    }
+    ASSERT_NE(nullptr, b);
+    auto to_b = a->link->resolve(k_b);
+    ASSERT_NE(nullptr, to_b);
+    // A sender 100 s ahead of the receiver, as a process that has run longer would be.
+    const timing::sim_time departure = b->sched.now() + timing::seconds(100);
+    a->send(*to_b, k_b, 7, departure);
+    a->send(*to_b, k_b, 8, departure + timing::microseconds(1));
+    ASSERT_TRUE(b->box.wait_for(2));
+    std::lock_guard lock(b->box.m);
+    EXPECT_EQ((std::vector<std::uint32_t>{7, 8}), b->box.psns) << "order kept";
+    EXPECT_GE(b->box.arrivals[0], departure + timing::nanoseconds(500));
+    EXPECT_GE(b->box.arrivals[1], departure + timing::microseconds(1) + timing::nanoseconds(500));
+    EXPECT_GE(b->sched.now(), departure) << "the receiver's clock is behind its sender's";
+    EXPECT_EQ(0U, b->stats().bad_frames.load());
+}
+
+INSTANTIATE_TEST_SUITE_P(Wires, SocketTransport, ::testing::Values(kind::udp, kind::tcp),
+                         [](const ::testing::TestParamInfo<kind>& p) {
+                             return std::string(p.param == kind::udp ? "Udp" : "Tcp");
+                         });
+
+TEST(TcpTransport, ABrokenConnectionDropsItsFramesAndOpensAgainOnTheNextSend) {
+    std::uint16_t port = first_port() + 5000;
+    std::unique_ptr<node> b = make_node(kind::tcp, k_b, port);
+    ASSERT_NE(nullptr, b);
+    std::uint16_t a_port = port;
+    std::unique_ptr<node> a = make_node(kind::tcp, k_a, a_port);
+    ASSERT_NE(nullptr, a);
+    ASSERT_EQ(port, a_port) << "a and b must share the port";
+    auto to_b = a->link->resolve(k_b);
+    a->send(*to_b, k_b, 1, a->sched.now());
+    ASSERT_TRUE(b->box.wait_for(1));
+    EXPECT_EQ(1U, a->stats().connections_opened.load());
+    // The peer goes away: a sees its connection end.
+    b.reset();
+    ASSERT_TRUE(wait_counter(a->stats().send_errors, 1, "a's errors after the peer left"));
+    // Nobody listens: the connect is refused and the queued frame is dropped, counted.
+    a->send(*to_b, k_b, 2, a->sched.now());
+    ASSERT_TRUE(wait_counter(a->stats().frames_dropped, 1, "a's dropped frames"));
+    // The peer is back on the same address and port: the next send opens a new connection.
+    b = std::make_unique<node>(kind::tcp, k_b, port);
+    a->send(*to_b, k_b, 3, a->sched.now());
+    ASSERT_TRUE(b->box.wait_for(1));
+    std::lock_guard lock(b->box.m);
+    EXPECT_EQ(std::vector<std::uint32_t>{3}, b->box.psns);
+    EXPECT_EQ(2U, a->stats().connections_opened.load());
+}
+
+}  // namespace
+}  // namespace ndksim::wire
