@@ -402,6 +402,7 @@ status connection_manager::disconnect(core::connector& c, core::request_fn done)
         core::connector& cn = *keep;
         // A graceful disconnect flushes the QP (rule 12); its completions come first.
         if (core::qp* q = cn.bound_qp()) {
+            send_pending_ack(e_, *q);
             fail_qp(e_, *q);
         }
         connection* conn = find(id);
@@ -662,6 +663,9 @@ void connection_manager::connector_closing(core::connector& c) {
                                                          : wire::cm_type::reject;
                 fill_addresses(cn, m);
                 m.reject_reason = k_reject_aborted;
+                if (core::qp* q = cn.bound_qp(); q != nullptr && s == connector_state::connected) {
+                    send_pending_ack(e_, *q);
+                }
                 send(*conn, m);
             }
             if (core::qp* q = cn.bound_qp(); q != nullptr && q->state() != core::qp_state::error) {

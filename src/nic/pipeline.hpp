@@ -82,6 +82,11 @@ status execute_local(engine& e, core::qp& q, core::send_wqe& w);
 
 // ---- packets --------------------------------------------------------------------------------
 
+/// Sends the coalesced ACK `q` has waiting, if any, now: called before a disconnect request
+/// leaves, so the peer sees every message it delivered acknowledged before the disconnect
+/// (the link keeps order; the coalescing delay would otherwise let the disconnect overtake it).
+void send_pending_ack(engine& e, core::qp& q);
+
 /// Sends an ACK (or, with a NAK/RNR syndrome, a NAK) for `psn` on `q`'s connection.
 void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome);
 

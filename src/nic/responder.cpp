@@ -70,9 +70,12 @@ void flush_ack(engine& e, core::qp& q) {
         return;
     }
     ctx.ack_pending = false;
-    if (q.state() != core::qp_state::connected) {
-        return;  // the connection failed meanwhile; its NAK said what there was to say
+    if (!ctx.peer) {
+        return;
     }
+    // Sent even when the QP left the connected state meanwhile: what was received before a
+    // disconnect was delivered, and its sender must see the ACK rather than a timeout. After
+    // a NAK the ACK names an earlier PSN, which the requester ignores as stale.
     e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
     wire::packet_headers h;
     h.bth.op = opcode::rc_ack;
@@ -314,6 +317,8 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
             break;
     }
 }
+
+void send_pending_ack(engine& e, core::qp& q) { flush_ack(e, q); }
 
 void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome) {
     qp_context& ctx = context_of(q);
