@@ -52,6 +52,21 @@ typedef enum ndksim_poll_policy {
     NDKSIM_POLL_SPIN_THEN_BLOCK = 2 /**< spin 50 us after the last work, then block */
 } ndksim_poll_policy;
 
+/**
+ * How simulated time relates to wall time (docs/timing.md, "Time modes").
+ *   - VIRTUAL: as fast as the host allows; read the modelled time from ndksim_adapter_now().
+ *     A deterministic loop is always virtual. A threaded adapter lets its clock run up to 1 ms
+ *     ahead of the wall clock, so short work runs at host speed while timeouts and back-offs
+ *     still last their wall time (a peer thread or process has the time to answer).
+ *   - PACED (threaded only): each event is held until the wall time elapsed since the adapter
+ *     started reaches its simulated time times pace_factor, so a consumer's own timeouts see
+ *     the modelled delays (scaled by the factor).
+ */
+typedef enum ndksim_time_mode {
+    NDKSIM_TIME_VIRTUAL = 0,
+    NDKSIM_TIME_PACED = 1
+} ndksim_time_mode;
+
 /** The link that carries this adapter's packets. */
 typedef enum ndksim_wire {
     NDKSIM_WIRE_DEFAULT = 0, /**< in-process */
@@ -129,6 +144,9 @@ typedef struct ndksim_adapter_config {
                                  opened makes ndksim_adapter_create fail with
                                  STATUS_INVALID_PARAMETER (the log names the path and the
                                  error). NULL (the default): no capture. docs/capture.md. */
+    ndksim_time_mode time_mode; /**< default NDKSIM_TIME_VIRTUAL; PACED needs threaded mode */
+    double pace_factor;     /**< PACED: wall seconds per simulated second, above 0 (default 1.0;
+                                 10 runs ten times slower than the model) */
 } ndksim_adapter_config;
 
 /** Fills *config with the defaults documented on each field. */

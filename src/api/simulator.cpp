@@ -134,6 +134,20 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         // process arrive on the wall clock: a deterministic loop can drive neither.
         return invalid_config("the UDP and TCP wires need threaded mode (loop must be NULL)");
     }
+    if (config->time_mode != NDKSIM_TIME_VIRTUAL && config->time_mode != NDKSIM_TIME_PACED) {
+        return invalid_config("time_mode is not an ndksim_time_mode");
+    }
+    if (config->time_mode == NDKSIM_TIME_PACED) {
+        if (config->loop != nullptr) {
+            return invalid_config("NDKSIM_TIME_PACED needs threaded mode (loop must be NULL): a "
+                                  "deterministic loop runs as fast as its owner drives it");
+        }
+        if (!(config->pace_factor > 0.0) || config->pace_factor > 1e6) {
+            return invalid_config("pace_factor must be above 0 and at most 1e6");
+        }
+        cfg.paced = true;
+        cfg.pace_factor = config->pace_factor;
+    }
     cfg.port = config->port;
     cfg.close_timeout = std::chrono::milliseconds(config->close_timeout_ms);
     if (config->loop != nullptr) {
@@ -214,6 +228,8 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->rnr_retry_limit = 0xFFFFFFFF;
     config->ack_timeout_us = 4000;
     config->retry_limit = 7;
+    config->time_mode = NDKSIM_TIME_VIRTUAL;
+    config->pace_factor = 1.0;
 }
 
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,
@@ -238,6 +254,11 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter) {
     // Tasks still queued for this adapter (timers, frames in flight) run before its engine
     // goes: in deterministic mode that runs the shared loop until it is idle.
     timing::scheduler& sched = adapter->dev.sched();
+    // Every object is closed: what is left are timers that will find nothing to do, which a
+    // threaded adapter need not wait for on the wall clock.
+    if (adapter->loop == nullptr) {
+        sched.drain();
+    }
     sched.wait_until([&sched] { return sched.idle(); }, adapter->dev.config().close_timeout);
     adapter->engine.reset();
     if (adapter->loop != nullptr) {

@@ -31,8 +31,16 @@ device::device(device_config cfg, const adapter_limits& limits)
     // The C entry point validated the literal already; an unparsable one leaves 0.0.0.0.
     (void)net_address::parse_ip(cfg_.address, own_address_);
     if (sched_ == nullptr) {
-        own_sched_ = std::make_unique<timing::scheduler>(timing::scheduler::options{
-            timing::run_mode::threaded, cfg_.poll, "ndksim-" + cfg_.name});
+        timing::scheduler::options o;
+        o.mode = timing::run_mode::threaded;
+        o.poll = cfg_.poll;
+        o.name = "ndksim-" + cfg_.name;
+        if (cfg_.paced) {
+            // Paced: every event waits for the wall clock (no slack), scaled by the factor.
+            o.wall_slack = 0;
+            o.pace_factor = cfg_.pace_factor;
+        }
+        own_sched_ = std::make_unique<timing::scheduler>(std::move(o));
         sched_ = own_sched_.get();
     }
     NDKSIM_INFO("{}: created at {} ({} mode, profile {})", cfg_.name, cfg_.address,

@@ -38,6 +38,8 @@ struct device_config {
     std::uint64_t seed = 1;
     timing::scheduler* loop = nullptr;    ///< deterministic loop, or nullptr for threaded mode
     timing::poll_policy poll = timing::poll_policy::block;
+    bool paced = false;                   ///< threaded mode: hold events for the wall clock
+    double pace_factor = 1.0;             ///< paced: wall time per unit of simulated time
     wire_kind wire = wire_kind::inproc;
     std::uint16_t port = 4791;
     std::chrono::milliseconds close_timeout{10'000};

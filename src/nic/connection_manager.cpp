@@ -102,6 +102,8 @@ void connection_manager::send(connection& conn, wire::cm_message& m) {
     if (!conn.peer) {
         return;
     }
+    conn.last_sent = m;
+    conn.attempts = 1;
     wire::frame* f = e_.frames().take();
     const wire::cm_encode_result r = wire::encode_cm_frame(
         m, datagram_psn_++, conn.flow, std::span<std::byte>(f->data, sizeof f->data));
@@ -145,18 +147,31 @@ void connection_manager::arm_timer(std::uint32_t id, connector_state waiting_in,
     // A timer measured on the simulated clock; in threaded mode that clock does not run ahead
     // of the wall clock by more than a millisecond (timing/scheduler.hpp), so the peer's
     // engine and the consumers on both sides have the time to answer before it fires.
+    // The messages travel as datagrams, which a lossy link or a full socket buffer drops: the
+    // response timeout is split into k_cm_attempts equal waits, and the message is sent again
+    // after each but the last (as connection managers resend their MADs). The receivers treat
+    // a repeated message as a repeat, so a late original and its copy do no harm.
     const std::uint64_t generation = ++conn->timer_generation;
-    e_.dev().sched().post_after(e_.config().cm_response_timeout,
-                                [this, id, generation, waiting_in, on_timeout] {
-                                    connection* c = find(id);
-                                    if (c != nullptr && c->timer_generation == generation &&
-                                        c->c->state() == waiting_in) {
-                                        NDKSIM_DEBUG("{}: connection timed out in {}",
-                                                     c->c->ident(),
-                                                     core::connector_state_name(waiting_in));
-                                        fail_connection(id, on_timeout);
-                                    }
-                                });
+    e_.dev().sched().post_after(
+        e_.config().cm_response_timeout / k_cm_attempts,
+        [this, id, generation, waiting_in, on_timeout] {
+            connection* c = find(id);
+            if (c == nullptr || c->timer_generation != generation || c->c->state() != waiting_in) {
+                return;
+            }
+            if (c->attempts < k_cm_attempts) {
+                const std::uint32_t attempts = c->attempts;
+                wire::cm_message again = c->last_sent;
+                send(*c, again);
+                c->attempts = attempts + 1;
+                e_.counters().cm_messages_resent.fetch_add(1, std::memory_order_relaxed);
+                arm_timer(id, waiting_in, on_timeout);
+                return;
+            }
+            NDKSIM_DEBUG("{}: connection timed out in {}", c->c->ident(),
+                         core::connector_state_name(waiting_in));
+            fail_connection(id, on_timeout);
+        });
 }
 
 void connection_manager::fail_connection(std::uint32_t id, status result) {
@@ -505,6 +520,19 @@ void connection_manager::on_request(const wire::cm_message& m, const wire::ip_ad
 
 void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
+    if (conn != nullptr && conn->c->remote_id == m.local_connection_id &&
+        (conn->c->state() == connector_state::replied ||
+         conn->c->state() == connector_state::connected)) {
+        // A repeated reply: the passive side did not hear our ready-to-use (lost), or it is
+        // still to come (the consumer has not called NdkCompleteConnect yet).
+        if (conn->c->state() == connector_state::connected &&
+            conn->last_sent.type == wire::cm_type::ready_to_use) {
+            wire::cm_message again = conn->last_sent;
+            send(*conn, again);
+            e_.counters().cm_messages_resent.fetch_add(1, std::memory_order_relaxed);
+        }
+        return;
+    }
     if (conn == nullptr || conn->c->state() != connector_state::connecting) {
         reject_unknown(m, k_reject_aborted);
         return;
@@ -573,6 +601,17 @@ void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_add
 void connection_manager::on_disconnect_request(const wire::cm_message& m, const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr) {
+        // Already disconnected here: the peer repeats its request because our reply was lost.
+        // The reply needs no state, so it is sent again.
+        wire::cm_message reply;
+        reply.type = wire::cm_type::disconnect_reply;
+        reply.remote_connection_id = m.local_connection_id;
+        reply.local_connection_id = m.remote_connection_id;
+        reply.src_ip = m.dst_ip;
+        reply.dst_ip = m.src_ip;
+        reply.src_port = m.dst_port;
+        reply.dst_port = m.src_port;
+        send_reply_to(m.src_ip, reply);
         return;
     }
     core::ref<core::connector> c = conn->c;

@@ -114,6 +114,8 @@ private:
         std::shared_ptr<wire::transport::peer> peer;
         wire::flow flow;
         std::uint64_t timer_generation = 0;
+        wire::cm_message last_sent{};  ///< resent when its answer is late (datagrams get lost)
+        std::uint32_t attempts = 0;    ///< sends of last_sent so far
     };
 
     std::uint32_t register_connection(core::connector& c);
@@ -126,6 +128,9 @@ private:
     void fill_addresses(const core::connector& c, wire::cm_message& m) const;
     wire::cm_message handshake_message(const core::connector& c, wire::cm_type type) const;
     void arm_timer(std::uint32_t id, core::connector_state waiting_in, status on_timeout);
+    /// Sends of one message before its wait ends in failure (the response timeout is split
+    /// evenly between them).
+    static constexpr std::uint32_t k_cm_attempts = 4;
     void activate_qp(connection& conn);
     void fail_connection(std::uint32_t id, status result);
 

@@ -90,6 +90,7 @@ struct engine_counters {
     std::atomic<std::uint64_t> cm_messages_sent{0};
     std::atomic<std::uint64_t> cm_messages_received{0};
     std::atomic<std::uint64_t> cm_bad_messages{0};
+    std::atomic<std::uint64_t> cm_messages_resent{0};  ///< sent again: the answer was late
 };
 
 class engine final : public core::engine_hooks {

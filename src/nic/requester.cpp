@@ -53,13 +53,19 @@ std::uint32_t packets_for(std::uint64_t length, std::uint32_t mtu) noexcept {
 // Sends the READ request of `w` (its PSN range covers the expected responses).
 void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready) {
     qp_context& ctx = context_of(q);
+    // A read asked for again (a response was lost) resumes at the first byte not yet placed:
+    // the request names that response's PSN and the rest of the range (IB RC read retry), so
+    // a retry over a lossy link moves only what is missing and always makes progress.
+    const std::uint32_t mtu = e.config().costs.mtu;
+    const auto done = static_cast<std::uint32_t>(w.placed / mtu);
+    const std::uint64_t skipped = static_cast<std::uint64_t>(done) * mtu;
     wire::packet_headers h;
     h.bth.op = opcode::rc_read_request;
-    h.bth.psn = w.first_psn;
+    h.bth.psn = wire::psn_add(w.first_psn, done);
     h.bth.ack_req = true;
-    h.reth.va = w.remote_address;
+    h.reth.va = w.remote_address + skipped;
     h.reth.rkey = w.remote_token;
-    h.reth.dma_length = static_cast<std::uint32_t>(w.length);
+    h.reth.dma_length = static_cast<std::uint32_t>(w.length - skipped);
     send_packet(e, q, h, ready);
     if (!w.read_counted) {
         w.read_counted = true;

@@ -46,7 +46,32 @@ sim_time scheduler::wall_elapsed() const noexcept {
 }
 
 sim_time scheduler::wall_tie() const noexcept {
-    return wall_elapsed() + wall_offset_.load(std::memory_order_acquire);
+    return to_sim(wall_elapsed()) + wall_offset_.load(std::memory_order_acquire);
+}
+
+sim_time scheduler::to_sim(sim_time wall) const noexcept {
+    // The common real-time case stays exact integer arithmetic.
+    return opts_.pace_factor == 1.0 ? wall
+                                    : static_cast<sim_time>(static_cast<double>(wall) /
+                                                            opts_.pace_factor);
+}
+
+void scheduler::drain() {
+    if (opts_.mode != run_mode::threaded) {
+        return;
+    }
+    draining_.store(true, std::memory_order_release);
+    bool post_pump = false;
+    {
+        std::lock_guard lock(mutex_);
+        if (!pump_posted_) {
+            pump_posted_ = true;
+            post_pump = true;
+        }
+    }
+    if (post_pump) {
+        boost::asio::post(io_->io, [this] { pump(); });
+    }
 }
 
 sim_time scheduler::now() const noexcept {
@@ -65,7 +90,7 @@ void scheduler::advance_to(sim_time t) noexcept {
     // after the jump, and the pump's "not too far ahead of the wall clock" limit moves with it.
     sim_time offset = wall_offset_.load(std::memory_order_relaxed);
     for (;;) {
-        const sim_time wall = wall_elapsed();
+        const sim_time wall = to_sim(wall_elapsed());
         if (wall + offset >= t) {
             return;
         }
@@ -172,12 +197,14 @@ void scheduler::notify_waiters() {
 void scheduler::pump() {
     std::unique_lock lock(mutex_);
     for (int i = 0; i < k_pump_batch; ++i) {
-        if (!queue_.empty()) {
+        if (!queue_.empty() && !draining_.load(std::memory_order_acquire)) {
             const sim_time limit = wall_tie() + opts_.wall_slack;
             if (queue_.next_time() > limit) {
                 // Too far ahead of the wall clock: sleep until it catches up. A task posted
                 // meanwhile posts its own pump; the timer's later pump then finds nothing due.
-                const auto wait = std::chrono::nanoseconds((queue_.next_time() - limit) / 1000 + 1);
+                const auto wait = std::chrono::nanoseconds(static_cast<std::int64_t>(
+                    static_cast<double>(queue_.next_time() - limit) * opts_.pace_factor / 1000) +
+                                                           1);
                 pump_posted_ = false;
                 lock.unlock();
                 io_->wake.expires_after(wait);

@@ -12,6 +12,12 @@
 //    that costs nanoseconds to microseconds runs at once, while timeouts and back-offs (RNR,
 //    connection management, moderation) take their time on the wall clock as well, so a peer
 //    thread or the consumer has the time to answer before they fire.
+//    Two time modes shape that tie (ndksim_time_mode):
+//      virtual - an event may run up to `wall_slack` ahead of the wall clock: short work runs as
+//                fast as the host allows, long waits keep their wall duration;
+//      paced   - an event at simulated time t is held until the wall time elapsed reaches
+//                t x `pace_factor`, so a consumer's timeouts see the modelled delays (scaled).
+//    drain() lifts the tie for an adapter being destroyed, so its leftover timers run at once.
 //
 // Concurrency: every public member is thread-safe. Tasks run one at a time on the engine thread
 // (or the driving thread in deterministic mode), in (time, sequence) order. The queue mutex is
@@ -50,6 +56,9 @@ public:
         std::string name = "sched";  ///< used in log lines and the engine thread's name
         /// threaded mode: how far the simulated clock may run ahead of the wall clock [ps]
         sim_time wall_slack = milliseconds(1);
+        /// threaded mode: wall time per unit of simulated time (1 = real time; 10 = ten times
+        /// slower than modelled). Paced schedulers use it with a wall_slack of 0.
+        double pace_factor = 1.0;
     };
 
     /// Creates a scheduler; a threaded one starts its engine thread at once.
@@ -71,6 +80,12 @@ public:
     /// wall-clock tie (it never decreases), so now() >= t from then on and the events already
     /// queued keep their order. Deterministic mode: no-op (the loop's owner drives the clock).
     void advance_to(sim_time t) noexcept;
+
+    /// Threaded mode: from now on events run as soon as they are due by the event clock alone,
+    /// ignoring the wall-clock tie. For an adapter being destroyed after every object closed:
+    /// its remaining timers (retransmission checks, connection-management timeouts) then find
+    /// nothing to do, and the destroy does not wait for them on the wall clock. Irreversible.
+    void drain();
 
     /// Runs `fn` at the current simulated time, after every task already due at that time.
     void post(task fn) { post_at(now(), std::move(fn)); }
@@ -121,6 +136,7 @@ private:
     bool run_next_locked(std::unique_lock<std::mutex>& lock);
     sim_time wall_elapsed() const noexcept;
     sim_time wall_tie() const noexcept;
+    sim_time to_sim(sim_time wall) const noexcept;  // wall time [ps] -> simulated, by pace_factor
     void pump();
     void engine_main();
     void notify_waiters();
@@ -132,6 +148,7 @@ private:
     std::atomic<sim_time> now_{0};
     // Threaded mode: added to the wall time by advance_to(); only grows.
     std::atomic<sim_time> wall_offset_{0};
+    std::atomic<bool> draining_{false};
     std::atomic<std::uint64_t> events_run_{0};
     std::atomic<int> waiters_{0};
     std::atomic<std::size_t> outstanding_{0};  // queued plus running tasks
