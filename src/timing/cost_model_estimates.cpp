@@ -104,10 +104,9 @@ sim_time estimate_completion_latency(const cost_model& m, rdma_op op, std::uint6
     }
     const delivery d =
         deliver(m, issued, bytes, op == rdma_op::write ? reth_bytes : 0, 0, inline_data);
-    // The responder acknowledges once the last packet is through its receive pipeline; the
-    // ACK goes back through both pipelines and the requester writes the CQE.
-    const sim_time ack_out =
-        d.last_arrival + m.packet_latency(false) + m.ack.generation + m.packet_latency(true);
+    // The responder acknowledges once the last packet is placed (and its CQE, if any, written);
+    // the ACK goes back through both pipelines and the requester writes the CQE.
+    const sim_time ack_out = cqe_after(m, d.placed) + m.ack.generation + m.packet_latency(true);
     const sim_time ack_in = ack_out + m.serialization(frame_bytes(0, aeth_bytes)) + m.propagation;
     return ack_in + m.packet_latency(false) +
            m.pcie_dma_time(m.host.cqe_bytes, dma_direction::to_host);
