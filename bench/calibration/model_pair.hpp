@@ -5,8 +5,10 @@
 // model shape tests (tests/model). Setup failures are reported by ok() and error().
 
 #include <cstddef>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -83,6 +85,10 @@ class model_pair {
             const ULONG got = cq->Dispatch->NdkGetCqResultsEx(cq, r, 64);
             for (ULONG i = 0; i < got; ++i) {
                 failed_ += r[i].Status != STATUS_SUCCESS ? 1 : 0;
+                const auto qp = reinterpret_cast<std::uintptr_t>(r[i].QPContext);
+                if (qp < o_.qps) {
+                    ++side_of(at).completions[qp];
+                }
             }
             n += got;
             if (got < 64) {
@@ -118,6 +124,9 @@ class model_pair {
         return true;
     }
 
+    /// Completions taken so far on `at`'s CQ for QP `qp`.
+    unsigned completions(end at, unsigned qp) { return side_of(at).completions[qp]; }
+
     /// Completions that did not succeed, over the pair's life.
     unsigned failed() const { return failed_; }
 
@@ -140,6 +149,7 @@ class model_pair {
         std::vector<NDK_CONNECTOR*> connectors;
         std::byte* bytes = nullptr;
         std::vector<registration> regions;
+        std::vector<unsigned> completions;  // per QP
     };
 
     static void on_create(PVOID c, NTSTATUS s, NDK_OBJECT_HEADER*) {
@@ -167,9 +177,17 @@ class model_pair {
         return sge;
     }
 
+    // Records the first setup failure (appended piece by piece: GCC 12 warns falsely about
+    // std::string concatenation here).
+    void fail(const char* a, const char* b, const char* c = "") {
+        if (error_.empty()) {
+            error_.append(a).append(b).append(c);
+        }
+    }
+
     bool check(NTSTATUS st, const char* what) {
         if (st != STATUS_SUCCESS && error_.empty()) {
-            error_ = std::string(what) + ": " + ndksim_status_name(st);
+            fail(what, ": ", ndksim_status_name(st));
         }
         return st == STATUS_SUCCESS;
     }
@@ -178,7 +196,7 @@ class model_pair {
     bool wait(const bool& done, const char* what) {
         while (!done) {
             if (!step()) {
-                error_ = std::string("the loop ran dry waiting for ") + what;
+                fail("the loop ran dry waiting for ", what);
                 return false;
             }
         }
@@ -190,7 +208,7 @@ class model_pair {
         }
         while (st == STATUS_PENDING) {
             if (!step()) {
-                error_ = std::string("the loop ran dry waiting for ") + what;
+                fail("the loop ran dry waiting for ", what);
                 return false;
             }
         }
@@ -225,13 +243,16 @@ class model_pair {
         }
         for (unsigned i = 0; i < o_.qps; ++i) {
             NDK_QP* q = nullptr;
-            if (!check(s.pd->Dispatch->NdkCreateQp(s.pd, s.cq, s.cq, nullptr, o_.queue_depth,
+            // The QP context is the QP's index, so completions can be told apart.
+            PVOID context = reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(i));
+            if (!check(s.pd->Dispatch->NdkCreateQp(s.pd, s.cq, s.cq, context, o_.queue_depth,
                                                    o_.queue_depth, 1, 1, 188, on_create, &st, &q),
                        "NdkCreateQp")) {
                 return false;
             }
             s.qps.push_back(q);
         }
+        s.completions.assign(o_.qps, 0);
         s.bytes = static_cast<std::byte*>(std::aligned_alloc(PAGE_SIZE, o_.buffer_bytes));
         std::memset(s.bytes, 0, o_.buffer_bytes);
         for (unsigned r = 0; r < o_.regions; ++r) {
@@ -355,7 +376,9 @@ class model_pair {
         if (o == nullptr) {
             return;
         }
-        bool done = false;
+        // A close may complete after this call returns (a predecessor closes after its
+        // successors), so its flag lives as long as the pair.
+        bool& done = close_flags_.emplace_back(false);
         // Every close is the first entry of its dispatch table.
         if (reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, on_close, &done) ==
             STATUS_PENDING) {
@@ -405,11 +428,11 @@ class model_pair {
             return;
         }
         settle();
+        release_side(a_);
+        release_side(b_);
         if (listener_ != nullptr) {
             close(&listener_->Header);
         }
-        release_side(a_);
-        release_side(b_);
         destroy_adapter(a_);
         destroy_adapter(b_);
         ndksim_loop_destroy(loop_);
@@ -419,6 +442,7 @@ class model_pair {
     std::string error_;
     ndksim_loop* loop_ = nullptr;
     NDK_LISTENER* listener_ = nullptr;
+    std::deque<bool> close_flags_;
     NDK_CONNECTOR* incoming_ = nullptr;
     NTSTATUS create_status_ = STATUS_PENDING;
     side a_;
