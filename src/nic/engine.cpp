@@ -107,12 +107,10 @@ timing::sim_time engine::receive_done(const wire::frame& f) {
 }
 
 void engine::on_frame(wire::frame* f) {
-    const timing::sim_time at = receive_done(*f);
-    if (at <= dev_.sched().now()) {
-        dispatch(f);
-        return;
-    }
-    dev_.sched().post_at(at, [this, f] { dispatch(f); });
+    // Always through the queue, even when the time has come (a threaded engine's clock can be
+    // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
+    // keeps frames in arrival order behind those still waiting.
+    dev_.sched().post_at(receive_done(*f), [this, f] { dispatch(f); });
 }
 
 void engine::dispatch(wire::frame* f) {
