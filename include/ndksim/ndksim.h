@@ -101,7 +101,9 @@ typedef struct ndksim_adapter_config {
     ULONG size;             /**< sizeof(ndksim_adapter_config); set by the init function */
     const char* name;       /**< name used in log lines; NULL picks "nicN" */
     const char* address;    /**< IPv4 or IPv6 literal the adapter owns; NULL = "127.0.0.1" */
-    const char* profile;    /**< NIC profile name; NULL = "cx4-edr" (ConnectX-4 EDR-like) */
+    const char* profile;    /**< NIC profile: a name ("cx4-edr", "roce-100g", "roce-25g", or a
+                                 file stem in NDKSIM_PROFILE_PATH) or a path to a TOML file
+                                 (docs/profiles.md); NULL = "cx4-edr" (ConnectX-4 EDR) */
     ndksim_completion_style completion_style; /**< default NDKSIM_COMPLETE_INLINE */
     ULONG pending_percent;  /**< RANDOM style: chance in percent that a call pends (default 50) */
     ULONG64 seed;           /**< seed of the RANDOM style's draws (default 1) */
@@ -154,8 +156,8 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config);
 
 /**
  * Creates a simulated adapter. Returns STATUS_SUCCESS and *adapter, or
- * STATUS_INVALID_PARAMETER (bad size, address or style, or a UDP/TCP wire with a loop; the log
- * says which), STATUS_NOT_SUPPORTED (unknown profile),
+ * STATUS_INVALID_PARAMETER (bad size, address, style or profile file, or a UDP/TCP wire with a
+ * loop; the log says which), STATUS_NOT_SUPPORTED (unknown profile),
  * STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this process owns the address, or a UDP/TCP
  * wire's address:port is in use), STATUS_INVALID_ADDRESS (a UDP/TCP wire's address is not one of
  * this host's), STATUS_INSUFFICIENT_RESOURCES (any other failure; the log names the cause).

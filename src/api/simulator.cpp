@@ -16,6 +16,7 @@
 #include "core/device.hpp"
 #include "nic/engine.hpp"
 #include "ndksim.h"
+#include "timing/profile.hpp"
 #include "timing/scheduler.hpp"
 #include "wire/socket_common.hpp"
 
@@ -92,11 +93,15 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
                      cfg.address);
         return STATUS_INVALID_PARAMETER;
     }
-    cfg.profile = config->profile != nullptr ? config->profile : "cx4-edr";
-    if (cfg.profile != "cx4-edr") {
-        NDKSIM_ERROR("ndksim_adapter_create: unknown NIC profile '{}' (known: cx4-edr)",
-                     cfg.profile);
-        return STATUS_NOT_SUPPORTED;
+    // The profile is a name in the profile search path or a path to a TOML file
+    // (docs/profiles.md); its parameters become the engine's cost model.
+    cfg.profile =
+        config->profile != nullptr ? config->profile : std::string(timing::default_profile_name);
+    timing::profile_result profile = timing::load_profile(cfg.profile);
+    if (!profile.ok()) {
+        NDKSIM_ERROR("ndksim_adapter_create: {}", profile.message);
+        return profile.error == timing::profile_error::not_found ? STATUS_NOT_SUPPORTED
+                                                                 : STATUS_INVALID_PARAMETER;
     }
     bool ok = false;
     cfg.style = to_style(config->completion_style, ok);
@@ -167,6 +172,7 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         auto a = std::make_unique<ndksim_adapter>(std::move(cfg), core::connectx_like_limits(),
                                                   config->loop);
         nic::engine_config ecfg;
+        ecfg.costs = profile.profile.costs;
         ecfg.rnr_retry_limit = config->rnr_retry_limit;
         ecfg.ack_timeout = timing::microseconds(config->ack_timeout_us);
         ecfg.retry_limit = config->retry_limit;

@@ -32,13 +32,92 @@ void engine::attach_qp(core::qp& q) {
 }
 
 void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready) {
-    const timing::sim_time departure = std::max({ready, port_free_at_, dev_.sched().now()});
-    port_free_at_ = departure + cfg_.costs.serialization(f->length);
+    const timing::cost_model& m = cfg_.costs;
+    // Translation-cache misses of the accesses since the last frame (the payload this frame
+    // carries, or the placement it acknowledges) fetch their entries over PCIe first.
+    const std::uint64_t misses = dev_.memory().cache_stats().misses;
+    ready += (misses - translation_misses_) * m.cache_miss_penalty(timing::nic_cache::translation);
+    translation_misses_ = misses;
+    const timing::sim_time departure =
+        std::max({ready, port_free_at_, pipeline_free_at_, dev_.sched().now()});
+    pipeline_free_at_ = departure + m.packet_interval();
+    port_free_at_ = departure + m.serialization(f->length);
     counters_.packets_sent.fetch_add(1, std::memory_order_relaxed);
-    link_->send(to, f, departure);
+    // The link adds the propagation to the time the last bit leaves.
+    link_->send(to, f, port_free_at_);
+}
+
+engine::dma_span engine::dma_read(timing::sim_time issued, std::uint64_t bytes) {
+    const timing::cost_model& m = cfg_.costs;
+    const timing::sim_time start =
+        std::max(issued + 2 * m.pcie.crossing + m.host.memory_read, pcie_in_free_at_);
+    const std::uint64_t first = std::min<std::uint64_t>(bytes, m.pcie.read_completion_bytes);
+    pcie_in_free_at_ = start + m.pcie_stream_time(bytes, timing::dma_direction::from_host);
+    return {start + m.pcie_stream_time(first, timing::dma_direction::from_host), pcie_in_free_at_};
+}
+
+timing::sim_time engine::packet_ready(const dma_span& read,
+                                      std::uint64_t frame_bytes) const noexcept {
+    const timing::cost_model& m = cfg_.costs;
+    return m.cut_through_departure(read.first, read.last, frame_bytes,
+                                   m.pcie.read_completion_bytes) +
+           m.packet_latency(true);
+}
+
+timing::sim_time engine::issue_wqe(timing::sim_time& engine_free_at,
+                                   timing::sim_time fetched) const noexcept {
+    engine_free_at = std::max(engine_free_at, fetched) + cfg_.costs.wqe_time();
+    return engine_free_at;
+}
+
+// The receive stage of docs/timing.md: the receive pipeline, then posted writes of the payload
+// (from the first bit on, cut-through) and of the CQE a message's last packet may complete,
+// queued on the NIC-to-host link; the data is in memory one crossing after the last write.
+// Malformed frames are only refused at dispatch, after the receive pipeline.
+timing::sim_time engine::receive_done(const wire::frame& f) {
+    const timing::cost_model& m = cfg_.costs;
+    const timing::sim_time now = dev_.sched().now();
+    const timing::sim_time received = now + m.packet_latency(false);
+    const wire::opcode_info& info =
+        wire::opcode_lookup(f.length > 0 ? static_cast<std::uint32_t>(f.data[0]) : 0xFFU);
+    const std::size_t framing = info.header_size + wire::icrc_size;
+    const std::uint64_t payload = info.valid && f.length > framing ? f.length - framing : 0;
+    // The last packet of a message completes a request (a receive, a READ, or the sends an
+    // ACK covers), except a READ request and a WRITE without immediate data.
+    const bool completes = info.valid && info.ends_message() &&
+                           info.cls != wire::op_class::read_request &&
+                           (info.cls != wire::op_class::write || info.has(wire::ext::immdt));
+    timing::sim_time done = received;
+    if (payload > 0 || completes) {
+        const timing::sim_time serialization = m.serialization(f.length);
+        const timing::sim_time first_bit = now > serialization ? now - serialization : 0;
+        const timing::sim_time start =
+            std::max(pcie_out_free_at_, first_bit + m.packet_latency(false));
+        const auto to_host = timing::dma_direction::to_host;
+        done = payload == 0
+                   ? std::max(pcie_out_free_at_, received)
+                   : std::max(start + m.pcie_stream_time(payload, to_host),
+                              received + m.pcie_stream_time(std::min<std::uint64_t>(
+                                                                payload, m.pcie.max_payload_bytes),
+                                                            to_host));
+        if (completes) {
+            done += m.pcie_stream_time(m.host.cqe_bytes, to_host);
+        }
+        pcie_out_free_at_ = done;
+        done += m.pcie.crossing;
+    }
+    rx_handled_at_ = std::max(rx_handled_at_, done);
+    return rx_handled_at_;
 }
 
 void engine::on_frame(wire::frame* f) {
+    // Always through the queue, even when the time has come (a threaded engine's clock can be
+    // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
+    // keeps frames in arrival order behind those still waiting.
+    dev_.sched().post_at(receive_done(*f), [this, f] { dispatch(f); });
+}
+
+void engine::dispatch(wire::frame* f) {
     counters_.packets_received.fetch_add(1, std::memory_order_relaxed);
     const wire::flow flow{f->source, link_->local_address(), wire::roce_udp_port,
                           wire::roce_udp_port, 0};

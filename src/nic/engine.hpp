@@ -126,8 +126,29 @@ public:
     /// earliest simulated time the frame can leave [ps].
     void transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready);
 
-    /// The link's receive entry: decodes, validates and dispatches one frame, then releases it.
+    /// The link's receive entry, at the frame's last bit: the frame passes the receive
+    /// pipeline and its payload (and the CQE it may complete) is written to host memory over
+    /// PCIe; it is dispatched when that is done (docs/timing.md, steps 7-9).
     void on_frame(wire::frame* f);
+
+    /// A DMA read of `bytes` from host memory issued at `issued`: its completions queue on the
+    /// host-to-NIC PCIe link after the read round trip. Returns when the first completion
+    /// (read_completion_bytes) and the last byte are in the NIC [ps].
+    struct dma_span {
+        timing::sim_time first;
+        timing::sim_time last;
+    };
+    dma_span dma_read(timing::sim_time issued, std::uint64_t bytes);
+
+    /// When a packet whose payload is read by `read` (or, for no payload, that is ready at
+    /// `read.last`) can enter the port: cut-through after the transmit pipeline [ps].
+    timing::sim_time packet_ready(const dma_span& read, std::uint64_t frame_bytes) const noexcept;
+
+    /// Issues one WQE on a QP's WQE engine, busy until `engine_free_at`: it starts once the
+    /// WQE is in the NIC (`fetched`) and the engine is free, and takes wqe_time(). Returns the
+    /// time the WQE is issued [ps].
+    timing::sim_time issue_wqe(timing::sim_time& engine_free_at,
+                               timing::sim_time fetched) const noexcept;
 
     // core::engine_hooks
     void qp_closing(core::qp& q) override;
@@ -142,7 +163,16 @@ private:
     std::unique_ptr<connection_manager> cm_;
     engine_counters counters_;
     stats_registry stats_;
+    // Resources that queue (docs/timing.md): each is busy until its free-at time.
     timing::sim_time port_free_at_ = 0;
+    timing::sim_time pipeline_free_at_ = 0;  ///< the NIC pipeline admits a packet per interval
+    timing::sim_time pcie_in_free_at_ = 0;   ///< host-to-NIC: read completions
+    timing::sim_time pcie_out_free_at_ = 0;  ///< NIC-to-host: posted writes
+    timing::sim_time rx_handled_at_ = 0;     ///< frames are dispatched in arrival order
+    std::uint64_t translation_misses_ = 0;   ///< misses already charged
+
+    void dispatch(wire::frame* f);
+    timing::sim_time receive_done(const wire::frame& f);
 };
 
 }  // namespace ndksim::nic

@@ -35,6 +35,9 @@ struct qp_context final : core::qp_engine_state {
     std::uint32_t rnr_retries = 0;   ///< consecutive RNR NAKs for the current request
     bool retry_scheduled = false;    ///< an RNR back-off is running; NAK-driven rewinds wait
     timing::sim_time port_free_at = 0;  ///< when the port finishes the last queued frame [ps]
+    std::atomic<std::uint32_t> doorbells{0};  ///< doorbells rung since the requester last ran
+    timing::sim_time wqe_engine_free_at = 0;  ///< the QP's WQE engine is busy until then [ps]
+    bool wqes_fetched = false;  ///< the requester resumes WQEs a doorbell already fetched
 
     // Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.
     bool ack_timer_armed = false;

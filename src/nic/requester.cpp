@@ -17,6 +17,7 @@
 #include "nic/packets.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
+#include "timing/cost_model_estimates.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::nic {
@@ -66,7 +67,7 @@ void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time r
     h.reth.va = w.remote_address + skipped;
     h.reth.rkey = w.remote_token;
     h.reth.dma_length = static_cast<std::uint32_t>(w.length - skipped);
-    send_packet(e, q, h, ready);
+    send_packet(e, q, h, ready + e.config().costs.packet_pipeline);
     if (!w.read_counted) {
         w.read_counted = true;
         ++ctx.reads_outstanding;
@@ -102,7 +103,13 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
         if (w.kind == wr_kind::send_invalidate && last) {
             h.invalidate_rkey = w.remote_token;
         }
-        const bool sent = send_packet(e, q, h, chunk, ready, [&](std::span<std::byte> payload) {
+        // The payload is read from host memory (docs/timing.md step 4); an inline one is
+        // already in the NIC.
+        const engine::dma_span read =
+            inline_data || chunk == 0 ? engine::dma_span{ready, ready} : e.dma_read(ready, chunk);
+        const timing::sim_time leaves = e.packet_ready(
+            read, timing::frame_bytes(chunk, w.kind == wr_kind::write && i == 0 ? 16 : 0));
+        const bool sent = send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
             if (inline_data) {
                 std::memcpy(payload.data(), w.inline_data + offset, payload.size());
                 return true;
@@ -119,16 +126,32 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
         if (!sent) {
             return false;
         }
-        ready += e.config().costs.packet_pipeline;
     }
     w.resume = w.packets;
     return true;
+}
+
+// The QP's WQE engine is busy until a later time: the requester resumes then, so each WQE
+// takes the shared resources (PCIe, port) in the order of simulated time.
+void resume_when_free(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    if (ctx.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
+        return;
+    }
+    q.add_ref();
+    e.dev().sched().post_at(ctx.wqe_engine_free_at, [&e, qp = &q] {
+        context_of(*qp).doorbell_pending.store(false, std::memory_order_release);
+        context_of(*qp).wqes_fetched = true;
+        run_requester(e, *qp);
+        qp->release();
+    });
 }
 
 }  // namespace
 
 void ring_doorbell(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
+    ctx.doorbells.fetch_add(1, std::memory_order_relaxed);
     if (ctx.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
         return;
     }
@@ -153,7 +176,15 @@ void run_requester(engine& e, core::qp& q) {
     const std::uint32_t outstanding = sq.outstanding();
     const std::uint32_t mtu = e.config().costs.mtu;
     const bool was_idle = !awaiting_peer(q);
-    timing::sim_time ready = e.dev().sched().now() + e.config().costs.wqe_fetch;
+    // The WQEs a doorbell announced are fetched by one DMA read; an inline WQE came with the
+    // doorbell. Each is then issued by the QP's WQE engine (docs/timing.md steps 2-3).
+    const timing::sim_time now = e.dev().sched().now();
+    timing::sim_time fetched = ctx.wqes_fetched ? now : 0;  // 0: read with the first WQE
+    ctx.wqes_fetched = false;
+    // Each doorbell keeps the WQE engine busy after the WQE it announced (the per-QP rate).
+    std::uint32_t doorbells = ctx.doorbells.exchange(0, std::memory_order_relaxed);
+    const timing::sim_time doorbell_busy =
+        e.config().costs.cycles(e.config().costs.nic.doorbell_cycles);
     while (ctx.next_wqe < outstanding) {
         core::send_wqe& w = sq.at(ctx.next_wqe);
         if (w.done) {
@@ -180,6 +211,12 @@ void run_requester(engine& e, core::qp& q) {
             ctx.reads_outstanding >= std::max<std::uint32_t>(ctx.ord, 1)) {
             break;  // the outbound read limit is reached
         }
+        if (ctx.wqe_engine_free_at > now) {
+            ctx.doorbells.fetch_add(doorbells, std::memory_order_relaxed);
+            doorbells = 0;
+            resume_when_free(e, q);
+            break;
+        }
         if (!w.started) {
             w.started = true;
             w.packets = packets_for(w.length, mtu);
@@ -191,6 +228,16 @@ void run_requester(engine& e, core::qp& q) {
             e.counters().retransmitted_packets.fetch_add(
                 w.kind == wr_kind::read ? 1 : w.packets - w.resume, std::memory_order_relaxed);
         }
+        const bool inline_wqe = (w.flags & core::op_flag::inline_data) != 0;
+        if (!inline_wqe && fetched == 0) {
+            fetched = e.dma_read(now, e.config().costs.host.wqe_bytes).last;
+        }
+        const timing::sim_time ready =
+            e.issue_wqe(ctx.wqe_engine_free_at, inline_wqe ? now : fetched);
+        if (doorbells > 0) {
+            --doorbells;
+            ctx.wqe_engine_free_at += doorbell_busy;
+        }
         if (w.kind == wr_kind::read) {
             if (w.resume < w.packets) {
                 transmit_read(e, q, w, ready);
@@ -200,9 +247,9 @@ void run_requester(engine& e, core::qp& q) {
             fail_qp(e, q);
             return;
         }
-        ready += e.config().costs.packet_pipeline;
         ++ctx.next_wqe;
     }
+    ctx.wqe_engine_free_at = std::max(ctx.wqe_engine_free_at, now) + doorbells * doorbell_busy;
     arm_ack_timer(e, q, was_idle);
     complete_in_order(e, q);
 }

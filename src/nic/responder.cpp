@@ -20,6 +20,7 @@
 #include "nic/packets.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
+#include "timing/cost_model_estimates.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::nic {
@@ -243,7 +244,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
         ctx.msn = (ctx.msn + 1) & wire::msn_mask;
         ctx.expected_psn = wire::psn_add(psn, packets);
     }
-    timing::sim_time ready = e.dev().sched().now() + e.config().costs.dma_write;
+    const timing::sim_time now = e.dev().sched().now();
     for (std::uint32_t i = 0; i < packets; ++i) {
         const std::uint64_t offset = static_cast<std::uint64_t>(i) * mtu;
         const std::size_t chunk =
@@ -256,10 +257,13 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
         h.bth.psn = wire::psn_add(psn, i);
         h.aeth.syndrome = wire::ack_syndrome();
         h.aeth.msn = ctx.msn;
+        // Each response's payload is read from host memory and forwarded cut-through.
+        const timing::sim_time ready =
+            chunk == 0 ? now + e.config().costs.packet_pipeline
+                       : e.packet_ready(e.dma_read(now, chunk), timing::frame_bytes(chunk, 4));
         send_packet(e, q, h, chunk, ready, [&](std::span<std::byte> payload) {
             return cursor.copy_from_host(guard, payload).ok();
         });
-        ready += e.config().costs.packet_pipeline;
     }
 }
 
@@ -330,7 +334,9 @@ void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome) 
     if (wire::syndrome_type(syndrome) == wire::aeth_type::ack) {
         e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
     }
-    send_packet(e, q, h, e.dev().sched().now() + e.config().costs.packet_pipeline);
+    send_packet(
+        e, q, h,
+        e.dev().sched().now() + e.config().costs.ack.generation + e.config().costs.packet_pipeline);
 }
 
 }  // namespace ndksim::nic

@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <map>
+#include <future>
 #include <mutex>
 #include <stdexcept>
 
@@ -45,6 +46,7 @@ struct inproc_endpoint {
     // a reference on, so a write never reaches a closed (or reused) descriptor; the engine
     // thread watches a duplicate of it.
     int doorbell_fd = -1;
+    bool threaded = false;  // set before the endpoint is attached, never changed
     std::unique_ptr<boost::asio::posix::stream_descriptor> doorbell;  // threaded mode only
     std::uint64_t doorbell_value = 0;
 
@@ -52,6 +54,13 @@ struct inproc_endpoint {
     inproc_endpoint(const inproc_endpoint&) = delete;
     inproc_endpoint& operator=(const inproc_endpoint&) = delete;
     ~inproc_endpoint() {
+        // Frames pushed after the receiver detached go back to their pools here.
+        for (frame* f = inbox.exchange(nullptr, std::memory_order_acquire); f != nullptr;) {
+            frame* next = f->next;
+            f->next = nullptr;
+            frame_pool::release(f);
+            f = next;
+        }
         if (doorbell_fd >= 0) {
             ::close(doorbell_fd);
         }
@@ -158,6 +167,7 @@ inproc_link::inproc_link(const ip_address& address, timing::scheduler& sched, re
     self_->sched = &sched;
     self_->receive = std::move(receive);
     if (sched.mode() == timing::run_mode::threaded) {
+        self_->threaded = true;
         self_->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         const int watched = self_->doorbell_fd < 0 ? -1 : ::dup(self_->doorbell_fd);
         if (watched < 0) {
@@ -174,13 +184,26 @@ inproc_link::~inproc_link() {
     self_->attached.store(false, std::memory_order_release);
     fabric::instance().detach(self_->address);
     if (self_->doorbell) {
-        // The watch is cancelled on the engine thread that owns it; frames still in the inbox
-        // go back to their pools there.
-        boost::asio::post(sched_.io(), [ep = self_] {
+        // The watch is cancelled, and its descriptor destroyed, on the engine thread that owns
+        // them, while that thread's io_context still exists: the endpoint itself may live on
+        // (peers of other adapters hold it) after this adapter's io_context is gone. Frames
+        // still in the inbox go back to their pools there.
+        auto finish = [ep = self_] {
             boost::system::error_code ignored;
             ep->doorbell->close(ignored);
             drain_inbox(ep);
-        });
+            ep->doorbell.reset();
+        };
+        if (sched_.io().get_executor().running_in_this_thread()) {
+            finish();
+        } else {
+            std::promise<void> done;
+            boost::asio::post(sched_.io(), [&finish, &done] {
+                finish();
+                done.set_value();
+            });
+            done.get_future().wait();
+        }
     }
 }
 
@@ -198,7 +221,12 @@ void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
     self_->counters.bytes_sent.fetch_add(f->length, std::memory_order_relaxed);
     f->arrival = std::max(departure, sched_.now()) + latency_;
     f->source = self_->address;
-    if (!dest->doorbell || dest->sched == &sched_) {
+    if (!dest->attached.load(std::memory_order_acquire)) {
+        dest->counters.frames_unroutable.fetch_add(1, std::memory_order_relaxed);
+        frame_pool::release(f);
+        return;
+    }
+    if (!dest->threaded || dest->sched == &sched_) {
         deliver(dest, f);
         return;
     }
