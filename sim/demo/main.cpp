@@ -139,11 +139,22 @@ int both_roles(const cli_options& o, char** argv) {
     }
     if (child == 0) {
         ::fcntl(fds[1], F_SETFD, 0);  // the ready pipe survives the exec; the rest does not
-        std::vector<std::string> args = {argv[0], "--role", "listen", "--local", listen_at,
-                                         "--wire", o.wire, "--port", std::to_string(o.port),
-                                         "--size", std::to_string(o.size), "--timeout-ms",
-                                         std::to_string(o.timeout_ms), "--ready-fd",
-                                         std::to_string(fds[1]), "--nd-port",
+        std::vector<std::string> args = {argv[0],
+                                         "--role",
+                                         "listen",
+                                         "--local",
+                                         listen_at,
+                                         "--wire",
+                                         o.wire,
+                                         "--port",
+                                         std::to_string(o.port),
+                                         "--size",
+                                         std::to_string(o.size),
+                                         "--timeout-ms",
+                                         std::to_string(o.timeout_ms),
+                                         "--ready-fd",
+                                         std::to_string(fds[1]),
+                                         "--nd-port",
                                          std::to_string(o.nd_port)};
         if (!o.pcap.empty()) {
             args.insert(args.end(), {"--pcap", o.pcap});
@@ -165,8 +176,10 @@ int both_roles(const cli_options& o, char** argv) {
     if (wait_ready(fds[0], o.timeout_ms)) {
         rc = connect_role(o, connect_from, listen_at);
     } else {
-        std::fprintf(stderr, "[connector] FAILED: the listener process did not start listening "
-                             "within %u ms\n", o.timeout_ms);
+        std::fprintf(stderr,
+                     "[connector] FAILED: the listener process did not start listening "
+                     "within %u ms\n",
+                     o.timeout_ms);
     }
     ::close(fds[0]);
     int status = 0;
@@ -178,8 +191,7 @@ int both_roles(const cli_options& o, char** argv) {
                      WIFEXITED(status) ? "exited with" : "was killed by signal",
                      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     }
-    std::printf("%s\n", rc == 0 && child_ok ? "both processes passed every check"
-                                            : "FAILED");
+    std::printf("%s\n", rc == 0 && child_ok ? "both processes passed every check" : "FAILED");
     return rc == 0 && child_ok ? 0 : 1;
 }
 
@@ -187,8 +199,9 @@ int both_roles(const cli_options& o, char** argv) {
 
 int main(int argc, char** argv) {
     cli_options o;
-    CLI::App app{"ndksim-loopback: an NDK listener and connector in two processes, connected "
-                 "through the simulator's UDP or TCP wire"};
+    CLI::App app{
+        "ndksim-loopback: an NDK listener and connector in two processes, connected "
+        "through the simulator's UDP or TCP wire"};
     app.add_option("--role", o.role, "listen, connect, or both (a listener child + connector)")
         ->check(CLI::IsMember({"listen", "connect", "both"}));
     app.add_option("--local", o.local,
