@@ -41,6 +41,7 @@ void peer_process::run_peer(std::uint16_t port, int ready_fd) {
     o.wire = wire_;
     o.port = port;
     o.data_size = data_size_;
+    o.ack_timeout_us = k_patient_ack_timeout_us;
     loopback::endpoint ep(o);
     if (ep.open() != STATUS_SUCCESS) {
         out.check(false, "{}", ep.error());

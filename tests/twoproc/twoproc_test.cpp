@@ -41,7 +41,8 @@ std::string wire_name(const testing::TestParamInfo<ndksim_wire>& info) {
 class TwoProcess : public testing::TestWithParam<ndksim_wire> {
   protected:
     // Starts the peer, connects and reads its hello.
-    void connect(std::uint64_t data_size = 2 * k_mib, ULONG ack_timeout_us = 0,
+    void connect(std::uint64_t data_size = 2 * k_mib,
+                 ULONG ack_timeout_us = peer_process::k_patient_ack_timeout_us,
                  ULONG retry_limit = 0) {
         peer_ = std::make_unique<peer_process>(GetParam(), data_size);
         loopback::endpoint_options o;
@@ -200,7 +201,9 @@ TEST_P(TwoProcess, WriteWithAnInvalidatedWindowTokenIsRefused) {
 // Fault tests: a short ACK timeout and retry limit, so a silent peer is detected quickly.
 class TwoProcessFaults : public TwoProcess {
   protected:
-    void connect_fast_timeout() { connect(2 * k_mib, 1000, 3); }
+    // 25 ms doubling up to 3 retries: a silent peer is declared gone 375 ms after the last
+    // progress, long enough that a sanitizer build on a loaded host never trips it by accident.
+    void connect_fast_timeout() { connect(2 * k_mib, 25'000, 3); }
 
     // Posts `n` writes nobody will answer: the first fails with STATUS_IO_TIMEOUT after the
     // retry limit, the others are flushed with STATUS_CANCELLED, and the disconnect event fires
