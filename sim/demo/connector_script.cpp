@@ -59,10 +59,11 @@ void bench(endpoint& ep, client& c, const connector_options& o, report& out) {
     }
     out.check(c.remote_verify(0, o.size, 7) == 0, "bench: the peer's data differs");
     const double mbps = double(o.size) * o.iterations / secs / 1e6;
-    out.step("bench: size={} ops={} depth={} MB/s={:.1f} ops/s={:.0f} lat_us_median={:.2f} "
-             "sim_lat_us_median={:.2f}",
-             o.size, o.iterations, o.depth, mbps, o.iterations / secs,
-             double(median(wall_ns)) / 1e3, double(median(c.latencies())) / 1e6);
+    out.step(
+        "bench: size={} ops={} depth={} MB/s={:.1f} ops/s={:.0f} lat_us_median={:.2f} "
+        "sim_lat_us_median={:.2f}",
+        o.size, o.iterations, o.depth, mbps, o.iterations / secs, double(median(wall_ns)) / 1e3,
+        double(median(c.latencies())) / 1e6);
 }
 
 }  // namespace
@@ -80,8 +81,8 @@ unsigned run_connector(endpoint& ep, const connector_options& o, report& out) {
     out.step("connected to {} ND port {}; our private data \"{}\", the listener's \"{}\"", o.peer,
              o.nd_port, text, reply);
     const peer_memory& p = c.peer();
-    out.step("received the listener's window: token {:#x}, {} bytes at {:#x}", p.mw_token,
-             p.length, p.address);
+    out.step("received the listener's window: token {:#x}, {} bytes at {:#x}", p.mw_token, p.length,
+             p.address);
     if (!out.check(p.length >= o.size, "the listener exposes {} bytes, fewer than --size {}",
                    p.length, o.size)) {
         ep.close();
@@ -101,16 +102,20 @@ unsigned run_connector(endpoint& ep, const connector_options& o, report& out) {
             NTSTATUS s = c.write(0, o.size, 0, p.mw_token);
             const std::uint64_t bad = c.remote_verify(0, o.size, seed);
             if (out.check(s == STATUS_SUCCESS && bad == 0, "RDMA write: {}, verify: {}",
-                          ndksim_status_name(s), bad) && i == 0) {
-                out.step("RDMA write of {} bytes through the window: every byte verified by the "
-                         "listener", o.size);
+                          ndksim_status_name(s), bad) &&
+                i == 0) {
+                out.step(
+                    "RDMA write of {} bytes through the window: every byte verified by the "
+                    "listener",
+                    o.size);
             }
             const std::uint64_t rseed = 200 + i;
             out.check(c.remote_fill(0, o.size, rseed), "fill request: {}", c.error());
             s = c.read(0, o.size, 0, p.mw_token);
             const std::uint64_t rbad = check_pattern(ep.data(), o.size, rseed);
             if (out.check(s == STATUS_SUCCESS && rbad == 0, "RDMA read: {}, first bad byte {}",
-                          ndksim_status_name(s), rbad) && i == 0) {
+                          ndksim_status_name(s), rbad) &&
+                i == 0) {
                 out.step("RDMA read of {} bytes through the window: every byte verified", o.size);
             }
             bytes += 2 * std::uint64_t{o.size};
@@ -133,7 +138,8 @@ unsigned run_connector(endpoint& ep, const connector_options& o, report& out) {
         NTSTATUS s = c.write(0, o.size, 0, p.mw_token);
         if (out.check(s == STATUS_ACCESS_VIOLATION,
                       "a write with the invalidated token completed with {}, expected "
-                      "STATUS_ACCESS_VIOLATION", ndksim_status_name(s))) {
+                      "STATUS_ACCESS_VIOLATION",
+                      ndksim_status_name(s))) {
             out.step("RDMA write with the invalidated token refused: {}", ndksim_status_name(s));
         }
         ++ops;
@@ -148,9 +154,10 @@ unsigned run_connector(endpoint& ep, const connector_options& o, report& out) {
     const ULONG leaked = ep.close();
     out.check(leaked == 0, "{} objects leaked", leaked);
     out.step("closed every object, {} leaked", leaked);
-    out.step("summary: {} operations, {} bytes, modelled latency per op (median) {:.2f} us, host "
-             "throughput {:.1f} MB/s over {:.3f} s",
-             ops, bytes, double(median(c.latencies())) / 1e6, double(bytes) / wall / 1e6, wall);
+    out.step(
+        "summary: {} operations, {} bytes, modelled latency per op (median) {:.2f} us, host "
+        "throughput {:.1f} MB/s over {:.3f} s",
+        ops, bytes, double(median(c.latencies())) / 1e6, double(bytes) / wall / 1e6, wall);
     return out.failures() - before;
 }
 

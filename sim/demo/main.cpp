@@ -39,6 +39,10 @@ struct cli_options {
     std::string pcap;
     std::string log;
     unsigned timeout_ms = 10000;
+    // The simulated clock keeps up with the wall clock in threaded mode, so the adapter's 4 ms
+    // default ACK timeout measures the host: a sanitizer build or a loaded host would see
+    // STATUS_IO_TIMEOUT without any frame lost.
+    unsigned ack_timeout_us = 100000;
     bool bench = false;
     unsigned depth = 16;
     int ready_fd = -1;
@@ -56,6 +60,7 @@ lb::endpoint_options endpoint_for(const cli_options& o, const std::string& name,
     e.pcap = pcap;
     e.data_size = std::max<std::uint64_t>(o.size, 4096);
     e.timeout = std::chrono::milliseconds(o.timeout_ms);
+    e.ack_timeout_us = o.ack_timeout_us;
     return e;
 }
 
@@ -139,11 +144,24 @@ int both_roles(const cli_options& o, char** argv) {
     }
     if (child == 0) {
         ::fcntl(fds[1], F_SETFD, 0);  // the ready pipe survives the exec; the rest does not
-        std::vector<std::string> args = {argv[0], "--role", "listen", "--local", listen_at,
-                                         "--wire", o.wire, "--port", std::to_string(o.port),
-                                         "--size", std::to_string(o.size), "--timeout-ms",
-                                         std::to_string(o.timeout_ms), "--ready-fd",
-                                         std::to_string(fds[1]), "--nd-port",
+        std::vector<std::string> args = {argv[0],
+                                         "--role",
+                                         "listen",
+                                         "--local",
+                                         listen_at,
+                                         "--wire",
+                                         o.wire,
+                                         "--port",
+                                         std::to_string(o.port),
+                                         "--size",
+                                         std::to_string(o.size),
+                                         "--timeout-ms",
+                                         std::to_string(o.timeout_ms),
+                                         "--ack-timeout-us",
+                                         std::to_string(o.ack_timeout_us),
+                                         "--ready-fd",
+                                         std::to_string(fds[1]),
+                                         "--nd-port",
                                          std::to_string(o.nd_port)};
         if (!o.pcap.empty()) {
             args.insert(args.end(), {"--pcap", o.pcap});
@@ -165,8 +183,10 @@ int both_roles(const cli_options& o, char** argv) {
     if (wait_ready(fds[0], o.timeout_ms)) {
         rc = connect_role(o, connect_from, listen_at);
     } else {
-        std::fprintf(stderr, "[connector] FAILED: the listener process did not start listening "
-                             "within %u ms\n", o.timeout_ms);
+        std::fprintf(stderr,
+                     "[connector] FAILED: the listener process did not start listening "
+                     "within %u ms\n",
+                     o.timeout_ms);
     }
     ::close(fds[0]);
     int status = 0;
@@ -178,8 +198,7 @@ int both_roles(const cli_options& o, char** argv) {
                      WIFEXITED(status) ? "exited with" : "was killed by signal",
                      WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
     }
-    std::printf("%s\n", rc == 0 && child_ok ? "both processes passed every check"
-                                            : "FAILED");
+    std::printf("%s\n", rc == 0 && child_ok ? "both processes passed every check" : "FAILED");
     return rc == 0 && child_ok ? 0 : 1;
 }
 
@@ -187,8 +206,9 @@ int both_roles(const cli_options& o, char** argv) {
 
 int main(int argc, char** argv) {
     cli_options o;
-    CLI::App app{"ndksim-loopback: an NDK listener and connector in two processes, connected "
-                 "through the simulator's UDP or TCP wire"};
+    CLI::App app{
+        "ndksim-loopback: an NDK listener and connector in two processes, connected "
+        "through the simulator's UDP or TCP wire"};
     app.add_option("--role", o.role, "listen, connect, or both (a listener child + connector)")
         ->check(CLI::IsMember({"listen", "connect", "both"}));
     app.add_option("--local", o.local,
@@ -206,6 +226,8 @@ int main(int argc, char** argv) {
     app.add_option("--pcap", o.pcap, "record the frames to this pcap file");
     app.add_option("--log", o.log, "log level: trace, debug, info, warn, error, off");
     app.add_option("--timeout-ms", o.timeout_ms, "bound on every wait");
+    app.add_option("--ack-timeout-us", o.ack_timeout_us,
+                   "ACK timeout of the reliable connection (0: the adapter's default, 4000)");
     app.add_flag("--bench", o.bench, "connect: only RDMA writes, print MB/s, ops/s, latency");
     app.add_option("--depth", o.depth, "bench: writes kept outstanding")
         ->check(CLI::Range(1u, 60u));

@@ -41,6 +41,7 @@ void peer_process::run_peer(std::uint16_t port, int ready_fd) {
     o.wire = wire_;
     o.port = port;
     o.data_size = data_size_;
+    o.ack_timeout_us = k_patient_ack_timeout_us;
     loopback::endpoint ep(o);
     if (ep.open() != STATUS_SUCCESS) {
         out.check(false, "{}", ep.error());
@@ -54,12 +55,13 @@ void peer_process::run_peer(std::uint16_t port, int ready_fd) {
         (void)!::write(ready_fd, &ready, 1);
     };
     lo.idle_timeout = std::chrono::milliseconds(30000);
+    lo.abandoned = &abandoned_;
     thread_result_ = loopback::run_listener(ep, lo, out) == 0 ? 0 : 1;
     ::close(ready_fd);
 }
 
 std::string peer_process::start(loopback::endpoint_options self_options,
-                                 std::unique_ptr<loopback::endpoint>* self) {
+                                std::unique_ptr<loopback::endpoint>* self) {
     int port_pipe[2], ready_pipe[2];
     if (::pipe(port_pipe) != 0 || ::pipe(ready_pipe) != 0) {
         return "pipe failed";
@@ -95,9 +97,6 @@ std::string peer_process::start(loopback::endpoint_options self_options,
         }
     }
     --port;
-    if (s == STATUS_NOT_SUPPORTED) {
-        wire_missing_ = true;
-    }
     if (s != STATUS_SUCCESS) {
         const std::string why = (*self)->error();
         (*self)->close();
@@ -158,7 +157,12 @@ bool peer_process::join(std::chrono::milliseconds timeout) {
 }
 
 void peer_process::kill_now() {
-    if (forked() && child_ > 0) {
+    if (!forked()) {
+        abandoned_ = true;
+        join(std::chrono::milliseconds(20000));
+        return;
+    }
+    if (child_ > 0) {
         ::kill(child_, SIGKILL);
         int status = 0;
         ::waitpid(child_, &status, 0);

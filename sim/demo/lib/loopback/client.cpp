@@ -16,9 +16,9 @@ NTSTATUS client::connect(const std::string& peer, std::uint16_t nd_port, const s
     auto r = ep_.next_of(NdkOperationTypeReceive);
     const message* m = r ? ep_.received(*r) : nullptr;
     if (m == nullptr || m->kind != msg_kind::hello) {
-        error_ = r ? std::string("the first message is not a hello: ") +
-                         ndksim_status_name(r->Status)
-                   : "no hello within the timeout";
+        error_ =
+            r ? std::string("the first message is not a hello: ") + ndksim_status_name(r->Status)
+              : "no hello within the timeout";
         return STATUS_IO_TIMEOUT;
     }
     peer_ = peer_memory{m->address, m->mr_token, m->mw_token, m->length};
@@ -37,8 +37,8 @@ NTSTATUS client::run(NDK_OPERATION_TYPE type, NTSTATUS posted) {
     return r->Status;
 }
 
-NTSTATUS client::write(std::uint64_t local, ULONG length, std::uint64_t offset,
-                       std::uint32_t token, ULONG flags) {
+NTSTATUS client::write(std::uint64_t local, ULONG length, std::uint64_t offset, std::uint32_t token,
+                       ULONG flags) {
     const std::uint64_t t0 = ep_.now_ps();
     NTSTATUS s = run(NdkOperationTypeWrite,
                      ep_.post_write(local, length, peer_.address + offset, token, flags));
@@ -49,8 +49,8 @@ NTSTATUS client::write(std::uint64_t local, ULONG length, std::uint64_t offset,
 NTSTATUS client::read(std::uint64_t local, ULONG length, std::uint64_t offset,
                       std::uint32_t token) {
     const std::uint64_t t0 = ep_.now_ps();
-    NTSTATUS s = run(NdkOperationTypeRead,
-                     ep_.post_read(local, length, peer_.address + offset, token));
+    NTSTATUS s =
+        run(NdkOperationTypeRead, ep_.post_read(local, length, peer_.address + offset, token));
     latencies_.push_back(ep_.now_ps() - t0);
     return s;
 }
@@ -91,8 +91,7 @@ std::uint64_t client::remote_verify(std::uint64_t offset, std::uint64_t length,
     return reply ? reply->result : ~std::uint64_t{0};
 }
 
-std::optional<message> client::send_payload(std::uint64_t local, ULONG length,
-                                            std::uint64_t seed) {
+std::optional<message> client::send_payload(std::uint64_t local, ULONG length, std::uint64_t seed) {
     message m;
     m.kind = msg_kind::verify, m.seed = seed;
     NTSTATUS s = run(NdkOperationTypeSend, ep_.send_message_with_payload(m, local, length));

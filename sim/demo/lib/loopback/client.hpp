@@ -22,7 +22,7 @@ struct peer_memory {
 };
 
 class client {
-public:
+  public:
     explicit client(endpoint& ep) : ep_(ep) {}
 
     /// Connects with private data and waits for the hello. Fills error() on failure.
@@ -56,7 +56,7 @@ public:
     const std::vector<std::uint64_t>& latencies() const { return latencies_; }
     const std::string& error() const { return error_; }
 
-private:
+  private:
     NTSTATUS run(NDK_OPERATION_TYPE type, NTSTATUS posted);
 
     endpoint& ep_;

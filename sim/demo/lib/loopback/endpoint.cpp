@@ -43,13 +43,19 @@ SOCKADDR_IN ipv4(const std::string& text, std::uint16_t port, bool* ok) {
 
 endpoint::endpoint(endpoint_options options) : options_(std::move(options)) {}
 
-endpoint::~endpoint() { close(); }
+endpoint::~endpoint() {
+    close();
+}
 
 void endpoint::on_create(PVOID ctx, NTSTATUS s, NDK_OBJECT_HEADER* o) {
     static_cast<waiter*>(ctx)->finish(s, o);
 }
-void endpoint::on_request(PVOID ctx, NTSTATUS s) { static_cast<waiter*>(ctx)->finish(s, nullptr); }
-void endpoint::on_close(PVOID ctx) { static_cast<waiter*>(ctx)->finish(STATUS_SUCCESS, nullptr); }
+void endpoint::on_request(PVOID ctx, NTSTATUS s) {
+    static_cast<waiter*>(ctx)->finish(s, nullptr);
+}
+void endpoint::on_close(PVOID ctx) {
+    static_cast<waiter*>(ctx)->finish(STATUS_SUCCESS, nullptr);
+}
 
 void endpoint::on_cq(PVOID ctx, NTSTATUS) {
     auto* self = static_cast<endpoint*>(ctx);
@@ -65,7 +71,8 @@ void endpoint::on_connect_event(PVOID ctx, NDK_CONNECTOR* c) {
         // One connection per endpoint: a second request is refused (REFERENCE.md: the consumer
         // answers every connect event with accept or reject, then closes the connector).
         c->Dispatch->NdkReject(c, nullptr, 0);
-        c->Dispatch->NdkCloseConnector(&c->Header, [](PVOID) {}, nullptr);
+        c->Dispatch->NdkCloseConnector(
+            &c->Header, [](PVOID) {}, nullptr);
         return;
     }
     self->incoming_ = c;
@@ -163,7 +170,8 @@ NTSTATUS endpoint::open() {
         return s;
     }
     // The data area, then the message slots, page-aligned so the window can start at offset 0.
-    buffer_size_ = options_.data_size + std::uint64_t{k_slot_size} * (k_receive_slots + k_send_slots);
+    buffer_size_ =
+        options_.data_size + std::uint64_t{k_slot_size} * (k_receive_slots + k_send_slots);
     buffer_size_ = (buffer_size_ + PAGE_SIZE - 1) & ~std::uint64_t{PAGE_SIZE - 1};
     buffer_ = static_cast<std::uint8_t*>(std::aligned_alloc(PAGE_SIZE, buffer_size_));
     if (buffer_ == nullptr) {
@@ -182,13 +190,13 @@ NTSTATUS endpoint::open() {
         return s;
     }
     waiter reg{this};
-    s = request("NdkRegisterMr",
-                mr_->Dispatch->NdkRegisterMr(mr_, mdl_, buffer_size_,
-                                             NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
-                                                 NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                                                 NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                                             on_request, &reg),
-                reg);
+    s = request(
+        "NdkRegisterMr",
+        mr_->Dispatch->NdkRegisterMr(mr_, mdl_, buffer_size_,
+                                     NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                         NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                     on_request, &reg),
+        reg);
     if (s != STATUS_SUCCESS) {
         return s;
     }
@@ -205,12 +213,12 @@ NTSTATUS endpoint::listen(std::uint16_t nd_port) {
         return fail("listen address", STATUS_INVALID_PARAMETER);
     }
     auto* a = adapter_;
-    NTSTATUS s = create("NdkCreateListener", reinterpret_cast<NDK_OBJECT_HEADER**>(&listener_),
-                        [&](waiter* w, NDK_OBJECT_HEADER** o) {
-                            return a->Dispatch->NdkCreateListener(
-                                a, on_connect_event, this, on_create, w,
-                                reinterpret_cast<NDK_LISTENER**>(o));
-                        });
+    NTSTATUS s =
+        create("NdkCreateListener", reinterpret_cast<NDK_OBJECT_HEADER**>(&listener_),
+               [&](waiter* w, NDK_OBJECT_HEADER** o) {
+                   return a->Dispatch->NdkCreateListener(a, on_connect_event, this, on_create, w,
+                                                         reinterpret_cast<NDK_LISTENER**>(o));
+               });
     if (s != STATUS_SUCCESS) {
         return s;
     }
@@ -232,12 +240,13 @@ NTSTATUS endpoint::accept(std::span<const std::byte> private_data,
     }
     std::uint8_t got[256];
     ULONG got_size = sizeof got;
-    NTSTATUS s = connector_->Dispatch->NdkGetConnectionData(connector_, nullptr, nullptr, got,
-                                                            &got_size);
+    NTSTATUS s =
+        connector_->Dispatch->NdkGetConnectionData(connector_, nullptr, nullptr, got, &got_size);
     if (s != STATUS_SUCCESS) {
         return fail("NdkGetConnectionData", s);
     }
-    peer_data->assign(reinterpret_cast<std::byte*>(got), reinterpret_cast<std::byte*>(got) + got_size);
+    peer_data->assign(reinterpret_cast<std::byte*>(got),
+                      reinterpret_cast<std::byte*>(got) + got_size);
     // Receives go up before the accept so the peer's first send never meets an empty queue.
     for (unsigned i = 0; i < k_receive_slots; ++i) {
         if (s = post_receive_slot(i); s != STATUS_SUCCESS) {
@@ -246,10 +255,10 @@ NTSTATUS endpoint::accept(std::span<const std::byte> private_data,
     }
     waiter w{this};
     s = request("NdkAccept",
-                connector_->Dispatch->NdkAccept(
-                    connector_, qp_, 4, 4, const_cast<std::byte*>(private_data.data()),
-                    static_cast<ULONG>(private_data.size()), on_disconnect_event, this,
-                    on_request, &w),
+                connector_->Dispatch->NdkAccept(connector_, qp_, 4, 4,
+                                                const_cast<std::byte*>(private_data.data()),
+                                                static_cast<ULONG>(private_data.size()),
+                                                on_disconnect_event, this, on_request, &w),
                 w);
     connected_ = s == STATUS_SUCCESS;
     return s;
@@ -279,13 +288,13 @@ NTSTATUS endpoint::connect(const std::string& peer, std::uint16_t nd_port,
         }
     }
     waiter w{this};
-    s = request("NdkConnect",
-                connector_->Dispatch->NdkConnect(
-                    connector_, qp_, reinterpret_cast<PSOCKADDR>(&from), sizeof from,
-                    reinterpret_cast<PSOCKADDR>(&to), sizeof to, 4, 4,
-                    const_cast<std::byte*>(private_data.data()),
-                    static_cast<ULONG>(private_data.size()), on_request, &w),
-                w);
+    s = request(
+        "NdkConnect",
+        connector_->Dispatch->NdkConnect(connector_, qp_, reinterpret_cast<PSOCKADDR>(&from),
+                                         sizeof from, reinterpret_cast<PSOCKADDR>(&to), sizeof to,
+                                         4, 4, const_cast<std::byte*>(private_data.data()),
+                                         static_cast<ULONG>(private_data.size()), on_request, &w),
+        w);
     if (s != STATUS_SUCCESS) {
         return s;
     }
@@ -295,7 +304,8 @@ NTSTATUS endpoint::connect(const std::string& peer, std::uint16_t nd_port,
     if (s != STATUS_SUCCESS) {
         return fail("NdkGetConnectionData", s);
     }
-    peer_data->assign(reinterpret_cast<std::byte*>(got), reinterpret_cast<std::byte*>(got) + got_size);
+    peer_data->assign(reinterpret_cast<std::byte*>(got),
+                      reinterpret_cast<std::byte*>(got) + got_size);
     waiter done{this};
     s = request("NdkCompleteConnect",
                 connector_->Dispatch->NdkCompleteConnect(connector_, on_disconnect_event, this,
@@ -306,9 +316,9 @@ NTSTATUS endpoint::connect(const std::string& peer, std::uint16_t nd_port,
 }
 
 NTSTATUS endpoint::bind_window(std::uint64_t offset, std::uint64_t length, std::uint32_t* token) {
-    NTSTATUS s = qp_->Dispatch->NdkBind(qp_, nullptr, mr_, mw_, buffer_ + offset, length,
-                                        NDK_OP_FLAG_ALLOW_REMOTE_READ |
-                                            NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+    NTSTATUS s =
+        qp_->Dispatch->NdkBind(qp_, nullptr, mr_, mw_, buffer_ + offset, length,
+                               NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
     if (s != STATUS_SUCCESS) {
         return fail("NdkBind", s);
     }
@@ -380,7 +390,7 @@ NTSTATUS endpoint::send_message_with_payload(const message& m, std::uint64_t pay
 }
 
 std::optional<NDK_RESULT_EX> endpoint::next(bool until_disconnect,
-                                           std::optional<std::chrono::milliseconds> wait) {
+                                            std::optional<std::chrono::milliseconds> wait) {
     if (!stash_.empty()) {
         NDK_RESULT_EX r = stash_.front();
         stash_.pop_front();
@@ -483,8 +493,8 @@ NTSTATUS endpoint::disconnect() {
     }
     connected_ = false;
     waiter w{this};
-    return request("NdkDisconnect",
-                   connector_->Dispatch->NdkDisconnect(connector_, on_request, &w), w);
+    return request("NdkDisconnect", connector_->Dispatch->NdkDisconnect(connector_, on_request, &w),
+                   w);
 }
 
 bool endpoint::wait_peer_disconnect() {
@@ -500,7 +510,9 @@ std::uint32_t endpoint::mr_remote_token() const {
     return mr_->Dispatch->NdkGetRemoteTokenFromMr(mr_);
 }
 
-std::uint64_t endpoint::now_ps() const { return ndksim_adapter_now(nic_); }
+std::uint64_t endpoint::now_ps() const {
+    return ndksim_adapter_now(nic_);
+}
 
 void endpoint::close_object(NDK_OBJECT_HEADER* object) {
     if (object == nullptr) {

@@ -38,7 +38,7 @@ struct endpoint_options {
 };
 
 class endpoint {
-public:
+  public:
     static constexpr unsigned k_receive_slots = 16;
     static constexpr unsigned k_send_slots = 4;
 
@@ -106,7 +106,7 @@ public:
     /// A sentence naming the last failure of a setup or connection call.
     const std::string& error() const { return error_; }
 
-private:
+  private:
     struct waiter;
     template <class Fn>
     NTSTATUS create(const char* what, NDK_OBJECT_HEADER** out, Fn&& call);

@@ -10,8 +10,9 @@
 namespace ndksim::loopback {
 
 class report {
-public:
-    explicit report(std::string role, std::FILE* out = stdout) : role_(std::move(role)), out_(out) {}
+  public:
+    explicit report(std::string role, std::FILE* out = stdout)
+        : role_(std::move(role)), out_(out) {}
 
     template <class... Args>
     void step(fmt::format_string<Args...> f, Args&&... args) {
@@ -31,7 +32,7 @@ public:
     unsigned failures() const { return failures_; }
     const std::string& role() const { return role_; }
 
-private:
+  private:
     void line(const char* tag, const std::string& text) {
         std::fprintf(out_, "[%s] %s%s\n", role_.c_str(), tag, text.c_str());
         std::fflush(out_);

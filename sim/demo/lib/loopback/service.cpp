@@ -1,5 +1,6 @@
 #include "loopback/service.hpp"
 
+#include <algorithm>
 #include <optional>
 #include <string>
 
@@ -72,9 +73,9 @@ bool handle(endpoint& ep, session& s, const NDK_RESULT_EX& r, const message& m, 
         case msg_kind::invalidated: {
             // NDKPI 1.2: the receiver of a SendAndInvalidate sees ReceiveAndInvalidate with the
             // invalidated token in TypeSpecificCompletionOutput.
-            const bool seen = r.Type == NdkOperationTypeReceiveAndInvalidate &&
-                              static_cast<std::uint32_t>(r.TypeSpecificCompletionOutput) ==
-                                  s.mw_token;
+            const bool seen =
+                r.Type == NdkOperationTypeReceiveAndInvalidate &&
+                static_cast<std::uint32_t>(r.TypeSpecificCompletionOutput) == s.mw_token;
             reply.result = seen ? 0 : 1;
             if (!range_ok) {
                 return false;
@@ -82,8 +83,10 @@ bool handle(endpoint& ep, session& s, const NDK_RESULT_EX& r, const message& m, 
             fill_pattern(ep.data() + m.offset, m.length, m.seed);
             s.guard_set = true;
             s.guard_offset = m.offset, s.guard_length = m.length, s.guard_seed = m.seed;
-            if (out.check(seen, "expected ReceiveAndInvalidate of token {:#x}, got type {:#x} "
-                                "token {:#x}", s.mw_token, unsigned(r.Type),
+            if (out.check(seen,
+                          "expected ReceiveAndInvalidate of token {:#x}, got type {:#x} "
+                          "token {:#x}",
+                          s.mw_token, unsigned(r.Type),
                           std::uint64_t(r.TypeSpecificCompletionOutput))) {
                 out.step("send-and-invalidate received: window token {:#x} is now invalid",
                          s.mw_token);
@@ -108,6 +111,32 @@ bool handle(endpoint& ep, session& s, const NDK_RESULT_EX& r, const message& m, 
         default:
             return false;
     }
+}
+
+// The next completion, waiting up to the idle timeout; in slices when the caller may abandon
+// the connection, so that is noticed while no completion comes.
+std::optional<NDK_RESULT_EX> next_request(endpoint& ep, const listener_options& options) {
+    if (options.abandoned == nullptr) {
+        return ep.next(true, options.idle_timeout);
+    }
+    using clock = std::chrono::steady_clock;
+    const auto deadline = clock::now() + options.idle_timeout;
+    while (!options.abandoned->load()) {
+        const auto left =
+            std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
+        if (left.count() <= 0) {
+            return std::nullopt;
+        }
+        auto r = ep.next(true, std::min(left, std::chrono::milliseconds(50)));
+        if (r || ep.peer_disconnected()) {
+            return r;
+        }
+    }
+    return std::nullopt;
+}
+
+bool abandoned(const listener_options& options) {
+    return options.abandoned != nullptr && options.abandoned->load();
 }
 
 }  // namespace
@@ -149,7 +178,13 @@ unsigned run_listener(endpoint& ep, const listener_options& options, report& out
     unsigned requests = 0;
     bool qp_failed = false;
     while (!s.bye) {
-        auto r = ep.next(true, options.idle_timeout);
+        auto r = next_request(ep, options);
+        if (abandoned(options)) {
+            out.step("connection abandoned by the connector after {} requests", requests);
+            const ULONG leaked = ep.close();
+            out.check(leaked == 0, "{} objects leaked", leaked);
+            return out.failures() - before;
+        }
         if (!r) {
             out.check(ep.peer_disconnected(), "no request and no disconnect for {} ms",
                       options.idle_timeout.count());
@@ -190,8 +225,7 @@ unsigned run_listener(endpoint& ep, const listener_options& options, report& out
         out.check(false, "the peer never disconnected");
     }
     if (s.guard_set) {
-        std::uint64_t bad = check_pattern(ep.data() + s.guard_offset, s.guard_length,
-                                          s.guard_seed);
+        std::uint64_t bad = check_pattern(ep.data() + s.guard_offset, s.guard_length, s.guard_seed);
         if (out.check(bad == 0, "memory changed after the window was invalidated (byte {})",
                       bad - 1)) {
             out.step("memory untouched by the refused write ({} bytes checked)", s.guard_length);

@@ -4,6 +4,7 @@
 // the connector's requests (fill, verify, invalidated, rebind, bye) until the connector says bye
 // or disconnects. Every request is answered by a reply message; every check is reported.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -19,6 +20,10 @@ struct listener_options {
     /// How long the listener waits for the next request before it gives up (a peer that dies
     /// is noticed sooner, through the disconnect event).
     std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
+    /// When it points to true, the listener stops waiting for requests, closes without a
+    /// disconnect and judges nothing more: the connector abandoned a connection it cut off, so
+    /// no request and no disconnect will ever arrive. Checked at least every 50 ms.
+    const std::atomic<bool>* abandoned = nullptr;
 };
 
 /// Runs the listener's side on an opened endpoint. Returns the number of failed checks.
