@@ -123,13 +123,14 @@ typedef struct ndksim_adapter_config {
     ULONG ack_timeout_us;   /**< reliable connections: how long the oldest unacknowledged
                                  request waits for progress (an ACK or read response) before
                                  it and everything after it are sent again (go-back-N)
-                                 [microseconds of simulated time; default 4000]. The interval
+                                 [microseconds of simulated time; default 16000, about IB's
+                                 timeout code 12]. The interval
                                  doubles per consecutive retry, up to 8x; 0 = no timer */
     ULONG retry_limit;      /**< consecutive timer retries without progress before the request
                                  fails with STATUS_IO_TIMEOUT, the rest flush with
                                  STATUS_CANCELLED, the QP moves to error and the connection is
                                  torn down with a disconnect event (default 7: with the default
-                                 timeout, 47 x 4 ms = 188 ms after the last progress). Separate
+                                 timeout, 47 x 16 ms = 752 ms after the last progress). Separate
                                  from rnr_retry_limit */
     ndksim_link_faults faults; /**< fault injection on this adapter's link (default: none) */
     const char* pcap_path;  /**< non-NULL: record this adapter's frames to a classic pcap

@@ -232,7 +232,7 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->port = 4791;
     config->close_timeout_ms = 10'000;
     config->rnr_retry_limit = 0xFFFFFFFF;
-    config->ack_timeout_us = 4000;
+    config->ack_timeout_us = 16000;
     config->retry_limit = 7;
     config->time_mode = NDKSIM_TIME_VIRTUAL;
     config->pace_factor = 1.0;

@@ -41,7 +41,7 @@ struct engine_config {
     /// Transport timer (IB RC local ACK timeout): how long the oldest unacknowledged request
     /// may go without progress before it is sent again [ps]; 0 = no timer (never resent,
     /// never times out). Doubled per consecutive retry, at most k_ack_backoff_max_shift times.
-    timing::sim_time ack_timeout = timing::microseconds(4000);
+    timing::sim_time ack_timeout = timing::microseconds(16000);
     /// Consecutive timer-driven retries without progress before the oldest request fails with
     /// STATUS_IO_TIMEOUT and the connection is torn down (IB retry_cnt).
     std::uint32_t retry_limit = 7;

@@ -19,7 +19,7 @@
 // Back-off: the interval doubles per consecutive retry, up to 8 x ack_timeout
 // (k_ack_backoff_max_shift). A congested or briefly cut link gets time to recover without
 // flooding it with go-back-N bursts, and the time to give up stays bounded and known:
-// retry_exhaustion_time() (4 ms and 7 retries: 47 x 4 ms = 188 ms of simulated time).
+// retry_exhaustion_time() (16 ms and 7 retries: 47 x 16 ms = 752 ms of simulated time).
 // IB leaves back-off to the implementation; progress resets the interval to ack_timeout.
 
 #include "core/device.hpp"

@@ -15,8 +15,8 @@
 namespace ndksim::testkit {
 namespace {
 
-// The default configuration (ndksim_adapter_config_init): 4 ms, 7 retries.
-constexpr timing::sim_time k_ack_timeout = timing::microseconds(4000);
+// The default configuration (ndksim_adapter_config_init): 16 ms, 7 retries.
+constexpr timing::sim_time k_ack_timeout = timing::microseconds(16000);
 constexpr std::uint32_t k_retry_limit = 7;
 
 TEST_F(Reliability, MixedOperationsCompleteExactlyOnceInOrderOverALossyLink) {
