@@ -294,6 +294,13 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
         return;
     }
     ctx.nak_outstanding = false;
+    // A packet never carries more than the path MTU (IBA 9.7.7 "packet length"): a longer one
+    // is malformed, refused before any byte of it is placed.
+    if (p.payload.size() > e.config().costs.mtu) {
+        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+        refuse(e, q, psn, wire::nak_code::invalid_request);
+        return;
+    }
     // Opcode sequence: a middle or last packet continues the message in progress, of the same
     // class; a first or only packet never interrupts one.
     const bool continuing = ctx.in_send || ctx.in_write;

@@ -12,11 +12,11 @@
 
 #include <algorithm>
 #include <map>
-#include <future>
 #include <mutex>
 #include <stdexcept>
 
 #include "util/log.hpp"
+#include "wire/socket_common.hpp"
 
 namespace ndksim::wire {
 
@@ -194,16 +194,7 @@ inproc_link::~inproc_link() {
             drain_inbox(ep);
             ep->doorbell.reset();
         };
-        if (sched_.io().get_executor().running_in_this_thread()) {
-            finish();
-        } else {
-            std::promise<void> done;
-            boost::asio::post(sched_.io(), [&finish, &done] {
-                finish();
-                done.set_value();
-            });
-            done.get_future().wait();
-        }
+        run_on_engine_thread(sched_, finish);
     }
 }
 

@@ -182,7 +182,12 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
     // The connection is broken (or never opened): drop what it holds, count it, and go back
     // to idle so the next send opens it again.
     void fail(const boost::system::error_code& ec, const char* what) {
-        if (ec != boost::asio::error::operation_aborted) {
+        if (ec == boost::asio::error::eof) {
+            // The peer closed its end (its adapter went away): counted like any broken
+            // connection, but an orderly end is no cause for a warning.
+            rx->socket.send_errors.fetch_add(1, std::memory_order_relaxed);
+            NDKSIM_DEBUG("{}: peer closed the connection", who());
+        } else if (ec != boost::asio::error::operation_aborted) {
             rx->socket.send_errors.fetch_add(1, std::memory_order_relaxed);
             log_socket_error_once(rx->send_error_logged, who(), what, ec);
         }
