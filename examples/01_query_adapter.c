@@ -13,14 +13,14 @@
 
 static int g_failures;
 
-#define EXPECT_STATUS(expr, expected)                                                       \
-    do {                                                                                    \
-        NTSTATUS s_ = (expr);                                                               \
-        if (s_ != (expected)) {                                                             \
-            fprintf(stderr, "FAILED %s: %s, expected %s\n", #expr, ndksim_status_name(s_),  \
-                    ndksim_status_name(expected));                                          \
-            ++g_failures;                                                                   \
-        }                                                                                   \
+#define EXPECT_STATUS(expr, expected)                                                      \
+    do {                                                                                   \
+        NTSTATUS s_ = (expr);                                                              \
+        if (s_ != (expected)) {                                                            \
+            fprintf(stderr, "FAILED %s: %s, expected %s\n", #expr, ndksim_status_name(s_), \
+                    ndksim_status_name(expected));                                         \
+            ++g_failures;                                                                  \
+        }                                                                                  \
     } while (0)
 
 /* One completion slot per request: how many callbacks, which status, which object. */
@@ -52,7 +52,9 @@ static void on_close(PVOID context) {
     printf("  callback: %-22s closed\n", s->what);
 }
 
-static void on_cq_event(PVOID context, NTSTATUS status) { (void)context, (void)status; }
+static void on_cq_event(PVOID context, NTSTATUS status) {
+    (void)context, (void)status;
+}
 static void on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
     (void)context, (void)connector;
 }
@@ -126,9 +128,9 @@ int main(void) {
 
     slot qp_slot = {0, 0, NULL, "NdkCreateQp"};
     NDK_QP* qp = NULL;
-    EXPECT_STATUS(pd->Dispatch->NdkCreateQp(pd, cq, cq, NULL, 32, 32, 4, 4, 64, on_create,
-                                            &qp_slot, &qp),
-                  STATUS_PENDING);
+    EXPECT_STATUS(
+        pd->Dispatch->NdkCreateQp(pd, cq, cq, NULL, 32, 32, 4, 4, 64, on_create, &qp_slot, &qp),
+        STATUS_PENDING);
     qp = (NDK_QP*)settle(loop, &qp_slot);
 
     slot mr_slot = {0, 0, NULL, "NdkCreateMr"};
@@ -152,8 +154,8 @@ int main(void) {
     memset(&any, 0, sizeof any);
     any.sin_family = WS_AF_INET;
     slot listen_slot = {0, 0, NULL, "NdkListen"};
-    EXPECT_STATUS(listener->Dispatch->NdkListen(listener, (PSOCKADDR)&any, sizeof any,
-                                                on_request, &listen_slot),
+    EXPECT_STATUS(listener->Dispatch->NdkListen(listener, (PSOCKADDR)&any, sizeof any, on_request,
+                                                &listen_slot),
                   STATUS_PENDING);
     settle(loop, &listen_slot);
     SOCKADDR_IN bound;
@@ -180,19 +182,19 @@ int main(void) {
     EXPECT_STATUS(mr->Dispatch->NdkCloseMr(&mr->Header, on_close, &mr_close), STATUS_PENDING);
     EXPECT_STATUS(mw->Dispatch->NdkCloseMw(&mw->Header, on_close, &mw_close), STATUS_PENDING);
     EXPECT_STATUS(cq->Dispatch->NdkCloseCq(&cq->Header, on_close, &cq_close), STATUS_PENDING);
-    EXPECT_STATUS(listener->Dispatch->NdkCloseListener(&listener->Header, on_close,
-                                                       &listener_close),
-                  STATUS_PENDING);
+    EXPECT_STATUS(
+        listener->Dispatch->NdkCloseListener(&listener->Header, on_close, &listener_close),
+        STATUS_PENDING);
     ndksim_loop_run_until_idle(loop);
-    if (pd_close.calls != 1 || qp_close.calls != 1 || mr_close.calls != 1 ||
-        mw_close.calls != 1 || cq_close.calls != 1 || listener_close.calls != 1) {
+    if (pd_close.calls != 1 || qp_close.calls != 1 || mr_close.calls != 1 || mw_close.calls != 1 ||
+        cq_close.calls != 1 || listener_close.calls != 1) {
         fprintf(stderr, "FAILED: every close must complete exactly once\n");
         ++g_failures;
     }
 
     ndksim_close_ndk_adapter(nic, adapter);
-    printf("simulated time: %.3f us; objects left open: %u\n",
-           (double)ndksim_loop_now(loop) / 1e6, ndksim_adapter_leaked_objects(nic));
+    printf("simulated time: %.3f us; objects left open: %u\n", (double)ndksim_loop_now(loop) / 1e6,
+           ndksim_adapter_leaked_objects(nic));
     if (ndksim_adapter_leaked_objects(nic) != 0) {
         ++g_failures;
     }

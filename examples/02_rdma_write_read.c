@@ -13,13 +13,13 @@
 
 static int g_failures;
 
-#define CHECK(cond, ...)                          \
-    do {                                          \
-        if (!(cond)) {                            \
+#define CHECK(cond, ...)                             \
+    do {                                             \
+        if (!(cond)) {                               \
             fprintf(stderr, "FAILED: " __VA_ARGS__); \
-            fprintf(stderr, "\n");                \
-            ++g_failures;                         \
-        }                                         \
+            fprintf(stderr, "\n");                   \
+            ++g_failures;                            \
+        }                                            \
     } while (0)
 
 typedef struct side {
@@ -43,10 +43,18 @@ static void on_create(PVOID ctx, NTSTATUS s, NDK_OBJECT_HEADER* o) {
     (void)s;
     *(NDK_OBJECT_HEADER**)ctx = o;
 }
-static void on_request(PVOID ctx, NTSTATUS s) { *(NTSTATUS*)ctx = s; }
-static void on_close(PVOID ctx) { ++*(int*)ctx; }
-static void on_cq(PVOID ctx, NTSTATUS s) { (void)ctx, (void)s; }
-static void on_connect(PVOID ctx, NDK_CONNECTOR* c) { *(NDK_CONNECTOR**)ctx = c; }
+static void on_request(PVOID ctx, NTSTATUS s) {
+    *(NTSTATUS*)ctx = s;
+}
+static void on_close(PVOID ctx) {
+    ++*(int*)ctx;
+}
+static void on_cq(PVOID ctx, NTSTATUS s) {
+    (void)ctx, (void)s;
+}
+static void on_connect(PVOID ctx, NDK_CONNECTOR* c) {
+    *(NDK_CONNECTOR**)ctx = c;
+}
 
 /* Runs the simulation until *status leaves STATUS_PENDING (or nothing is left to run). */
 static NTSTATUS wait_status(volatile NTSTATUS* status) {
@@ -89,8 +97,7 @@ static void open_side(side* s, const char* ip) {
     CHECK(ndksim_open_ndk_adapter(s->nic, &p, &s->adapter) == NDIS_STATUS_SUCCESS, "open");
     s->adapter->Dispatch->NdkCreatePd(s->adapter, on_create, &o, &s->pd);
     s->adapter->Dispatch->NdkCreateCq(s->adapter, 64, on_cq, NULL, NULL, on_create, &o, &s->cq);
-    s->pd->Dispatch->NdkCreateQp(s->pd, s->cq, s->cq, s, 16, 16, 2, 2, 64, on_create, &o,
-                                 &s->qp);
+    s->pd->Dispatch->NdkCreateQp(s->pd, s->cq, s->cq, s, 16, 16, 2, 2, 64, on_create, &o, &s->qp);
     /* Host memory the NIC may touch: an MDL over the buffer, registered as an MR. */
     s->buffer = aligned_alloc(PAGE_SIZE, k_size);
     memset(s->buffer, 0, k_size);
@@ -173,8 +180,7 @@ int main(void) {
     printf("b: connection request with private data \"%s\"\n", got);
     b.connector->Dispatch->NdkAccept(b.connector, b.qp, 4, 4, reply, sizeof reply, NULL, NULL,
                                      on_request, &accepted);
-    CHECK(wait_status(&connected) == STATUS_SUCCESS, "Connect: %s",
-          ndksim_status_name(connected));
+    CHECK(wait_status(&connected) == STATUS_SUCCESS, "Connect: %s", ndksim_status_name(connected));
     got_size = sizeof got;
     a.connector->Dispatch->NdkGetConnectionData(a.connector, NULL, NULL, got, &got_size);
     printf("a: connected, reply private data \"%s\"\n", got);
@@ -220,8 +226,7 @@ int main(void) {
 
     /* A write with a token b never issued: refused by b's memory unit, nothing placed. */
     memset(b.buffer, 0xEE, 4096);
-    a.qp->Dispatch->NdkWrite(a.qp, NULL, &s1, 1, (UINT64)(uintptr_t)b.buffer, b_remote ^ 0x700,
-                             0);
+    a.qp->Dispatch->NdkWrite(a.qp, NULL, &s1, 1, (UINT64)(uintptr_t)b.buffer, b_remote ^ 0x700, 0);
     r = next_completion(a.cq);
     CHECK(r.Status == STATUS_ACCESS_VIOLATION, "forged token: %s", ndksim_status_name(r.Status));
     CHECK(b.buffer[0] == 0xEE && b.buffer[4095] == 0xEE, "forged token: memory was touched");

@@ -2,4 +2,6 @@
 
 #include "ndksim.h"
 
-extern "C" NDKSIM_API const char* ndksim_version(void) { return NDKSIM_VERSION_STRING; }
+extern "C" NDKSIM_API const char* ndksim_version(void) {
+    return NDKSIM_VERSION_STRING;
+}

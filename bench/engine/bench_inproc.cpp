@@ -24,10 +24,14 @@ void ok(NTSTATUS s, const char* what) {
 void on_create(PVOID c, NTSTATUS, NDK_OBJECT_HEADER* o) {
     *static_cast<NDK_OBJECT_HEADER**>(c) = o;
 }
-void on_request(PVOID c, NTSTATUS s) { *static_cast<NTSTATUS*>(c) = s; }
+void on_request(PVOID c, NTSTATUS s) {
+    *static_cast<NTSTATUS*>(c) = s;
+}
 void on_close(PVOID) {}
 void on_cq(PVOID, NTSTATUS) {}
-void on_connect(PVOID c, NDK_CONNECTOR* conn) { *static_cast<NDK_CONNECTOR**>(c) = conn; }
+void on_connect(PVOID c, NDK_CONNECTOR* conn) {
+    *static_cast<NDK_CONNECTOR**>(c) = conn;
+}
 
 SOCKADDR_IN ipv4(unsigned char last, USHORT port) {
     SOCKADDR_IN s{};
@@ -73,11 +77,10 @@ struct pair {
             ok(ndksim_open_ndk_adapter(x.nic, &p, &x.a), "open");
             NDK_OBJECT_HEADER* o = nullptr;
             ok(x.a->Dispatch->NdkCreatePd(x.a, on_create, &o, &x.pd), "pd");
-            ok(x.a->Dispatch->NdkCreateCq(x.a, 4096, on_cq, nullptr, nullptr, on_create, &o,
-                                          &x.cq),
+            ok(x.a->Dispatch->NdkCreateCq(x.a, 4096, on_cq, nullptr, nullptr, on_create, &o, &x.cq),
                "cq");
-            ok(x.pd->Dispatch->NdkCreateQp(x.pd, x.cq, x.cq, nullptr, 16, 1024, 1, 1, 64,
-                                           on_create, &o, &x.qp),
+            ok(x.pd->Dispatch->NdkCreateQp(x.pd, x.cq, x.cq, nullptr, 16, 1024, 1, 1, 64, on_create,
+                                           &o, &x.qp),
                "qp");
             x.buf = static_cast<std::byte*>(std::aligned_alloc(4096, bytes));
             std::memset(x.buf, i, bytes);
@@ -85,10 +88,9 @@ struct pair {
             MmBuildMdlForNonPagedPool(x.mdl);
             ok(x.pd->Dispatch->NdkCreateMr(x.pd, FALSE, on_create, &o, &x.mr), "mr");
             NTSTATUS r = STATUS_PENDING;
-            ok(x.mr->Dispatch->NdkRegisterMr(x.mr, x.mdl, bytes,
-                                             NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
-                                                 NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                                             on_request, &r),
+            ok(x.mr->Dispatch->NdkRegisterMr(
+                   x.mr, x.mdl, bytes,
+                   NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE, on_request, &r),
                "register");
         }
         NDK_OBJECT_HEADER* o = nullptr;

@@ -24,10 +24,10 @@ constexpr std::size_t k_region = 4 * 65536;
 
 struct page_buffer {
     explicit page_buffer(std::size_t n)
-        : data(static_cast<std::byte*>(::operator new(n, std::align_val_t{page_size}))), size(n) {
+        : data(static_cast<std::byte*>(::operator new (n, std::align_val_t{page_size}))), size(n) {
         std::memset(data, 0x3C, n);
     }
-    ~page_buffer() { ::operator delete(data, std::align_val_t{page_size}); }
+    ~page_buffer() { ::operator delete (data, std::align_val_t{page_size}); }
     page_buffer(const page_buffer&) = delete;
     page_buffer& operator=(const page_buffer&) = delete;
     std::byte* data;
@@ -37,8 +37,10 @@ struct page_buffer {
 // One adapter with one PD and one region over a 256 KiB host buffer.
 struct setup {
     explicit setup(cache_config cache)
-        : buf(k_region), pfns(span_pages(reinterpret_cast<std::uintptr_t>(buf.data), k_region)),
-          unit(host, config(cache)), pd(unit.create_pd().id) {
+        : buf(k_region),
+          pfns(span_pages(reinterpret_cast<std::uintptr_t>(buf.data), k_region)),
+          unit(host, config(cache)),
+          pd(unit.create_pd().id) {
         if (host.pin(buf.data, k_region, pfns) != status::success) {
             std::abort();
         }
@@ -74,7 +76,9 @@ struct setup {
 
 // The two source offsets an access alternates between: a page apart for small accesses, one
 // access size apart for large ones, so a miss-case cache cannot keep both.
-std::size_t second_offset(std::size_t size) { return size < page_size ? page_size : size; }
+std::size_t second_offset(std::size_t size) {
+    return size < page_size ? page_size : size;
+}
 
 void finish(benchmark::State& state, std::size_t size, std::uint64_t misses) {
     const auto n = static_cast<double>(state.iterations());

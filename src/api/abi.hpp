@@ -27,8 +27,12 @@ static_assert(static_cast<int>(core::object_kind::adapter) == NdkObjectTypeAdapt
 static_assert(static_cast<int>(core::object_kind::listener) == NdkObjectTypeListener);
 
 /// The one mapping from internal status to NTSTATUS (values are shared, see util/status.hpp).
-constexpr NTSTATUS to_nt(status s) noexcept { return static_cast<NTSTATUS>(s); }
-constexpr status from_nt(NTSTATUS s) noexcept { return static_cast<status>(s); }
+constexpr NTSTATUS to_nt(status s) noexcept {
+    return static_cast<NTSTATUS>(s);
+}
+constexpr status from_nt(NTSTATUS s) noexcept {
+    return static_cast<status>(s);
+}
 
 /// The public header of a core object.
 inline NDK_OBJECT_HEADER* header_of(core::object& o) noexcept {
@@ -65,8 +69,8 @@ T* from_ndk(Ndk* pub, core::object_kind kind, const char* function) noexcept {
 /// STATUS_SUCCESS; or pending, by returning STATUS_PENDING and passing the object to `done`
 /// from the engine, leaving *out untouched. Takes over the consumer's reference in `obj`.
 template <class Ndk, class T>
-NTSTATUS deliver_create(core::ref<T> obj, Ndk* pub, NDK_FN_CREATE_COMPLETION done,
-                        PVOID context, Ndk** out) {
+NTSTATUS deliver_create(core::ref<T> obj, Ndk* pub, NDK_FN_CREATE_COMPLETION done, PVOID context,
+                        Ndk** out) {
     T* raw = obj.detach();
     NDK_OBJECT_HEADER* header = &pub->Header;
     const status s = raw->finish_request(

@@ -27,8 +27,7 @@ core::adapter* to_adapter(NDK_ADAPTER* a, const char* fn) {
 // consumer built against that older ndkinfo.h passes this size and gets every older field.
 constexpr ULONG k_adapter_info_size_v1 = offsetof(NDK_ADAPTER_INFO, RdmaTechnology);
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
     return query_extension(obj, object_kind::adapter, "NdkQueryExtension(adapter)");
 }
 
@@ -72,8 +71,8 @@ NTSTATUS NdkQueryAdapterInfo(NDK_ADAPTER* pNdkAdapter, NDK_ADAPTER_INFO* pInfo,
     info.MaxCalleeData = l.max_callee_data;
     info.AdapterFlags = l.adapter_flags;
     info.RdmaTechnology = static_cast<NDK_RDMA_TECHNOLOGY>(l.rdma_technology);
-    const ULONG copied = given >= sizeof(NDK_ADAPTER_INFO) ? sizeof(NDK_ADAPTER_INFO)
-                                                           : k_adapter_info_size_v1;
+    const ULONG copied =
+        given >= sizeof(NDK_ADAPTER_INFO) ? sizeof(NDK_ADAPTER_INFO) : k_adapter_info_size_v1;
     std::memcpy(pInfo, &info, copied);
     *pBufferSize = copied;
     return STATUS_SUCCESS;
@@ -130,8 +129,7 @@ NTSTATUS NdkCreatePd(NDK_ADAPTER* pNdkAdapter, NDK_FN_CREATE_COMPLETION CreateCo
 
 NTSTATUS NdkCreateSharedEndpoint(NDK_ADAPTER* pNdkAdapter, const PSOCKADDR pAddress,
                                  ULONG AddressLength, NDK_FN_CREATE_COMPLETION CreateCompletion,
-                                 PVOID RequestContext,
-                                 NDK_SHARED_ENDPOINT** ppNdkSharedEndpoint) {
+                                 PVOID RequestContext, NDK_SHARED_ENDPOINT** ppNdkSharedEndpoint) {
     constexpr const char* fn = "NdkCreateSharedEndpoint";
     return guarded(fn, [&]() -> NTSTATUS {
         core::adapter* a = to_adapter(pNdkAdapter, fn);
@@ -172,8 +170,7 @@ NTSTATUS NdkCreateConnector(NDK_ADAPTER* pNdkAdapter, NDK_FN_CREATE_COMPLETION C
         }
         auto c = core::connector::create(*a);
         auto* pub = init_head<NDK_CONNECTOR>(*c, &k_connector_dispatch);
-        return deliver_create(std::move(c), pub, CreateCompletion, RequestContext,
-                              ppNdkConnector);
+        return deliver_create(std::move(c), pub, CreateCompletion, RequestContext, ppNdkConnector);
     });
 }
 
@@ -195,13 +192,12 @@ NTSTATUS NdkCreateListener(NDK_ADAPTER* pNdkAdapter, NDK_FN_CONNECT_EVENT_CALLBA
         }
         // The connector handed to the event is created by the provider (rule 25): its public
         // head is filled here, before the consumer sees it.
-        auto l = core::listener::create(
-            *a, [ConnectEvent, ConnectEventContext](core::connector& c) {
-                ConnectEvent(ConnectEventContext, init_head<NDK_CONNECTOR>(c, &k_connector_dispatch));
-            });
+        auto l = core::listener::create(*a, [ConnectEvent,
+                                             ConnectEventContext](core::connector& c) {
+            ConnectEvent(ConnectEventContext, init_head<NDK_CONNECTOR>(c, &k_connector_dispatch));
+        });
         auto* pub = init_head<NDK_LISTENER>(*l, &k_listener_dispatch);
-        return deliver_create(std::move(l), pub, CreateCompletion, RequestContext,
-                              ppNdkListener);
+        return deliver_create(std::move(l), pub, CreateCompletion, RequestContext, ppNdkListener);
     });
 }
 
@@ -237,7 +233,8 @@ NTSTATUS NdkBuildLAM(NDK_ADAPTER* pNdkAdapter, MDL* Mdl, SIZE_T Length,
             NDKSIM_DEBUG("{}: {} of {} bytes refused: {}", a->ident(), fn, Length, r.st);
             return to_nt(r.st);
         }
-        pNdkLAM->AdapterContext = reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(mem::raw(r.id)));
+        pNdkLAM->AdapterContext =
+            reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(mem::raw(r.id)));
         pNdkLAM->AdapterPageCount = r.pages;
         *pLAMSize = k_lam_header + 8 * r.pages;
         *pFBO = r.fbo;
@@ -259,7 +256,8 @@ VOID NdkReleaseLAM(NDK_ADAPTER* pNdkAdapter, NDK_LOGICAL_ADDRESS_MAPPING* pNdkLA
     if (a == nullptr || pNdkLAM == nullptr) {
         return;
     }
-    const auto id = static_cast<mem::lam_id>(reinterpret_cast<std::uintptr_t>(pNdkLAM->AdapterContext));
+    const auto id =
+        static_cast<mem::lam_id>(reinterpret_cast<std::uintptr_t>(pNdkLAM->AdapterContext));
     if (!a->dev().memory().release_lam(id)) {
         NDKSIM_ERROR("{}: {} of a LAM this adapter did not build (or released twice)", a->ident(),
                      fn);
@@ -269,8 +267,8 @@ VOID NdkReleaseLAM(NDK_ADAPTER* pNdkAdapter, NDK_LOGICAL_ADDRESS_MAPPING* pNdkLA
 }  // namespace
 
 const NDK_ADAPTER_DISPATCH k_adapter_dispatch = {
-    NdkQueryExtension, NdkQueryAdapterInfo, NdkCreateCq,  NdkCreatePd,  NdkCreateSharedEndpoint,
-    NdkCreateConnector, NdkCreateListener,  NdkBuildLAM, NdkReleaseLAM,
+    NdkQueryExtension,  NdkQueryAdapterInfo, NdkCreateCq, NdkCreatePd,   NdkCreateSharedEndpoint,
+    NdkCreateConnector, NdkCreateListener,   NdkBuildLAM, NdkReleaseLAM,
 };
 
 }  // namespace ndksim::api

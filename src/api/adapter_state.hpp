@@ -16,9 +16,8 @@
 #include "timing/scheduler.hpp"
 
 struct ndksim_loop {
-    ndksim::timing::scheduler sched{
-        ndksim::timing::scheduler::options{ndksim::timing::run_mode::deterministic,
-                                           ndksim::timing::poll_policy::block, "loop"}};
+    ndksim::timing::scheduler sched{ndksim::timing::scheduler::options{
+        ndksim::timing::run_mode::deterministic, ndksim::timing::poll_policy::block, "loop"}};
     std::atomic<int> adapters{0};
 };
 

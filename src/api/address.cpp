@@ -7,7 +7,9 @@
 namespace ndksim::api {
 namespace {
 
-bool is_ipv6_family(ADDRESS_FAMILY f) noexcept { return f == WS_AF_INET6 || f == AF_INET6; }
+bool is_ipv6_family(ADDRESS_FAMILY f) noexcept {
+    return f == WS_AF_INET6 || f == AF_INET6;
+}
 
 }  // namespace
 
@@ -30,8 +32,7 @@ status from_sockaddr(const SOCKADDR* address, ULONG length, core::net_address& o
         const auto* in6 = reinterpret_cast<const SOCKADDR_IN6*>(address);
         a.v6 = true;
         std::memcpy(a.bytes.data(), &in6->sin6_addr, 16);
-        a.port =
-            static_cast<std::uint16_t>((in6->sin6_port >> 8) | ((in6->sin6_port & 0xFF) << 8));
+        a.port = static_cast<std::uint16_t>((in6->sin6_port >> 8) | ((in6->sin6_port & 0xFF) << 8));
     } else {
         return status::invalid_address;
     }

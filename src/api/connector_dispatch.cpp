@@ -28,7 +28,9 @@ core::request_fn bind_request(NDK_FN_REQUEST_COMPLETION done, PVOID context) {
     return [done, context](status s) { done(context, to_nt(s)); };
 }
 
-bool private_data_ok(PVOID data, ULONG length) { return length == 0 || data != nullptr; }
+bool private_data_ok(PVOID data, ULONG length) {
+    return length == 0 || data != nullptr;
+}
 
 std::span<const std::byte> private_data(PVOID data, ULONG length) {
     return length == 0 ? std::span<const std::byte>()
@@ -108,10 +110,9 @@ NTSTATUS NdkConnect(NDK_CONNECTOR* pNdkConnector, NDK_QP* pNdkQp, const PSOCKADD
                     ULONG PrivateDataLength, NDK_FN_REQUEST_COMPLETION RequestCompletion,
                     PVOID RequestContext) {
     return guarded("NdkConnect", [&] {
-        return connect("NdkConnect", pNdkConnector, pNdkQp, nullptr, pSrcAddress,
-                       SrcAddressLength, pDestAddress, DestAddressLength, InboundReadLimit,
-                       OutboundReadLimit, pPrivateData, PrivateDataLength, RequestCompletion,
-                       RequestContext);
+        return connect("NdkConnect", pNdkConnector, pNdkQp, nullptr, pSrcAddress, SrcAddressLength,
+                       pDestAddress, DestAddressLength, InboundReadLimit, OutboundReadLimit,
+                       pPrivateData, PrivateDataLength, RequestCompletion, RequestContext);
     });
 }
 
@@ -135,8 +136,8 @@ NTSTATUS NdkConnectWithSharedEndpoint(NDK_CONNECTOR* pNdkConnector, NDK_QP* pNdk
 
 template <class Callback>
 NTSTATUS complete_connect(const char* fn, NDK_CONNECTOR* pNdkConnector, Callback DisconnectEvent,
-                          PVOID DisconnectEventContext,
-                          NDK_FN_REQUEST_COMPLETION RequestCompletion, PVOID RequestContext) {
+                          PVOID DisconnectEventContext, NDK_FN_REQUEST_COMPLETION RequestCompletion,
+                          PVOID RequestContext) {
     core::connector* c = to_connector(pNdkConnector, fn);
     if (c == nullptr) {
         return STATUS_INVALID_PARAMETER;
@@ -241,12 +242,10 @@ NTSTATUS NdkGetConnectionData(NDK_CONNECTOR* pNdkConnector, ULONG* pInboundReadL
     const core::adapter_limits& limits = c->dev().limits();
     // The limits this side may use, given what the peer offered (REFERENCE.md section 9).
     if (pInboundReadLimit != nullptr) {
-        *pInboundReadLimit =
-            std::min(limits.max_inbound_read_limit, c->peer.outbound_read_limit);
+        *pInboundReadLimit = std::min(limits.max_inbound_read_limit, c->peer.outbound_read_limit);
     }
     if (pOutboundReadLimit != nullptr) {
-        *pOutboundReadLimit =
-            std::min(limits.max_outbound_read_limit, c->peer.inbound_read_limit);
+        *pOutboundReadLimit = std::min(limits.max_outbound_read_limit, c->peer.inbound_read_limit);
     }
     const ULONG required = c->peer.private_data_length;
     const ULONG given = *pPrivateDataLength;
@@ -296,15 +295,15 @@ NTSTATUS NdkDisconnect(NDK_CONNECTOR* pNdkConnector, NDK_FN_REQUEST_COMPLETION R
     if (RequestCompletion == nullptr) {
         return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
     }
-    return to_nt(nic::engine_of(*c).cm().disconnect(
-        *c, bind_request(RequestCompletion, RequestContext)));
+    return to_nt(
+        nic::engine_of(*c).cm().disconnect(*c, bind_request(RequestCompletion, RequestContext)));
 }
 
 }  // namespace
 
 const NDK_CONNECTOR_DISPATCH k_connector_dispatch = {
-    NdkCloseConnector,  NdkQueryExtension, NdkConnect, NdkConnectWithSharedEndpoint,
-    NdkCompleteConnect, NdkAccept,         NdkReject,  NdkGetConnectionData,
+    NdkCloseConnector,  NdkQueryExtension, NdkConnect,    NdkConnectWithSharedEndpoint,
+    NdkCompleteConnect, NdkAccept,         NdkReject,     NdkGetConnectionData,
     NdkGetLocalAddress, NdkGetPeerAddress, NdkDisconnect, NdkCompleteConnectEx,
     NdkAcceptEx,
 };

@@ -24,14 +24,15 @@ static_assert(NdkOperationTypeWrite == static_cast<int>(core::op_type::write));
 
 using core::object_kind;
 
-core::cq* to_cq(NDK_CQ* c, const char* fn) { return from_ndk<core::cq>(c, object_kind::cq, fn); }
+core::cq* to_cq(NDK_CQ* c, const char* fn) {
+    return from_ndk<core::cq>(c, object_kind::cq, fn);
+}
 
 NTSTATUS NdkCloseCq(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID ctx) {
     return close_object(obj, object_kind::cq, done, ctx, "NdkCloseCq");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
     return query_extension(obj, object_kind::cq, "NdkQueryExtension(cq)");
 }
 
@@ -88,7 +89,9 @@ void fill_common(Result& r, const core::completion& e) noexcept {
     r.RequestContext = e.request_context;
 }
 
-void fill(NDK_RESULT& r, const core::completion& e) noexcept { fill_common(r, e); }
+void fill(NDK_RESULT& r, const core::completion& e) noexcept {
+    fill_common(r, e);
+}
 
 void fill(NDK_RESULT_EX& r, const core::completion& e) noexcept {
     fill_common(r, e);
@@ -140,9 +143,8 @@ ULONG NdkGetCqResultsEx(NDK_CQ* pNdkCq, NDK_RESULT_EX* Results, ULONG nResults) 
 }  // namespace
 
 const NDK_CQ_DISPATCH k_cq_dispatch = {
-    NdkCloseCq,      NdkQueryExtension,
-    NdkResizeCq,     NdkArmCq,
-    NdkGetCqResults, NdkControlCqInterruptModeration,
+    NdkCloseCq,        NdkQueryExtension, NdkResizeCq,
+    NdkArmCq,          NdkGetCqResults,   NdkControlCqInterruptModeration,
     NdkGetCqResultsEx,
 };
 

@@ -31,14 +31,14 @@ std::unique_ptr<wire::transport> make_inproc(core::device& dev, const link_optio
 
 std::unique_ptr<wire::transport> make_udp(core::device& dev, const link_options& opts,
                                           wire::transport::receive_fn rx) {
-    return std::make_unique<wire::udp_transport>(own_ip(dev), opts.port, dev.sched(),
-                                                 std::move(rx), opts.latency);
+    return std::make_unique<wire::udp_transport>(own_ip(dev), opts.port, dev.sched(), std::move(rx),
+                                                 opts.latency);
 }
 
 std::unique_ptr<wire::transport> make_tcp(core::device& dev, const link_options& opts,
                                           wire::transport::receive_fn rx) {
-    return std::make_unique<wire::tcp_transport>(own_ip(dev), opts.port, dev.sched(),
-                                                 std::move(rx), opts.latency);
+    return std::make_unique<wire::tcp_transport>(own_ip(dev), opts.port, dev.sched(), std::move(rx),
+                                                 opts.latency);
 }
 
 // Indexed by core::wire_kind. The socket transports throw wire::socket_setup_error when their

@@ -35,7 +35,7 @@ struct link_layers {
 /// A link option that cannot be honoured (e.g. a pcap_path that cannot be opened): the
 /// adapter is not created and ndksim_adapter_create returns STATUS_INVALID_PARAMETER.
 class link_config_error : public std::runtime_error {
-public:
+  public:
     using std::runtime_error::runtime_error;
 };
 

@@ -19,8 +19,7 @@ NTSTATUS NdkCloseListener(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, 
     return close_object(obj, object_kind::listener, done, ctx, "NdkCloseListener");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
     return query_extension(obj, object_kind::listener, "NdkQueryExtension(listener)");
 }
 
@@ -46,7 +45,9 @@ NTSTATUS NdkListen(NDK_LISTENER* pNdkListener, const PSOCKADDR pAddress, ULONG A
     NDKSIM_DEBUG("{}: listening on {}", l->ident(), addr.to_string());
     return to_nt(l->finish_request(
         status::success,
-        [RequestCompletion, RequestContext](status r) { RequestCompletion(RequestContext, to_nt(r)); },
+        [RequestCompletion, RequestContext](status r) {
+            RequestCompletion(RequestContext, to_nt(r));
+        },
         l->dev().limits().control_latency_ps));
 }
 
@@ -74,8 +75,8 @@ VOID NdkControlConnectEvents(NDK_LISTENER* pNdkListener, BOOLEAN Pause) {
 }  // namespace
 
 const NDK_LISTENER_DISPATCH k_listener_dispatch = {
-    NdkCloseListener, NdkQueryExtension, NdkListen, NdkGetListenerLocalAddress,
-    NdkControlConnectEvents,
+    NdkCloseListener,           NdkQueryExtension,       NdkListen,
+    NdkGetListenerLocalAddress, NdkControlConnectEvents,
 };
 
 }  // namespace ndksim::api

@@ -54,18 +54,17 @@ CSHORT with_flags(CSHORT flags, int set, int clear) {
     return static_cast<CSHORT>((flags | set) & ~clear);
 }
 
-void release_pins(MDL* m) { mem::host_memory::instance().unpin(pinned_pfns(m)); }
+void release_pins(MDL* m) {
+    mem::host_memory::instance().unpin(pinned_pfns(m));
+}
 
 }  // namespace
 }  // namespace ndksim::api
 
 using namespace ndksim;
 
-extern "C" __attribute__((visibility("default"))) PMDL IoAllocateMdl(PVOID VirtualAddress,
-                                                                      ULONG Length,
-                                                                      BOOLEAN SecondaryBuffer,
-                                                                      BOOLEAN ChargeQuota,
-                                                                      PIRP Irp) {
+extern "C" __attribute__((visibility("default"))) PMDL IoAllocateMdl(
+    PVOID VirtualAddress, ULONG Length, BOOLEAN SecondaryBuffer, BOOLEAN ChargeQuota, PIRP Irp) {
     static_cast<void>(SecondaryBuffer);
     static_cast<void>(ChargeQuota);
     if (Irp != nullptr) {
@@ -126,8 +125,9 @@ extern "C" __attribute__((visibility("default"))) VOID MmBuildMdlForNonPagedPool
     PMDL MemoryDescriptorList) {
     MDL* m = MemoryDescriptorList;
     if (m == nullptr || (m->MdlFlags & MDL_PAGES_LOCKED) != 0) {
-        NDKSIM_ERROR("MmBuildMdlForNonPagedPool: NULL MDL, or its pages are locked by "
-                     "MmProbeAndLockPages");
+        NDKSIM_ERROR(
+            "MmBuildMdlForNonPagedPool: NULL MDL, or its pages are locked by "
+            "MmProbeAndLockPages");
         return;
     }
     // Building twice re-pins: the pins of the previous build are dropped first.
@@ -138,11 +138,11 @@ extern "C" __attribute__((visibility("default"))) VOID MmBuildMdlForNonPagedPool
     const std::uint64_t va = api::mdl_va(m);
     const std::span<std::uint64_t> pfns = api::pinned_pfns(m);
     if (m->ByteCount != 0) {
-        const status st = mem::host_memory::instance().pin(reinterpret_cast<const void*>(va),
-                                                           m->ByteCount, pfns);
+        const status st =
+            mem::host_memory::instance().pin(reinterpret_cast<const void*>(va), m->ByteCount, pfns);
         if (st != status::success) {
-            NDKSIM_ERROR("MmBuildMdlForNonPagedPool: cannot pin {:#x}+{:#x}: {}", va,
-                         m->ByteCount, st);
+            NDKSIM_ERROR("MmBuildMdlForNonPagedPool: cannot pin {:#x}+{:#x}: {}", va, m->ByteCount,
+                         st);
             std::fill(pfns.begin(), pfns.end(), 0);
             return;
         }
@@ -156,8 +156,9 @@ extern "C" __attribute__((visibility("default"))) VOID MmProbeAndLockPages(
     static_cast<void>(AccessMode);
     MDL* m = MemoryDescriptorList;
     if (m == nullptr || (m->MdlFlags & (MDL_PAGES_LOCKED | MDL_SOURCE_IS_NONPAGED_POOL)) != 0) {
-        NDKSIM_ERROR("MmProbeAndLockPages: NULL MDL, or it is already locked or describes "
-                     "nonpaged pool");
+        NDKSIM_ERROR(
+            "MmProbeAndLockPages: NULL MDL, or it is already locked or describes "
+            "nonpaged pool");
         return;
     }
     const std::uint64_t va = api::mdl_va(m);
@@ -167,8 +168,7 @@ extern "C" __attribute__((visibility("default"))) VOID MmProbeAndLockPages(
         if (st != status::success) {
             // Windows raises an exception here; without structured exceptions it is fatal
             // (wdm.h documents this).
-            NDKSIM_ERROR("MmProbeAndLockPages: cannot lock {:#x}+{:#x}: {}", va, m->ByteCount,
-                         st);
+            NDKSIM_ERROR("MmProbeAndLockPages: cannot lock {:#x}+{:#x}: {}", va, m->ByteCount, st);
             std::abort();
         }
     }
@@ -186,8 +186,8 @@ extern "C" __attribute__((visibility("default"))) VOID MmUnlockPages(PMDL Memory
     if ((m->MdlFlags & MDL_MAPPED_TO_SYSTEM_VA) != 0) {
         m->MappedSystemVa = nullptr;
     }
-    m->MdlFlags = api::with_flags(
-        m->MdlFlags, 0, MDL_PAGES_LOCKED | MDL_WRITE_OPERATION | MDL_MAPPED_TO_SYSTEM_VA);
+    m->MdlFlags = api::with_flags(m->MdlFlags, 0,
+                                  MDL_PAGES_LOCKED | MDL_WRITE_OPERATION | MDL_MAPPED_TO_SYSTEM_VA);
 }
 
 extern "C" __attribute__((visibility("default"))) SIZE_T MmSizeOfMdl(PVOID Base, SIZE_T Length) {

@@ -16,7 +16,9 @@ static_assert(NDK_MR_FLAG_ALLOW_LOCAL_WRITE == 0x1 && NDK_MR_FLAG_ALLOW_REMOTE_R
                   NDK_MR_FLAG_ALLOW_REMOTE_WRITE == 0x5 && NDK_MR_FLAG_RDMA_READ_SINK == 0x8,
               "mem::access_from_mr_flags decodes the values of REFERENCE.md 2.4");
 
-core::mr* to_mr(NDK_MR* m, const char* fn) { return from_ndk<core::mr>(m, object_kind::mr, fn); }
+core::mr* to_mr(NDK_MR* m, const char* fn) {
+    return from_ndk<core::mr>(m, object_kind::mr, fn);
+}
 
 core::request_fn bind_request(NDK_FN_REQUEST_COMPLETION done, PVOID context) {
     return [done, context](status s) { done(context, to_nt(s)); };
@@ -42,7 +44,8 @@ NTSTATUS NdkRegisterMr(NDK_MR* pNdkMr, MDL* Mdl, SIZE_T Length, ULONG Flags,
             return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
         }
         if (Length > m->dev().limits().max_registration_size) {
-            return consumer_error(fn, "Length above MaxRegistrationSize", status::invalid_parameter);
+            return consumer_error(fn, "Length above MaxRegistrationSize",
+                                  status::invalid_parameter);
         }
         const std::vector<mem::mdl_segment> chain = mdl_segments(Mdl);
         const status s = m->dev().memory().register_region(m->region(), chain, Length,
@@ -77,8 +80,7 @@ NTSTATUS NdkDeregisterMr(NDK_MR* pNdkMr, NDK_FN_REQUEST_COMPLETION RequestComple
                                    m->dev().limits().control_latency_ps));
 }
 
-NTSTATUS NdkInitializeFastRegisterMr(NDK_MR* pNdkMr, ULONG AdapterPageCount,
-                                     BOOLEAN RemoteAccess,
+NTSTATUS NdkInitializeFastRegisterMr(NDK_MR* pNdkMr, ULONG AdapterPageCount, BOOLEAN RemoteAccess,
                                      NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                      PVOID RequestContext) {
     constexpr const char* fn = "NdkInitializeFastRegisterMr";

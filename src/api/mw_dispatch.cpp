@@ -14,8 +14,7 @@ NTSTATUS NdkCloseMw(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID 
     return close_object(obj, object_kind::mw, done, ctx, "NdkCloseMw");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
     return query_extension(obj, object_kind::mw, "NdkQueryExtension(mw)");
 }
 

@@ -17,14 +17,15 @@ namespace {
 
 using core::object_kind;
 
-core::pd* to_pd(NDK_PD* p, const char* fn) { return from_ndk<core::pd>(p, object_kind::pd, fn); }
+core::pd* to_pd(NDK_PD* p, const char* fn) {
+    return from_ndk<core::pd>(p, object_kind::pd, fn);
+}
 
 NTSTATUS NdkClosePd(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID ctx) {
     return close_object(obj, object_kind::pd, done, ctx, "NdkClosePd");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
     return query_extension(obj, object_kind::pd, "NdkQueryExtension(pd)");
 }
 
@@ -139,22 +140,26 @@ NTSTATUS create_qp(const char* fn, NDK_PD* pNdkPd, NDK_CQ* pReceiveCq, NDK_CQ* p
 }
 
 NTSTATUS NdkCreateQp(NDK_PD* pNdkPd, NDK_CQ* pReceiveCq, NDK_CQ* pInitiatorCq, PVOID QPContext,
-                     ULONG ReceiveQueueDepth, ULONG InitiatorQueueDepth,
-                     ULONG MaxReceiveRequestSge, ULONG MaxInitiatorRequestSge,
-                     ULONG InlineDataSize, NDK_FN_CREATE_COMPLETION CreateCompletion,
-                     PVOID RequestContext, NDK_QP** ppNdkQp) {
-    const core::qp_params params{QPContext,        ReceiveQueueDepth,      InitiatorQueueDepth,
-                                 MaxReceiveRequestSge, MaxInitiatorRequestSge, InlineDataSize};
+                     ULONG ReceiveQueueDepth, ULONG InitiatorQueueDepth, ULONG MaxReceiveRequestSge,
+                     ULONG MaxInitiatorRequestSge, ULONG InlineDataSize,
+                     NDK_FN_CREATE_COMPLETION CreateCompletion, PVOID RequestContext,
+                     NDK_QP** ppNdkQp) {
+    const core::qp_params params{QPContext,
+                                 ReceiveQueueDepth,
+                                 InitiatorQueueDepth,
+                                 MaxReceiveRequestSge,
+                                 MaxInitiatorRequestSge,
+                                 InlineDataSize};
     return create_qp("NdkCreateQp", pNdkPd, pReceiveCq, pInitiatorCq, nullptr, false, params,
                      CreateCompletion, RequestContext, ppNdkQp);
 }
 
-NTSTATUS NdkCreateQpWithSrq(NDK_PD* pNdkPd, NDK_CQ* pReceiveCq, NDK_CQ* pInitiatorCq,
-                            NDK_SRQ* pSrq, PVOID QPContext, ULONG InitiatorQueueDepth,
+NTSTATUS NdkCreateQpWithSrq(NDK_PD* pNdkPd, NDK_CQ* pReceiveCq, NDK_CQ* pInitiatorCq, NDK_SRQ* pSrq,
+                            PVOID QPContext, ULONG InitiatorQueueDepth,
                             ULONG MaxInitiatorRequestSge, ULONG InlineDataSize,
                             NDK_FN_CREATE_COMPLETION CreateCompletion, PVOID RequestContext,
                             NDK_QP** ppNdkQp) {
-    const core::qp_params params{QPContext, 0, InitiatorQueueDepth, 0, MaxInitiatorRequestSge,
+    const core::qp_params params{QPContext,     0, InitiatorQueueDepth, 0, MaxInitiatorRequestSge,
                                  InlineDataSize};
     return create_qp("NdkCreateQpWithSrq", pNdkPd, pReceiveCq, pInitiatorCq, pSrq, true, params,
                      CreateCompletion, RequestContext, ppNdkQp);
@@ -173,8 +178,8 @@ VOID NdkGetPrivilegedMemoryRegionToken(NDK_PD* pNdkPd, UINT32* pToken) {
 }  // namespace
 
 const NDK_PD_DISPATCH k_pd_dispatch = {
-    NdkClosePd,  NdkQueryExtension, NdkCreateMr,        NdkCreateMw,
-    NdkCreateSrq, NdkCreateQp,      NdkCreateQpWithSrq, NdkGetPrivilegedMemoryRegionToken,
+    NdkClosePd,   NdkQueryExtension, NdkCreateMr,        NdkCreateMw,
+    NdkCreateSrq, NdkCreateQp,       NdkCreateQpWithSrq, NdkGetPrivilegedMemoryRegionToken,
 };
 
 }  // namespace ndksim::api

@@ -28,7 +28,9 @@ const core::sge* sges_of(const NDK_SGE* sgl) noexcept {
     return reinterpret_cast<const core::sge*>(sgl);
 }
 
-core::qp* to_qp(NDK_QP* q, const char* fn) { return from_ndk<core::qp>(q, object_kind::qp, fn); }
+core::qp* to_qp(NDK_QP* q, const char* fn) {
+    return from_ndk<core::qp>(q, object_kind::qp, fn);
+}
 
 NTSTATUS transfer(const char* fn, NDK_QP* pNdkQp, core::wr_kind kind, PVOID RequestContext,
                   const NDK_SGE* pSgl, ULONG nSge, ULONG Flags, UINT64 RemoteAddress,
@@ -84,14 +86,13 @@ NTSTATUS NdkBind(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, NDK_MW* pMw,
     if (q == nullptr || mr == nullptr || mw == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
-    return to_nt(nic::post_bind(nic::engine_of(*q), *q, RequestContext, mr->region(),
-                                mw->window(), reinterpret_cast<std::uintptr_t>(VirtualAddress),
-                                Length, Flags));
+    return to_nt(nic::post_bind(nic::engine_of(*q), *q, RequestContext, mr->region(), mw->window(),
+                                reinterpret_cast<std::uintptr_t>(VirtualAddress), Length, Flags));
 }
 
-NTSTATUS NdkFastRegister(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr,
-                         ULONG AdapterPageCount, const NDK_LOGICAL_ADDRESS* AdapterPageArray,
-                         ULONG FBO, SIZE_T Length, PVOID BaseVirtualAddress, ULONG Flags) {
+NTSTATUS NdkFastRegister(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, ULONG AdapterPageCount,
+                         const NDK_LOGICAL_ADDRESS* AdapterPageArray, ULONG FBO, SIZE_T Length,
+                         PVOID BaseVirtualAddress, ULONG Flags) {
     constexpr const char* fn = "NdkFastRegister";
     core::qp* q = to_qp(pNdkQp, fn);
     auto* mr = from_ndk<core::mr>(pMr, object_kind::mr, fn);
@@ -104,10 +105,9 @@ NTSTATUS NdkFastRegister(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr,
     static_assert(sizeof(NDK_LOGICAL_ADDRESS) == sizeof(std::uint64_t));
     const std::span<const std::uint64_t> pages(
         reinterpret_cast<const std::uint64_t*>(AdapterPageArray), AdapterPageCount);
-    return to_nt(nic::post_fast_register(nic::engine_of(*q), *q, RequestContext, mr->region(),
-                                         pages, FBO, Length,
-                                         reinterpret_cast<std::uintptr_t>(BaseVirtualAddress),
-                                         Flags));
+    return to_nt(nic::post_fast_register(
+        nic::engine_of(*q), *q, RequestContext, mr->region(), pages, FBO, Length,
+        reinterpret_cast<std::uintptr_t>(BaseVirtualAddress), Flags));
 }
 
 NTSTATUS NdkInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, NDK_OBJECT_HEADER* pNdkMrOrMw,
@@ -148,17 +148,17 @@ NTSTATUS NdkWrite(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, ULO
                     RemoteAddress, RemoteToken);
 }
 
-NTSTATUS NdkSendAndInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl,
-                              ULONG nSge, ULONG Flags, UINT32 RemoteToken) {
-    return transfer("NdkSendAndInvalidate", pNdkQp, core::wr_kind::send_invalidate,
-                    RequestContext, pSgl, nSge, Flags, 0, RemoteToken);
+NTSTATUS NdkSendAndInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, ULONG nSge,
+                              ULONG Flags, UINT32 RemoteToken) {
+    return transfer("NdkSendAndInvalidate", pNdkQp, core::wr_kind::send_invalidate, RequestContext,
+                    pSgl, nSge, Flags, 0, RemoteToken);
 }
 
 }  // namespace
 
 const NDK_QP_DISPATCH k_qp_dispatch = {
-    NdkCloseQp, NdkQueryExtension, NdkFlush, NdkSend, NdkReceive,           NdkBind,
-    NdkFastRegister, NdkInvalidate, NdkRead, NdkWrite, NdkSendAndInvalidate,
+    NdkCloseQp,      NdkQueryExtension, NdkFlush, NdkSend,  NdkReceive,           NdkBind,
+    NdkFastRegister, NdkInvalidate,     NdkRead,  NdkWrite, NdkSendAndInvalidate,
 };
 
 }  // namespace ndksim::api

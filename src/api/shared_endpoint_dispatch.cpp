@@ -14,10 +14,8 @@ NTSTATUS NdkCloseSharedEndpoint(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION 
     return close_object(obj, object_kind::shared_endpoint, done, ctx, "NdkCloseSharedEndpoint");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::shared_endpoint,
-                           "NdkQueryExtension(shared endpoint)");
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
+    return query_extension(obj, object_kind::shared_endpoint, "NdkQueryExtension(shared endpoint)");
 }
 
 NTSTATUS NdkGetSharedEndpointLocalAddress(NDK_SHARED_ENDPOINT* pNdkSharedEndpoint,

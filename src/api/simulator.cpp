@@ -14,8 +14,8 @@
 #include "api/link_factory.hpp"
 #include "core/adapter.hpp"
 #include "core/device.hpp"
-#include "nic/engine.hpp"
 #include "ndksim.h"
+#include "nic/engine.hpp"
 #include "timing/profile.hpp"
 #include "timing/scheduler.hpp"
 #include "wire/socket_common.hpp"
@@ -80,8 +80,9 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         return invalid_config("config or adapter pointer is NULL");
     }
     if (config->size != sizeof(ndksim_adapter_config)) {
-        return invalid_config("config->size is not sizeof(ndksim_adapter_config); start from "
-                              "ndksim_adapter_config_init()");
+        return invalid_config(
+            "config->size is not sizeof(ndksim_adapter_config); start from "
+            "ndksim_adapter_config_init()");
     }
     core::device_config cfg;
     const unsigned number = ++g_adapter_count;
@@ -144,8 +145,9 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
     }
     if (config->time_mode == NDKSIM_TIME_PACED) {
         if (config->loop != nullptr) {
-            return invalid_config("NDKSIM_TIME_PACED needs threaded mode (loop must be NULL): a "
-                                  "deterministic loop runs as fast as its owner drives it");
+            return invalid_config(
+                "NDKSIM_TIME_PACED needs threaded mode (loop must be NULL): a "
+                "deterministic loop runs as fast as its owner drives it");
         }
         if (!(config->pace_factor > 0.0) || config->pace_factor > 1e6) {
             return invalid_config("pace_factor must be above 0 and at most 1e6");
@@ -161,9 +163,10 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
     {
         std::lock_guard lock(g_addresses_mutex);
         if (!g_addresses.insert(cfg.address).second) {
-            NDKSIM_ERROR("ndksim_adapter_create: address {} already belongs to another adapter "
-                         "of this process",
-                         cfg.address);
+            NDKSIM_ERROR(
+                "ndksim_adapter_create: address {} already belongs to another adapter "
+                "of this process",
+                cfg.address);
             return STATUS_ADDRESS_ALREADY_EXISTS;
         }
     }

@@ -23,8 +23,7 @@ NTSTATUS NdkCloseSrq(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID
     return close_object(obj, object_kind::srq, done, ctx, "NdkCloseSrq");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION,
-                           NDK_EXTENSION_INTERFACE*) {
+NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
     return query_extension(obj, object_kind::srq, "NdkQueryExtension(srq)");
 }
 

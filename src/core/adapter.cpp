@@ -39,12 +39,13 @@ ref<adapter> adapter::open(device& dev, ndk_version version) {
 void adapter::close_blocking() {
     device& d = dev();
     if (d.sched().in_task()) {
-        NDKSIM_ERROR("{}: adapter handle closed from inside an NDK callback; the close cannot "
-                     "wait there (REFERENCE.md rule 6), so open objects are reported as leaked",
-                     ident());
+        NDKSIM_ERROR(
+            "{}: adapter handle closed from inside an NDK callback; the close cannot "
+            "wait there (REFERENCE.md rule 6), so open objects are reported as leaked",
+            ident());
     }
-    const bool drained = d.sched().wait_until(
-        [this] { return open_successors() == 0; }, d.config().close_timeout);
+    const bool drained =
+        d.sched().wait_until([this] { return open_successors() == 0; }, d.config().close_timeout);
     if (!drained) {
         std::vector<const object*> open;
         collect_open_descendants(open);

@@ -15,7 +15,7 @@ struct ndk_version {
 };
 
 class adapter final : public object {
-public:
+  public:
     /// Highest NDKPI version implemented, per major (REFERENCE.md section 1): 1.2 and 2.1.
     static constexpr ndk_version k_highest_v1{1, 2};
     static constexpr ndk_version k_highest_v2{2, 1};
@@ -38,7 +38,7 @@ public:
     /// (deterministic) are reported as leaked; they stay usable and closable.
     void close_blocking();
 
-private:
+  private:
     adapter(device& dev, ndk_version version, std::uint32_t number);
     void on_closed() override;
 

@@ -27,7 +27,7 @@ adapter_limits connectx_like_limits() noexcept {
                       adapter_flag::cq_interrupt_moderation | adapter_flag::multi_engine |
                       adapter_flag::read_local_invalidate | adapter_flag::cq_resize |
                       adapter_flag::loopback_connections;
-    l.rdma_technology = 4;  // NdkRoCEv2
+    l.rdma_technology = 4;             // NdkRoCEv2
     l.control_latency_ps = 2'000'000;  // 2 us: a firmware command round trip
     return l;
 }

@@ -16,7 +16,7 @@ struct adapter_limits {
     std::uint32_t max_initiator_request_sge;
     std::uint32_t max_receive_request_sge;
     std::uint32_t max_read_request_sge;
-    std::uint32_t max_transfer_length;  ///< [bytes] over all SGEs of one request
+    std::uint32_t max_transfer_length;   ///< [bytes] over all SGEs of one request
     std::uint32_t max_inline_data_size;  ///< [bytes]
     std::uint32_t max_inbound_read_limit;
     std::uint32_t max_outbound_read_limit;

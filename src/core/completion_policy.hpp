@@ -12,7 +12,7 @@ namespace ndksim::core {
 enum class completion_style : std::uint8_t { inline_, pending, random };
 
 class completion_policy {
-public:
+  public:
     /// `pending_percent` (0-100) is the chance of pending under the random style.
     completion_policy(completion_style style, std::uint32_t pending_percent, std::uint64_t seed);
 
@@ -21,7 +21,7 @@ public:
 
     completion_style style() const noexcept { return style_; }
 
-private:
+  private:
     completion_style style_;
     std::uint32_t pending_percent_;
     std::mutex mutex_;

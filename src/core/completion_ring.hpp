@@ -13,7 +13,7 @@
 namespace ndksim::core {
 
 class completion_ring {
-public:
+  public:
     /// Allocates room for `capacity` entries (the CQ depth). Throws std::bad_alloc.
     explicit completion_ring(std::uint32_t capacity);
 
@@ -46,7 +46,7 @@ public:
     /// size() + from.size() <= capacity().
     void take_all(completion_ring& from) noexcept;
 
-private:
+  private:
     std::unique_ptr<completion[]> slots_;
     std::uint32_t capacity_;
     std::uint32_t head_ = 0;

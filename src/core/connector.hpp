@@ -52,7 +52,7 @@ struct peer_connection_data {
 };
 
 class connector final : public object {
-public:
+  public:
     /// A connector created by NdkCreateConnector.
     static ref<connector> create(adapter& handle);
 
@@ -114,7 +114,7 @@ public:
     /// Whether the local side called NdkDisconnect (the event is then not delivered).
     bool local_disconnect = false;
 
-private:
+  private:
     explicit connector(adapter& handle);
     void on_close_requested() override;
     void on_closed() override;

@@ -16,8 +16,8 @@ constexpr std::uint32_t k_maxulong = 0xFFFFFFFFu;
 // (ddi/nc-ndkpi-ndk_fn_control_cq_interrupt_moderation.md).
 struct moderation_window {
     bool active;
-    std::uint32_t count;         // 0: no count bound
-    timing::sim_time interval;   // [ps]; 0: no time bound
+    std::uint32_t count;        // 0: no count bound
+    timing::sim_time interval;  // [ps]; 0: no time bound
 };
 
 moderation_window resolve_moderation(std::uint32_t interval_us, std::uint32_t count,

@@ -60,7 +60,7 @@ constexpr notify_type merge_arm(notify_type first, notify_type second) noexcept;
 constexpr bool satisfies(notify_type t, const completion& c) noexcept;
 
 class cq final : public object {
-public:
+  public:
     /// NdkCreateCq limits: 0 < depth <= MaxCqDepth, else invalid_parameter
     /// (ddi/nc-ndkpi-ndk_fn_create_cq.md).
     [[nodiscard]] static status check_create(const adapter_limits& limits, std::uint32_t depth,
@@ -132,7 +132,7 @@ public:
     notify_fn notification() const noexcept { return notify_; }
     void* notification_context() const noexcept { return notify_context_; }
 
-private:
+  private:
     cq(adapter& handle, std::uint32_t depth, notify_fn notify, void* context);
 
     void on_close_requested() override;
@@ -170,9 +170,9 @@ private:
     std::uint32_t moderation_interval_us_ = 0;
     std::uint32_t moderation_count_ = 0;
     bool moderating_ = false;
-    std::uint32_t moderated_ = 0;              // completions counted in the current window
+    std::uint32_t moderated_ = 0;               // completions counted in the current window
     std::uint32_t moderation_count_bound_ = 0;  // the window closes at this count
-    std::uint64_t moderation_generation_ = 0;  // invalidates stale window timers
+    std::uint64_t moderation_generation_ = 0;   // invalidates stale window timers
 };
 
 // ---- inline definitions ----------------------------------------------------------------------
@@ -183,8 +183,8 @@ namespace cq_tables {
 inline constexpr std::array<std::array<notify_type, k_notify_type_count>, k_notify_type_count>
     k_merge{{
         // second:  errors               any               solicited
-        {{notify_type::errors, notify_type::any, notify_type::solicited}},  // first errors
-        {{notify_type::any, notify_type::any, notify_type::any}},           // first any
+        {{notify_type::errors, notify_type::any, notify_type::solicited}},     // first errors
+        {{notify_type::any, notify_type::any, notify_type::any}},              // first any
         {{notify_type::solicited, notify_type::any, notify_type::solicited}},  // first solicited
     }};
 

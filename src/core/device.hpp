@@ -30,23 +30,23 @@ class qp;
 enum class wire_kind : std::uint8_t { inproc, udp, tcp };
 
 struct device_config {
-    std::string name;                     ///< log name, e.g. "nic1"
-    std::string address;                  ///< IP literal the adapter owns
-    std::string profile = "cx4-edr";      ///< NIC profile name
+    std::string name;                 ///< log name, e.g. "nic1"
+    std::string address;              ///< IP literal the adapter owns
+    std::string profile = "cx4-edr";  ///< NIC profile name
     completion_style style = completion_style::inline_;
-    std::uint32_t pending_percent = 50;   ///< random style only
+    std::uint32_t pending_percent = 50;  ///< random style only
     std::uint64_t seed = 1;
-    timing::scheduler* loop = nullptr;    ///< deterministic loop, or nullptr for threaded mode
+    timing::scheduler* loop = nullptr;  ///< deterministic loop, or nullptr for threaded mode
     timing::poll_policy poll = timing::poll_policy::block;
-    bool paced = false;                   ///< threaded mode: hold events for the wall clock
-    double pace_factor = 1.0;             ///< paced: wall time per unit of simulated time
+    bool paced = false;        ///< threaded mode: hold events for the wall clock
+    double pace_factor = 1.0;  ///< paced: wall time per unit of simulated time
     wire_kind wire = wire_kind::inproc;
     std::uint16_t port = 4791;
     std::chrono::milliseconds close_timeout{10'000};
 };
 
 class device {
-public:
+  public:
     /// Builds the device; a threaded device starts its engine thread.
     device(device_config cfg, const adapter_limits& limits);
 
@@ -131,7 +131,7 @@ public:
         return open_handles_.load(std::memory_order_relaxed);
     }
 
-private:
+  private:
     device_config cfg_;
     adapter_limits limits_;
     std::unique_ptr<timing::scheduler> own_sched_;

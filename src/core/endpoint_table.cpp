@@ -17,7 +17,7 @@ status endpoint_table::reserve(std::uint16_t& port) {
     for (std::uint32_t tries = 0; tries < range; ++tries) {
         const std::uint16_t candidate = next_ephemeral_;
         next_ephemeral_ = candidate == k_ephemeral_last ? k_ephemeral_first
-                                                         : static_cast<std::uint16_t>(candidate + 1);
+                                                        : static_cast<std::uint16_t>(candidate + 1);
         if (!holders_.contains(candidate)) {
             holders_[candidate] = 1;
             port = candidate;

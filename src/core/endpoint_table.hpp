@@ -13,7 +13,7 @@
 namespace ndksim::core {
 
 class endpoint_table {
-public:
+  public:
     /// First and last port of the ephemeral range (REFERENCE.md 2.8: 49152-65535).
     static constexpr std::uint16_t k_ephemeral_first = 49152;
     static constexpr std::uint16_t k_ephemeral_last = 65535;
@@ -33,7 +33,7 @@ public:
     /// True while `port` is reserved.
     bool in_use(std::uint16_t port) const;
 
-private:
+  private:
     mutable std::mutex mutex_;
     std::unordered_map<std::uint16_t, std::uint32_t> holders_;
     std::uint16_t next_ephemeral_ = k_ephemeral_first;

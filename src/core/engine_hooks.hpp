@@ -10,7 +10,7 @@ class connector;
 class listener;
 
 class engine_hooks {
-public:
+  public:
     virtual ~engine_hooks() = default;
 
     /// A QP's close was requested: flush its outstanding requests (their completions must be

@@ -17,7 +17,7 @@ class connector;
 using connect_event_fn = util::inplace_function<void(connector&), 32>;
 
 class listener final : public object {
-public:
+  public:
     static ref<listener> create(adapter& handle, connect_event_fn connect_event);
 
     /// NdkListen: binds `address` through device::reserve_local (invalid_address,
@@ -41,7 +41,7 @@ public:
     /// The address bound by a completed Listen, if any.
     std::optional<net_address> local_address() const;
 
-private:
+  private:
     listener(adapter& handle, connect_event_fn connect_event);
     void on_close_requested() override;
     void on_closed() override;

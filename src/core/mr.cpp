@@ -14,7 +14,8 @@ mr::mr(pd& owner, bool fast_register, mem::region_id region)
 
 status mr::create(pd& owner, bool fast_register, ref<mr>& out) {
     const mem::region_result r = owner.dev().memory().create_region(
-        owner.memory_pd(), fast_register ? mem::region_kind::fast_register : mem::region_kind::normal);
+        owner.memory_pd(),
+        fast_register ? mem::region_kind::fast_register : mem::region_kind::normal);
     if (r.st != status::success) {
         return r.st;
     }

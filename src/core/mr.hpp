@@ -11,7 +11,7 @@ namespace ndksim::core {
 class pd;
 
 class mr final : public object {
-public:
+  public:
     /// Creates the MR and its region in the memory unit. Returns success, or
     /// insufficient_resources when the memory unit's table is full.
     [[nodiscard]] static status create(pd& owner, bool fast_register, ref<mr>& out);
@@ -26,7 +26,7 @@ public:
     /// wait when none is bound any more. Returns true when the wait ended.
     bool recheck_bound_windows();
 
-private:
+  private:
     mr(pd& owner, bool fast_register, mem::region_id region);
     void on_close_requested() override;
     void on_closed() override;

@@ -10,7 +10,7 @@ namespace ndksim::core {
 class pd;
 
 class mw final : public object {
-public:
+  public:
     /// Creates the MW and its window in the memory unit. Returns success, or
     /// insufficient_resources when the memory unit's table is full.
     [[nodiscard]] static status create(pd& owner, ref<mw>& out);
@@ -18,7 +18,7 @@ public:
     /// The memory unit's window.
     mem::window_id window() const noexcept { return window_; }
 
-private:
+  private:
     mw(pd& owner, mem::window_id window);
     void on_closed() override;
 

@@ -9,9 +9,9 @@
 namespace ndksim::core {
 
 std::string_view kind_name(object_kind kind) noexcept {
-    static constexpr std::array<std::string_view, 11> k_names{
-        "undefined", "adapter", "qp",       "cq",        "mr",  "mw",
-        "pd",        "sep",     "connector", "listener", "srq"};
+    static constexpr std::array<std::string_view, 11> k_names{"undefined", "adapter",  "qp", "cq",
+                                                              "mr",        "mw",       "pd", "sep",
+                                                              "connector", "listener", "srq"};
     const auto i = static_cast<std::size_t>(kind);
     return i < k_names.size() ? k_names[i] : "unknown";
 }
@@ -38,7 +38,9 @@ void object::set_handle_ident(std::uint32_t number) {
     std::snprintf(ident_.data(), ident_.size(), "%s/h%u", dev_->name().c_str(), number);
 }
 
-object::~object() { NDKSIM_TRACE("{}: destroyed", ident()); }
+object::~object() {
+    NDKSIM_TRACE("{}: destroyed", ident());
+}
 
 void object::release() noexcept {
     if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
@@ -71,8 +73,8 @@ status object::close(close_fn done) {
         state_.store(state::closing, std::memory_order_release);
         close_done_ = std::move(done);
     }
-    NDKSIM_DEBUG("{}: close requested ({} successors open, {} busy)", ident(),
-                 successors_.load(), busy_.load());
+    NDKSIM_DEBUG("{}: close requested ({} successors open, {} busy)", ident(), successors_.load(),
+                 busy_.load());
     on_close_requested();
     const bool pend = dev_->policy().should_pend();
     {

@@ -74,7 +74,7 @@ template <class T>
 using ref = boost::intrusive_ptr<T>;
 
 class object {
-public:
+  public:
     object(const object&) = delete;
     object& operator=(const object&) = delete;
 
@@ -138,12 +138,11 @@ public:
     /// Appends the identities of this object's still-open descendants to `out` (leak reports).
     void collect_open_descendants(std::vector<const object*>& out) const;
 
-protected:
+  protected:
     /// `parent` is the object whose dispatch table created this one (nullptr for an adapter
     /// handle); it becomes the first antecedent. `handle` is the owning adapter handle.
     object(object_kind kind, device& dev, adapter* handle, object* parent);
     virtual ~object();
-
 
     /// Names an adapter handle ("nic1/h2"); children derive their identity from it.
     void set_handle_ident(std::uint32_t number);
@@ -161,7 +160,7 @@ protected:
     /// kind-specific resources (addresses, memory-unit entries).
     virtual void on_closed() {}
 
-private:
+  private:
     enum class state : std::uint8_t { open, closing, closed };
 
     void maybe_complete_close();
@@ -183,11 +182,11 @@ private:
     std::array<char, 40> ident_{};
     abi_slot abi_{};
 
-public:
+  public:
     // Hook into the parent's child list (leak reports); guarded by the parent's mutex.
     boost::intrusive::list_member_hook<> child_hook_;
 
-private:
+  private:
     using child_list = boost::intrusive::list<
         object, boost::intrusive::member_hook<object, boost::intrusive::list_member_hook<>,
                                               &object::child_hook_>>;
@@ -195,12 +194,16 @@ private:
     child_list children_;
     object* parent_ = nullptr;
 
-protected:
+  protected:
     /// Guards kind-specific mutable state in derived classes (the same mutex as the base).
     std::mutex& mutex() const noexcept { return mutex_; }
 };
 
-inline void intrusive_ptr_add_ref(object* o) noexcept { o->add_ref(); }
-inline void intrusive_ptr_release(object* o) noexcept { o->release(); }
+inline void intrusive_ptr_add_ref(object* o) noexcept {
+    o->add_ref();
+}
+inline void intrusive_ptr_release(object* o) noexcept {
+    o->release();
+}
 
 }  // namespace ndksim::core

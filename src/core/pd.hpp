@@ -9,7 +9,7 @@
 namespace ndksim::core {
 
 class pd final : public object {
-public:
+  public:
     /// Creates a PD under `handle` and its domain in the memory unit. Returns success, or
     /// insufficient_resources when the memory unit has no room for another domain.
     [[nodiscard]] static status create(adapter& handle, ref<pd>& out);
@@ -17,7 +17,7 @@ public:
     /// The memory unit's id of this domain.
     mem::pd_id memory_pd() const noexcept { return memory_pd_; }
 
-private:
+  private:
     pd(adapter& handle, mem::pd_id id);
     void on_closed() override;
 

@@ -13,8 +13,7 @@
 namespace ndksim::core {
 
 const char* qp_state_name(qp_state s) noexcept {
-    static constexpr std::array<const char*, 4> k_names{"idle", "connecting", "connected",
-                                                        "error"};
+    static constexpr std::array<const char*, 4> k_names{"idle", "connecting", "connected", "error"};
     return k_names[static_cast<std::size_t>(s)];
 }
 
@@ -60,10 +59,12 @@ qp::qp(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_par
     }
 }
 
-qp::~qp() { dev().free_qpn(qpn_); }
+qp::~qp() {
+    dev().free_qpn(qpn_);
+}
 
-status qp::create(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq,
-                  const qp_params& p, ref<qp>& out) {
+status qp::create(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_params& p,
+                  ref<qp>& out) {
     const std::uint32_t qpn = owner.dev().allocate_qpn(nullptr);
     if (qpn == 0) {
         return status::insufficient_resources;
@@ -81,7 +82,9 @@ status qp::create(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq,
     return status::success;
 }
 
-mem::pd_id qp::memory_pd() const noexcept { return pd_->memory_pd(); }
+mem::pd_id qp::memory_pd() const noexcept {
+    return pd_->memory_pd();
+}
 
 void qp::set_state(qp_state s) noexcept {
     const qp_state old = state_.exchange(s, std::memory_order_acq_rel);

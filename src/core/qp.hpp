@@ -45,12 +45,12 @@ const char* qp_state_name(qp_state s) noexcept;
 
 /// Per-QP state owned by the NIC engine (src/nic); core only stores and destroys it.
 class qp_engine_state {
-public:
+  public:
     virtual ~qp_engine_state() = default;
 };
 
 class qp final : public object {
-public:
+  public:
     /// NdkCreateQp / NdkCreateQpWithSrq limits (rule 11): each depth, SGE count and the inline
     /// size must be within NDK_ADAPTER_INFO, else invalid_parameter. A QP without an SRQ needs a
     /// receive queue depth of at least 1, and every object must come from the same adapter
@@ -61,8 +61,8 @@ public:
 
     /// Creates the QP; it depends on its PD, both CQs and the SRQ (rule 6). Returns success,
     /// or insufficient_resources when the adapter has no free QP number.
-    [[nodiscard]] static status create(pd& owner, cq& receive_cq, cq& initiator_cq,
-                                       srq* shared_rq, const qp_params& p, ref<qp>& out);
+    [[nodiscard]] static status create(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq,
+                                       const qp_params& p, ref<qp>& out);
 
     const qp_params& params() const noexcept { return params_; }
     pd& owner_pd() const noexcept { return *pd_; }
@@ -88,10 +88,14 @@ public:
     void set_engine_state(std::unique_ptr<qp_engine_state> s) noexcept { engine_ = std::move(s); }
 
     /// The connector bound by Connect/Accept, if any (REFERENCE.md section 9: QP -> connector).
-    connector* bound_connector() const noexcept { return connector_.load(std::memory_order_acquire); }
-    void set_bound_connector(connector* c) noexcept { connector_.store(c, std::memory_order_release); }
+    connector* bound_connector() const noexcept {
+        return connector_.load(std::memory_order_acquire);
+    }
+    void set_bound_connector(connector* c) noexcept {
+        connector_.store(c, std::memory_order_release);
+    }
 
-private:
+  private:
     qp(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_params& p,
        std::uint32_t qpn);
     ~qp() override;

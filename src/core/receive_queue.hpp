@@ -26,13 +26,13 @@ namespace ndksim::core {
 
 /// One posted receive as the engine sees it.
 struct received {
-    void* context;               ///< the RequestContext given at post time
-    std::span<const sge> sges;   ///< its SGEs; valid until the slot is released
-    std::uint32_t slot;          ///< identifies the receive for release()
+    void* context;              ///< the RequestContext given at post time
+    std::span<const sge> sges;  ///< its SGEs; valid until the slot is released
+    std::uint32_t slot;         ///< identifies the receive for release()
 };
 
 class receive_queue {
-public:
+  public:
     /// Allocates `depth` slots of `max_sge` SGEs. Throws std::bad_alloc.
     receive_queue(std::uint32_t depth, std::uint32_t max_sge);
 
@@ -86,7 +86,7 @@ public:
     /// Shrinking keeps the slots allocated for a later growth.
     [[nodiscard]] status resize(std::uint32_t depth) noexcept;
 
-private:
+  private:
     struct slot_entry {
         void* context;
         std::uint32_t count;
@@ -101,9 +101,9 @@ private:
     std::uint32_t depth_;
     std::uint32_t capacity_;  // slots allocated (>= depth_)
     std::vector<std::unique_ptr<sge[]>> chunks_;
-    std::vector<slot_entry> slots_;     // capacity_ entries
-    std::vector<std::uint32_t> ring_;   // queued slot numbers, capacity_ entries
-    std::vector<std::uint32_t> free_;   // free slot numbers (a stack)
+    std::vector<slot_entry> slots_;    // capacity_ entries
+    std::vector<std::uint32_t> ring_;  // queued slot numbers, capacity_ entries
+    std::vector<std::uint32_t> free_;  // free slot numbers (a stack)
     std::uint32_t head_ = 0;
     std::uint32_t size_ = 0;
     std::uint32_t held_ = 0;  // taken and not yet released

@@ -6,14 +6,14 @@ namespace ndksim::core {
 
 op_type completion_type(wr_kind k) noexcept {
     static constexpr std::array<op_type, 8> k_types{
-        op_type::send,               // send
-        op_type::send,               // send_invalidate: the sender sees Send (REFERENCE.md 12 #8)
-        op_type::write,              // write
-        op_type::read,               // read
-        op_type::bind,               // bind
-        op_type::fast_register,      // fast_register
-        op_type::invalidate,         // invalidate_region
-        op_type::invalidate,         // invalidate_window
+        op_type::send,           // send
+        op_type::send,           // send_invalidate: the sender sees Send (REFERENCE.md 12 #8)
+        op_type::write,          // write
+        op_type::read,           // read
+        op_type::bind,           // bind
+        op_type::fast_register,  // fast_register
+        op_type::invalidate,     // invalidate_region
+        op_type::invalidate,     // invalidate_window
     };
     return k_types[static_cast<std::size_t>(k)];
 }
@@ -24,8 +24,8 @@ send_queue::send_queue(std::uint32_t depth, std::uint32_t max_sge, std::uint32_t
       inline_size_(inline_size),
       slots_(depth_),
       sge_storage_(std::make_unique<sge[]>(static_cast<std::size_t>(depth_) * (max_sge_ + 1))),
-      inline_storage_(std::make_unique<std::byte[]>(static_cast<std::size_t>(depth_) *
-                                                    (inline_size_ + 1))) {
+      inline_storage_(
+          std::make_unique<std::byte[]>(static_cast<std::size_t>(depth_) * (inline_size_ + 1))) {
     for (std::uint32_t i = 0; i < depth_; ++i) {
         slots_[i].sges = &sge_storage_[static_cast<std::size_t>(i) * (max_sge_ + 1)];
         slots_[i].inline_data = &inline_storage_[static_cast<std::size_t>(i) * (inline_size_ + 1)];

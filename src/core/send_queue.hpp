@@ -53,11 +53,11 @@ struct send_wqe {
     std::uint32_t flags = 0;
     void* context = nullptr;
     std::uint32_t sge_count = 0;
-    sge* sges = nullptr;                ///< slot storage (max SGE entries)
-    std::byte* inline_data = nullptr;   ///< slot storage (inline size bytes)
-    std::uint64_t length = 0;           ///< message bytes
-    std::uint64_t remote_address = 0;   ///< write/read target
-    std::uint32_t remote_token = 0;     ///< write/read target; SendAndInvalidate: token to invalidate
+    sge* sges = nullptr;               ///< slot storage (max SGE entries)
+    std::byte* inline_data = nullptr;  ///< slot storage (inline size bytes)
+    std::uint64_t length = 0;          ///< message bytes
+    std::uint64_t remote_address = 0;  ///< write/read target
+    std::uint32_t remote_token = 0;  ///< write/read target; SendAndInvalidate: token to invalidate
     // Local operations (bind, fast-register, invalidate).
     mem::region_id region = mem::region_id::none;
     mem::window_id window = mem::window_id::none;
@@ -65,23 +65,23 @@ struct send_wqe {
     std::uint64_t local_length = 0;
     std::uint32_t fbo = 0;
     mem::access rights = mem::access::none;
-    std::uint32_t issued_token = 0;     ///< token the post half of bind/fast-register issued
-    std::vector<std::uint64_t> pages;   ///< fast-register page list (slot-owned buffer)
+    std::uint32_t issued_token = 0;    ///< token the post half of bind/fast-register issued
+    std::vector<std::uint64_t> pages;  ///< fast-register page list (slot-owned buffer)
     // Engine progress.
     std::uint32_t first_psn = 0;
-    std::uint32_t packets = 0;          ///< PSNs this request occupies on the wire
-    std::uint64_t placed = 0;           ///< read: response bytes placed so far
-    std::uint32_t resume = 0;           ///< next packet index to (re)transmit
-    bool read_counted = false;          ///< read: counted in the outstanding reads
-    bool started = false;               ///< requester has assigned its PSNs
-    bool done = false;                  ///< finished (result final); completes in queue order
+    std::uint32_t packets = 0;  ///< PSNs this request occupies on the wire
+    std::uint64_t placed = 0;   ///< read: response bytes placed so far
+    std::uint32_t resume = 0;   ///< next packet index to (re)transmit
+    bool read_counted = false;  ///< read: counted in the outstanding reads
+    bool started = false;       ///< requester has assigned its PSNs
+    bool done = false;          ///< finished (result final); completes in queue order
     status result = status::success;
-    std::uint32_t provider_error = 0;   ///< NDK_RESULT_EX.ProviderErrorCode of a failure
-    std::uint64_t posted_at = 0;        ///< simulated time of the post [ps] (latency statistics)
+    std::uint32_t provider_error = 0;  ///< NDK_RESULT_EX.ProviderErrorCode of a failure
+    std::uint64_t posted_at = 0;       ///< simulated time of the post [ps] (latency statistics)
 };
 
 class send_queue {
-public:
+  public:
     /// A queue of `depth` slots, each with `max_sge` SGEs and `inline_size` inline bytes.
     send_queue(std::uint32_t depth, std::uint32_t max_sge, std::uint32_t inline_size);
 
@@ -94,7 +94,9 @@ public:
     send_wqe* prepare() noexcept;
 
     /// Consumer side: publishes the prepared slot.
-    void publish() noexcept { tail_.store(tail_.load(std::memory_order_relaxed) + 1, std::memory_order_release); }
+    void publish() noexcept {
+        tail_.store(tail_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+    }
 
     /// Engine side: requests posted (published) and not yet retired.
     std::uint32_t outstanding() const noexcept {
@@ -112,7 +114,7 @@ public:
         head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     }
 
-private:
+  private:
     std::uint32_t depth_;
     std::uint32_t max_sge_;
     std::uint32_t inline_size_;

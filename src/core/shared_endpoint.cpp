@@ -12,6 +12,8 @@ ref<shared_endpoint> shared_endpoint::create(adapter& handle, const net_address&
     return ref<shared_endpoint>(new shared_endpoint(handle, address), false);
 }
 
-void shared_endpoint::on_closed() { dev().endpoints().release(address_.port); }
+void shared_endpoint::on_closed() {
+    dev().endpoints().release(address_.port);
+}
 
 }  // namespace ndksim::core

@@ -9,14 +9,14 @@
 namespace ndksim::core {
 
 class shared_endpoint final : public object {
-public:
+  public:
     /// Creates the endpoint over an address reserved by device::reserve_local(); the endpoint
     /// owns that reservation.
     static ref<shared_endpoint> create(adapter& handle, const net_address& address);
 
     const net_address& local_address() const noexcept { return address_; }
 
-private:
+  private:
     shared_endpoint(adapter& handle, const net_address& address);
     void on_closed() override;
 

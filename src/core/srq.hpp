@@ -31,7 +31,7 @@ struct adapter_limits;
 class pd;
 
 class srq final : public object {
-public:
+  public:
     /// NdkCreateSrq limits (ddi/nc-ndkpi-ndk_fn_create_srq.md): 0 < depth <= MaxSrqDepth
     /// (an adapter with MaxSrqDepth 0 has no SRQs), max_sge <= MaxReceiveRequestSge; else
     /// invalid_parameter.
@@ -89,7 +89,7 @@ public:
     notify_fn notification() const noexcept { return notify_; }
     void* notification_context() const noexcept { return notify_context_; }
 
-private:
+  private:
     srq(pd& owner, std::uint32_t depth, std::uint32_t max_sge, std::uint32_t notify_threshold,
         notify_fn notify, void* context);
 

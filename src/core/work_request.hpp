@@ -33,12 +33,14 @@ struct completion {
     void* qp_context;                 ///< the QPContext given at QP creation
     void* request_context;            ///< the RequestContext given at post time
     op_type type;
-    std::uint32_t provider_error;       ///< 0 on success; optional detail on failure (2.1+)
-    std::uintptr_t type_specific;       ///< ReceiveAndInvalidate: the invalidated token
-    bool solicited;                     ///< the sender set NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT
+    std::uint32_t provider_error;  ///< 0 on success; optional detail on failure (2.1+)
+    std::uintptr_t type_specific;  ///< ReceiveAndInvalidate: the invalidated token
+    bool solicited;                ///< the sender set NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT
 };
 
 /// True for a completion that satisfies an NDK_CQ_NOTIFY_ERRORS arm (any failure status).
-constexpr bool is_error(const completion& c) noexcept { return c.status < 0; }
+constexpr bool is_error(const completion& c) noexcept {
+    return c.status < 0;
+}
 
 }  // namespace ndksim::core

@@ -65,7 +65,9 @@ static_assert(convert(k_mr_bits, ndk_flags::mr_allow_local_read) == access::loca
 
 }  // namespace
 
-const op_info& op_traits(access_op op) noexcept { return k_ops[static_cast<std::size_t>(op)]; }
+const op_info& op_traits(access_op op) noexcept {
+    return k_ops[static_cast<std::size_t>(op)];
+}
 
 access required_rights(access_op op, bool read_sink_not_required) noexcept {
     const access r = op_traits(op).required;
@@ -77,8 +79,12 @@ bool rights_allow(access granted, access_op op, bool read_sink_not_required) noe
     return has(granted, required_rights(op, read_sink_not_required));
 }
 
-access access_from_mr_flags(std::uint32_t flags) noexcept { return convert(k_mr_bits, flags); }
+access access_from_mr_flags(std::uint32_t flags) noexcept {
+    return convert(k_mr_bits, flags);
+}
 
-access access_from_op_flags(std::uint32_t flags) noexcept { return convert(k_op_bits, flags); }
+access access_from_op_flags(std::uint32_t flags) noexcept {
+    return convert(k_op_bits, flags);
+}
 
 }  // namespace ndksim::mem

@@ -31,7 +31,9 @@ constexpr access operator~(access a) noexcept {
 }
 
 /// True when `set` contains every right in `wanted`.
-constexpr bool has(access set, access wanted) noexcept { return (set & wanted) == wanted; }
+constexpr bool has(access set, access wanted) noexcept {
+    return (set & wanted) == wanted;
+}
 
 /// Rights that only a peer uses.
 inline constexpr access remote_rights = access::remote_read | access::remote_write;

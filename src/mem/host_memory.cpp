@@ -101,8 +101,7 @@ void host_memory::unpin_locked(std::uint64_t pfn) noexcept {
 status host_memory::pin(const void* address, std::uint64_t length,
                         std::span<std::uint64_t> pfns_out) {
     const auto va = reinterpret_cast<std::uintptr_t>(address);
-    if (address == nullptr || !range_fits(va, length) ||
-        pfns_out.size() < span_pages(va, length)) {
+    if (address == nullptr || !range_fits(va, length) || pfns_out.size() < span_pages(va, length)) {
         return status::invalid_parameter;
     }
     const std::uint64_t pages = span_pages(va, length);

@@ -30,9 +30,9 @@
 namespace ndksim::mem {
 
 class host_memory {
-public:
+  public:
     struct config {
-        std::uint64_t first_pfn = 0x100000;  ///< PFN of the first frame (physical 4 GiB; >= 1)
+        std::uint64_t first_pfn = 0x100000;   ///< PFN of the first frame (physical 4 GiB; >= 1)
         std::uint64_t max_frames = 1u << 22;  ///< frames that may be pinned at once (16 GiB)
     };
 
@@ -87,7 +87,7 @@ public:
     /// The PFN numbering base of this host.
     std::uint64_t first_pfn() const noexcept { return cfg_.first_pfn; }
 
-private:
+  private:
     static constexpr std::uint32_t chunk_shift = 12;
     static constexpr std::uint64_t chunk_frames = std::uint64_t{1} << chunk_shift;
 

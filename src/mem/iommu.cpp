@@ -115,8 +115,7 @@ void iommu::unmap(std::span<const std::uint64_t> logical) noexcept {
 }
 
 const iommu::page_mapping* iommu::translate(std::uint64_t logical) const noexcept {
-    if ((logical >> tag_shift) != address_tag ||
-        ((logical >> unit_shift) & 0xFF) != unit_tag_) {
+    if ((logical >> tag_shift) != address_tag || ((logical >> unit_shift) & 0xFF) != unit_tag_) {
         return nullptr;
     }
     const std::uint64_t index = (logical >> page_shift) & slot_mask;

@@ -38,12 +38,12 @@ enum class mapping_use : std::uint8_t {
 };
 
 class iommu {
-public:
+  public:
     /// The translation of one mapped logical page.
     struct page_mapping {
-        std::uint64_t pfn = 0;   ///< host frame
-        std::uint16_t lo = 0;    ///< first byte of the page the mapping covers
-        std::uint16_t hi = 0;    ///< one past the last covered byte (1..4096)
+        std::uint64_t pfn = 0;  ///< host frame
+        std::uint16_t lo = 0;   ///< first byte of the page the mapping covers
+        std::uint16_t hi = 0;   ///< one past the last covered byte (1..4096)
         mapping_use use = mapping_use::lam;
     };
 
@@ -88,7 +88,7 @@ public:
 
     static constexpr std::uint64_t address_tag = 0x4C;
 
-private:
+  private:
     static constexpr std::uint32_t no_slot = 0xFFFFFFFF;
 
     struct slot {

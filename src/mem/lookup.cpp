@@ -52,19 +52,19 @@ struct entry_view {
 entry_view view_of(const region_table& table, const slot& s) noexcept {
     switch (s.kind) {
         case slot_kind::region:
-            return {s.reg.pd, s.reg.rights, s.reg.state == region_state::valid, s.reg.base_va,
-                    s.reg.length, &s.reg};
+            return {s.reg.pd,      s.reg.rights, s.reg.state == region_state::valid,
+                    s.reg.base_va, s.reg.length, &s.reg};
         case slot_kind::window: {
             const slot* r = table.find(s.win.region_index, slot_kind::region);
             const bool bound = s.win.state == window_state::bound && r != nullptr &&
                                r->reg.state == region_state::valid;
-            return {s.win.pd, s.win.rights, bound, s.win.va, s.win.length,
-                    bound ? &r->reg : nullptr};
+            return {s.win.pd, s.win.rights, bound,
+                    s.win.va, s.win.length, bound ? &r->reg : nullptr};
         }
         case slot_kind::privileged:
             // REFERENCE.md rule 21: SGEs with the privileged token carry logical addresses;
             // the whole logical space is in bounds and the IOMMU decides (step 6).
-            return {s.pd, privileged_rights, true, 0, std::numeric_limits<std::uint64_t>::max(),
+            return {s.pd,   privileged_rights, true, 0, std::numeric_limits<std::uint64_t>::max(),
                     nullptr};
         case slot_kind::free:
             break;
@@ -86,9 +86,13 @@ std::byte* page_host(const iommu& mmu, const host_memory& host, const grant& g,
 
 }  // namespace
 
-std::string_view fault_name(fault f) noexcept { return k_faults[static_cast<std::size_t>(f)].name; }
+std::string_view fault_name(fault f) noexcept {
+    return k_faults[static_cast<std::size_t>(f)].name;
+}
 
-status fault_status(fault f) noexcept { return k_faults[static_cast<std::size_t>(f)].reported; }
+status fault_status(fault f) noexcept {
+    return k_faults[static_cast<std::size_t>(f)].reported;
+}
 
 const slot* check_entry(const region_table& table, std::uint32_t token) noexcept {
     return table.find(token_index(token));
@@ -110,7 +114,9 @@ fault check_rights(access granted, access_op op, bool read_sink_not_required) no
     return rights_allow(granted, op, read_sink_not_required) ? fault::none : fault::access_denied;
 }
 
-fault check_state(bool usable) noexcept { return usable ? fault::none : fault::invalid_state; }
+fault check_state(bool usable) noexcept {
+    return usable ? fault::none : fault::invalid_state;
+}
 
 fault check_bounds(std::uint64_t base, std::uint64_t size, std::uint64_t address,
                    std::uint64_t length) noexcept {

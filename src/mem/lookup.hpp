@@ -55,11 +55,11 @@ status fault_status(fault f) noexcept;
 
 /// One access the NIC is about to make.
 struct access_request {
-    std::uint32_t token = 0;     ///< memory token (local token, remote token or privileged)
-    pd_id pd = pd_id::none;      ///< PD of the QP on whose behalf the access is made
+    std::uint32_t token = 0;  ///< memory token (local token, remote token or privileged)
+    pd_id pd = pd_id::none;   ///< PD of the QP on whose behalf the access is made
     access_op op = access_op::local_read;
-    std::uint64_t address = 0;   ///< virtual address, or logical address for a privileged token
-    std::uint64_t length = 0;    ///< bytes
+    std::uint64_t address = 0;  ///< virtual address, or logical address for a privileged token
+    std::uint64_t length = 0;   ///< bytes
 };
 
 /// A validated range. Valid only under the read_guard it was obtained with, and only while

@@ -12,9 +12,9 @@ namespace ndksim::mem {
 
 /// One MDL of a chain.
 struct mdl_segment {
-    std::uint64_t virtual_address = 0;  ///< MmGetMdlVirtualAddress: StartVa + ByteOffset (a key)
-    std::uint32_t byte_count = 0;       ///< MmGetMdlByteCount [bytes]
-    std::uint32_t byte_offset = 0;      ///< MmGetMdlByteOffset: offset in the first page [bytes]
+    std::uint64_t virtual_address = 0;    ///< MmGetMdlVirtualAddress: StartVa + ByteOffset (a key)
+    std::uint32_t byte_count = 0;         ///< MmGetMdlByteCount [bytes]
+    std::uint32_t byte_offset = 0;        ///< MmGetMdlByteOffset: offset in the first page [bytes]
     std::span<const std::uint64_t> pfns;  ///< MmGetMdlPfnArray: one PFN per spanned page
 };
 

@@ -13,7 +13,9 @@ inline constexpr std::uint64_t page_size = std::uint64_t{1} << page_shift;
 inline constexpr std::uint64_t page_mask = page_size - 1;
 
 /// PAGE_ALIGN: `address` rounded down to the start of its page.
-constexpr std::uint64_t page_align(std::uint64_t address) noexcept { return address & ~page_mask; }
+constexpr std::uint64_t page_align(std::uint64_t address) noexcept {
+    return address & ~page_mask;
+}
 
 /// BYTE_OFFSET: offset of `address` inside its page [bytes, 0..4095].
 constexpr std::uint32_t byte_offset(std::uint64_t address) noexcept {

@@ -36,11 +36,11 @@ struct region {
     region_kind kind = region_kind::normal;
     region_state state = region_state::unregistered;
     pd_id pd = pd_id::none;
-    access rights = access::none;   ///< normalized rights of the current registration
-    std::uint64_t base_va = 0;      ///< first registered virtual address (a key) [bytes]
-    std::uint64_t length = 0;       ///< registered length [bytes]
-    std::uint32_t fbo = 0;          ///< offset of base_va in the first page [bytes]
-    std::uint32_t page_count = 0;   ///< entries of `pages` in use
+    access rights = access::none;  ///< normalized rights of the current registration
+    std::uint64_t base_va = 0;     ///< first registered virtual address (a key) [bytes]
+    std::uint64_t length = 0;      ///< registered length [bytes]
+    std::uint32_t fbo = 0;         ///< offset of base_va in the first page [bytes]
+    std::uint32_t page_count = 0;  ///< entries of `pages` in use
     /// Logical page addresses, one per page of [base_va - fbo, base_va + length). Normal
     /// regions own these IOMMU mappings; fast-register regions reference the consumer's LAM
     /// pages, and `pages` is sized to fr_max_pages at initialization so that fast_register never

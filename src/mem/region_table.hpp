@@ -30,7 +30,7 @@ struct slot {
 };
 
 class region_table {
-public:
+  public:
     /// A table of at most `capacity` live slots (clamped to token_index_limit - 1).
     explicit region_table(std::uint32_t capacity);
 
@@ -63,7 +63,7 @@ public:
     /// Maximum live slots.
     std::uint32_t capacity() const noexcept { return capacity_; }
 
-private:
+  private:
     std::uint32_t capacity_;
     std::vector<slot> slots_;  // slots_[0] is reserved: index 0 never names an object
     std::uint32_t free_head_ = 0;

@@ -53,8 +53,7 @@ copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer
             continue;
         }
         if (!resolved_ || current_.generation != generation) {
-            const lookup_result r =
-                unit_.lookup(guard, {e.token, pd_, op_, e.address, e.length});
+            const lookup_result r = unit_.lookup(guard, {e.token, pd_, op_, e.address, e.length});
             out.cache_misses += r.cache_misses;
             if (!r.ok()) {
                 out.failed = r.failed;
@@ -64,7 +63,8 @@ copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer
             current_ = r.range;
             resolved_ = true;
         }
-        const std::uint64_t want = std::min<std::uint64_t>(buffer.size() - done, e.length - offset_);
+        const std::uint64_t want =
+            std::min<std::uint64_t>(buffer.size() - done, e.length - offset_);
         const std::span<std::byte> run = unit_.host_run(guard, current_, offset_, want);
         if (run.empty()) {
             out.failed = fault::unmapped;

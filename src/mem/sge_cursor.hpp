@@ -42,7 +42,7 @@ struct copy_result {
 };
 
 class sge_cursor {
-public:
+  public:
     /// A cursor over `list` for accesses of kind `op` on behalf of a QP of PD `pd`. The list and
     /// the unit must outlive the cursor.
     sge_cursor(const translation_unit& unit, pd_id pd, access_op op,
@@ -75,7 +75,7 @@ public:
     /// Bytes after the cursor.
     std::uint64_t remaining() const noexcept { return total_ - position_; }
 
-private:
+  private:
     template <bool ToHost, class Byte>
     copy_result transfer(const read_guard& guard, std::span<Byte> buffer) noexcept;
 
@@ -85,9 +85,9 @@ private:
     std::span<const sge> list_;
     std::uint64_t total_ = 0;
     std::uint64_t position_ = 0;
-    std::size_t index_ = 0;      // current SGE
-    std::uint64_t offset_ = 0;   // bytes of the current SGE already moved
-    grant current_;              // lookup of the current SGE
+    std::size_t index_ = 0;     // current SGE
+    std::uint64_t offset_ = 0;  // bytes of the current SGE already moved
+    grant current_;             // lookup of the current SGE
     bool resolved_ = false;
 };
 

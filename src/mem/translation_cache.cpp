@@ -29,7 +29,8 @@ translation_cache::translation_cache(const cache_config& cfg)
       ways_(sets_ == 0 ? 0 : cfg.ways),
       entries_(std::size_t{sets_} * ways_) {}
 
-translation_cache::session::session(translation_cache& cache) : cache_(cache), lock_(cache.mutex_) {}
+translation_cache::session::session(translation_cache& cache)
+    : cache_(cache), lock_(cache.mutex_) {}
 
 translation_cache::session::~session() {
     cache_.last_lookup_misses_.store(misses_, std::memory_order_relaxed);

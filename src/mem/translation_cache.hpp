@@ -37,7 +37,7 @@ struct cache_counters {
 };
 
 class translation_cache {
-public:
+  public:
     /// A cache with the geometry of `cfg`.
     explicit translation_cache(const cache_config& cfg);
 
@@ -47,7 +47,7 @@ public:
     /// The probes of one lookup. Holds the cache lock for its lifetime; records the lookup's
     /// miss count on destruction.
     class session {
-    public:
+      public:
         /// Starts the probes of one lookup on `cache` (takes its lock).
         explicit session(translation_cache& cache);
 
@@ -64,7 +64,7 @@ public:
         /// Misses recorded by this session so far.
         std::uint32_t misses() const noexcept { return misses_; }
 
-    private:
+      private:
         translation_cache& cache_;
         std::lock_guard<std::mutex> lock_;
         std::uint32_t misses_ = 0;
@@ -82,7 +82,7 @@ public:
     /// Counter snapshot.
     cache_counters counters() const noexcept;
 
-private:
+  private:
     struct entry {
         std::uint64_t page = 0;
         std::uint64_t pfn = 0;

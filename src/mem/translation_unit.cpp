@@ -172,7 +172,8 @@ lam_result translation_unit::build_lam(mdl_chain chain, std::uint64_t length,
         return out;
     }
     // All or nothing: a failed map leaves no page mapped (REFERENCE.md rule 24).
-    if (out.st = mmu_.map(pfns, geo.fbo, length, mapping_use::lam, logical); out.st != status::success) {
+    if (out.st = mmu_.map(pfns, geo.fbo, length, mapping_use::lam, logical);
+        out.st != status::success) {
         NDKSIM_DEBUG("{} build_lam: mapping {} pages failed: {}", cfg_.name, geo.pages, out.st);
         return out;
     }
@@ -296,9 +297,10 @@ status translation_unit::register_region(region_id id, mdl_chain chain, std::uin
         NDKSIM_DEBUG("{} register_region #{}: {}", cfg_.name, raw(id), st);
         return st;
     }
-    if (const status st = mmu_.map(pfns, geo.fbo, length, mapping_use::region, logical); st != status::success) {
-        NDKSIM_DEBUG("{} register_region #{}: mapping {} pages: {}", cfg_.name, raw(id),
-                     geo.pages, st);
+    if (const status st = mmu_.map(pfns, geo.fbo, length, mapping_use::region, logical);
+        st != status::success) {
+        NDKSIM_DEBUG("{} register_region #{}: mapping {} pages: {}", cfg_.name, raw(id), geo.pages,
+                     st);
         return st;
     }
     r.pages = std::move(logical);
@@ -375,7 +377,9 @@ std::uint32_t translation_unit::local_token(region_id id) const {
     return region_slot(id) == nullptr ? 0 : table_.issued_token(raw(id));
 }
 
-std::uint32_t translation_unit::remote_token(region_id id) const { return local_token(id); }
+std::uint32_t translation_unit::remote_token(region_id id) const {
+    return local_token(id);
+}
 
 region_info translation_unit::describe(region_id id) const {
     const auto lock = shared_lock();
@@ -384,8 +388,8 @@ region_info translation_unit::describe(region_id id) const {
         return {};
     }
     const region& r = s->reg;
-    return {r.kind,   r.state,      r.pd,           r.rights,           r.base_va,     r.length,
-            r.fbo,    r.page_count, r.fr_max_pages, r.fr_remote_access, r.bound_windows};
+    return {r.kind, r.state,      r.pd,           r.rights,           r.base_va,      r.length,
+            r.fbo,  r.page_count, r.fr_max_pages, r.fr_remote_access, r.bound_windows};
 }
 
 // ---- memory windows --------------------------------------------------------------------------
@@ -457,8 +461,7 @@ token_result translation_unit::post_fast_register(pd_id qp_pd, const fast_regist
     if (s == nullptr) {
         return {status::invalid_handle, 0};
     }
-    if (const status st = check_fast_register_request(s->reg, qp_pd, rq);
-        st != status::success) {
+    if (const status st = check_fast_register_request(s->reg, qp_pd, rq); st != status::success) {
         NDKSIM_DEBUG("{} post_fast_register #{}: {}", cfg_.name, raw(rq.region), st);
         return {st, 0};
     }
@@ -500,10 +503,9 @@ token_result translation_unit::post_bind(pd_id qp_pd, const bind_request& rq) {
     if (ws == nullptr || rs == nullptr) {
         return {status::invalid_handle, 0};
     }
-    if (const status st = check_bind_request(ws->win, rs->reg, qp_pd, rq);
-        st != status::success) {
-        NDKSIM_DEBUG("{} post_bind mw#{} -> mr#{}: {}", cfg_.name, raw(rq.window),
-                     raw(rq.region), st);
+    if (const status st = check_bind_request(ws->win, rs->reg, qp_pd, rq); st != status::success) {
+        NDKSIM_DEBUG("{} post_bind mw#{} -> mr#{}: {}", cfg_.name, raw(rq.window), raw(rq.region),
+                     st);
         return {st, 0};
     }
     ws->issued_key = next_key(ws->issued_key);
@@ -627,13 +629,14 @@ status translation_unit::execute_invalidate_token(pd_id qp_pd, std::uint32_t tok
 
 // ---- data path -------------------------------------------------------------------------------
 
-read_guard translation_unit::read() const { return read_guard(*this, mutex_); }
+read_guard translation_unit::read() const {
+    return read_guard(*this, mutex_);
+}
 
 lookup_result translation_unit::lookup(const read_guard& guard,
                                        const access_request& rq) const noexcept {
     static_cast<void>(guard);
-    const lookup_context ctx{table_, mmu_, host_, cache_, cfg_.read_sink_not_required,
-                             generation_};
+    const lookup_context ctx{table_, mmu_, host_, cache_, cfg_.read_sink_not_required, generation_};
     return mem::lookup(ctx, rq);
 }
 

@@ -51,16 +51,16 @@ namespace ndksim::mem {
 
 /// Limits and behaviour of one unit (one adapter).
 struct unit_config {
-    std::string name = "mem";                    ///< identity in log lines (e.g. "nic1")
-    std::uint32_t max_entries = 1u << 16;        ///< live regions + windows + PDs
-    std::uint32_t max_mapped_pages = 1u << 20;   ///< IOMMU capacity [pages]
-    std::uint32_t max_fast_register_pages = 512; ///< largest AdapterPageCount of
-                                                 ///< InitializeFastRegisterMr
-    std::uint32_t max_lams = 1u << 16;           ///< live LAMs
+    std::string name = "mem";                     ///< identity in log lines (e.g. "nic1")
+    std::uint32_t max_entries = 1u << 16;         ///< live regions + windows + PDs
+    std::uint32_t max_mapped_pages = 1u << 20;    ///< IOMMU capacity [pages]
+    std::uint32_t max_fast_register_pages = 512;  ///< largest AdapterPageCount of
+                                                  ///< InitializeFastRegisterMr
+    std::uint32_t max_lams = 1u << 16;            ///< live LAMs
     /// NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED (REFERENCE.md rule 23); true for the
     /// ConnectX-like profile: a read sink needs local write only.
     bool read_sink_not_required = true;
-    cache_config cache;                          ///< translation cache geometry
+    cache_config cache;  ///< translation cache geometry
 };
 
 struct pd_result {
@@ -117,7 +117,7 @@ class translation_unit;
 /// Neither copyable nor movable: it lives in the scope of the thread that took it. The unit's
 /// const queries (tokens, describe) may be called while holding one.
 class read_guard {
-public:
+  public:
     /// Releases the shared lock.
     ~read_guard();
     read_guard(const read_guard&) = delete;
@@ -126,7 +126,7 @@ public:
     /// The unit this guard locks.
     const translation_unit& unit() const noexcept { return *unit_; }
 
-private:
+  private:
     friend class translation_unit;
     read_guard(const translation_unit& unit, std::shared_mutex& m);
 
@@ -135,7 +135,7 @@ private:
 };
 
 class translation_unit {
-public:
+  public:
     /// A unit over `host` (normally host_memory::instance()) with the limits of `cfg`.
     explicit translation_unit(host_memory& host, unit_config cfg = {});
 
@@ -297,7 +297,7 @@ public:
     /// The host memory this unit translates into.
     host_memory& host() const noexcept { return host_; }
 
-private:
+  private:
     struct pd_record {
         std::uint32_t privileged_index = 0;
         std::uint32_t children = 0;  // regions and windows of the PD

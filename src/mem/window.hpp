@@ -37,7 +37,9 @@ struct bind_request {
 
 /// Rights a window gets from bind flags: only remote read and remote write; a window never
 /// grants local access.
-constexpr access window_rights(access requested) noexcept { return requested & remote_rights; }
+constexpr access window_rights(access requested) noexcept {
+    return requested & remote_rights;
+}
 
 /// The checks of NdkBind that do not depend on work requests queued ahead of it (run at post
 /// and again at execution), in order:

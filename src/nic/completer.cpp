@@ -39,11 +39,11 @@ struct nak_outcome {
 
 // Indexed by wire::nak_code.
 constexpr std::array<nak_outcome, 5> k_nak_outcomes{{
-    {status::internal_error, 0x100},          // psn_sequence_error: retried, never completes
-    {status::remote_resources, 0x101},        // invalid_request
-    {status::access_violation, 0x102},        // remote_access_error
-    {status::connection_aborted, 0x103},      // remote_operational_error
-    {status::remote_resources, 0x104},        // invalid_rd_request
+    {status::internal_error, 0x100},      // psn_sequence_error: retried, never completes
+    {status::remote_resources, 0x101},    // invalid_request
+    {status::access_violation, 0x102},    // remote_access_error
+    {status::connection_aborted, 0x103},  // remote_operational_error
+    {status::remote_resources, 0x104},    // invalid_rd_request
 }};
 
 std::uint32_t last_psn(const core::send_wqe& w) noexcept {
@@ -134,12 +134,12 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
             rewind_requester(e, q, psn);
             ctx.retry_scheduled = true;
             q.add_ref();
-            e.dev().sched().post_after(
-                wire::rnr_timer_table[wire::syndrome_value(syndrome)], [&e, qp = &q] {
-                    context_of(*qp).retry_scheduled = false;
-                    run_requester(e, *qp);
-                    qp->release();
-                });
+            e.dev().sched().post_after(wire::rnr_timer_table[wire::syndrome_value(syndrome)],
+                                       [&e, qp = &q] {
+                                           context_of(*qp).retry_scheduled = false;
+                                           run_requester(e, *qp);
+                                           qp->release();
+                                       });
             break;
         }
         case wire::aeth_type::nak: {
@@ -333,8 +333,8 @@ void fail_qp(engine& e, core::qp& q) {
     complete_in_order(e, q);
     // A receive being filled, then every posted receive, completes cancelled too.
     if (ctx.in_send && !ctx.receive_failed) {
-        complete_receive(e, q, ctx.receive.context, status::cancelled, 0, core::op_type::receive,
-                         0, false);
+        complete_receive(e, q, ctx.receive.context, status::cancelled, 0, core::op_type::receive, 0,
+                         false);
         if (ctx.receive_from_srq) {
             q.shared_rq()->release_receive(ctx.receive.slot);
         } else {

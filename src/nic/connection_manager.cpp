@@ -57,8 +57,8 @@ wire::cm_message connection_manager::handshake_message(const core::connector& c,
     }
     m.inbound_read_limit = std::min(c.inbound_read_limit, limits.max_inbound_read_limit);
     m.outbound_read_limit = std::min(c.outbound_read_limit, limits.max_outbound_read_limit);
-    m.set_private_data(std::span<const std::byte>(c.own_private_data)
-                           .first(c.own_private_data_length));
+    m.set_private_data(
+        std::span<const std::byte>(c.own_private_data).first(c.own_private_data_length));
     return m;
 }
 
@@ -121,8 +121,8 @@ void connection_manager::send(connection& conn, wire::cm_message& m) {
 void connection_manager::send_reply_to(const wire::ip_address& to, wire::cm_message& m) {
     connection conn;
     conn.peer = e_.link().resolve(to);
-    conn.flow = wire::flow{e_.link().local_address(), to, wire::roce_udp_port,
-                           wire::roce_udp_port, 0};
+    conn.flow =
+        wire::flow{e_.link().local_address(), to, wire::roce_udp_port, wire::roce_udp_port, 0};
     send(conn, m);
 }
 
@@ -200,28 +200,27 @@ void connection_manager::activate_qp(connection& conn) {
     ctx.expected_psn = c.peer_start_psn;
     // Effective limits (REFERENCE.md section 9): what this side asked for, capped by the
     // adapter and by what the peer offers the other way.
-    ctx.ird = std::min({c.inbound_read_limit, limits.max_inbound_read_limit,
-                        c.peer.outbound_read_limit});
-    ctx.ord = std::min({c.outbound_read_limit, limits.max_outbound_read_limit,
-                        c.peer.inbound_read_limit});
+    ctx.ird =
+        std::min({c.inbound_read_limit, limits.max_inbound_read_limit, c.peer.outbound_read_limit});
+    ctx.ord = std::min(
+        {c.outbound_read_limit, limits.max_outbound_read_limit, c.peer.inbound_read_limit});
     q->set_state(core::qp_state::connected);
 }
 
 // ---- consumer calls ---------------------------------------------------------------------------
 
-status connection_manager::connect(core::connector& c, core::qp& q,
-                                   const core::net_address* source, core::shared_endpoint* sep,
-                                   const core::net_address& destination,
+status connection_manager::connect(core::connector& c, core::qp& q, const core::net_address* source,
+                                   core::shared_endpoint* sep, const core::net_address& destination,
                                    std::uint32_t inbound_read_limit,
                                    std::uint32_t outbound_read_limit,
-                                   std::span<const std::byte> private_data,
-                                   core::request_fn done) {
+                                   std::span<const std::byte> private_data, core::request_fn done) {
     core::device& dev = e_.dev();
     if (private_data.size() > dev.limits().max_caller_data) {
         return status::invalid_parameter;
     }
-    if (c.state() != connector_state::idle || c.has_request() || q.state() != core::qp_state::idle ||
-        q.bound_connector() != nullptr || !c.is_open() || !q.is_open()) {
+    if (c.state() != connector_state::idle || c.has_request() ||
+        q.state() != core::qp_state::idle || q.bound_connector() != nullptr || !c.is_open() ||
+        !q.is_open()) {
         return status::invalid_device_state;
     }
     if (destination.v6 != dev.own_address().v6) {
@@ -244,7 +243,8 @@ status connection_manager::connect(core::connector& c, core::qp& q,
         std::lock_guard lock(mutex_);
         for (const auto& [id, conn] : connections_) {
             const core::connector& other = *conn.c;
-            if (other.local_address.port == local.port && other.peer_address.port == destination.port &&
+            if (other.local_address.port == local.port &&
+                other.peer_address.port == destination.port &&
                 other.peer_address.same_ip(destination) && other.local_address.same_ip(local)) {
                 if (sep == nullptr) {
                     dev.endpoints().release(local.port);
@@ -269,8 +269,7 @@ status connection_manager::connect(core::connector& c, core::qp& q,
     c.set_request(std::move(done));
 
     store_private_data(c, private_data);
-    NDKSIM_DEBUG("{}: connecting {} -> {}", c.ident(), local.to_string(),
-                 destination.to_string());
+    NDKSIM_DEBUG("{}: connecting {} -> {}", c.ident(), local.to_string(), destination.to_string());
     dev.sched().post([this, id] {
         connection* conn = find(id);
         if (conn == nullptr || conn->c->state() != connector_state::connecting) {
@@ -325,8 +324,7 @@ status connection_manager::complete_connect(core::connector& c, core::disconnect
     return status::pending;
 }
 
-status connection_manager::accept(core::connector& c, core::qp& q,
-                                  std::uint32_t inbound_read_limit,
+status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t inbound_read_limit,
                                   std::uint32_t outbound_read_limit,
                                   std::span<const std::byte> private_data,
                                   core::disconnect_fn event, core::request_fn done) {
@@ -456,13 +454,13 @@ void connection_manager::on_datagram(const wire::decoded_packet& p, const wire::
     // One handler per message type, indexed by wire::cm_type (decode_cm rejected unknown types).
     using handler = void (connection_manager::*)(const wire::cm_message&, const wire::ip_address&);
     static constexpr std::array<handler, wire::cm_type_count> k_handlers{
-        nullptr,                                      // invalid
-        &connection_manager::on_request,              // request
-        &connection_manager::on_reply,                // reply
-        &connection_manager::on_ready_to_use,         // ready_to_use
-        &connection_manager::on_reject,               // reject
-        &connection_manager::on_disconnect_request,   // disconnect_request
-        &connection_manager::on_disconnect_reply,     // disconnect_reply
+        nullptr,                                     // invalid
+        &connection_manager::on_request,             // request
+        &connection_manager::on_reply,               // reply
+        &connection_manager::on_ready_to_use,        // ready_to_use
+        &connection_manager::on_reject,              // reject
+        &connection_manager::on_disconnect_request,  // disconnect_request
+        &connection_manager::on_disconnect_reply,    // disconnect_reply
     };
     if (const handler h = k_handlers[static_cast<std::size_t>(m.type)]) {
         (this->*h)(m, from);
@@ -550,7 +548,8 @@ void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_addr
     c.complete_request(status::success);
 }
 
-void connection_manager::on_ready_to_use(const wire::cm_message& m, const wire::ip_address& /*from*/) {
+void connection_manager::on_ready_to_use(const wire::cm_message& m,
+                                         const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr || conn->c->state() != connector_state::accepting) {
         return;
@@ -598,7 +597,8 @@ void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_add
     fail_connection(id, result);
 }
 
-void connection_manager::on_disconnect_request(const wire::cm_message& m, const wire::ip_address& /*from*/) {
+void connection_manager::on_disconnect_request(const wire::cm_message& m,
+                                               const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr) {
         // Already disconnected here: the peer repeats its request because our reply was lost.
@@ -631,7 +631,8 @@ void connection_manager::on_disconnect_request(const wire::cm_message& m, const 
     }
 }
 
-void connection_manager::on_disconnect_reply(const wire::cm_message& m, const wire::ip_address& /*from*/) {
+void connection_manager::on_disconnect_reply(const wire::cm_message& m,
+                                             const wire::ip_address& /*from*/) {
     connection* conn = find(m.remote_connection_id);
     if (conn == nullptr || conn->c->state() != connector_state::disconnecting) {
         return;

@@ -46,7 +46,7 @@ enum class disconnect_reason : std::uint32_t {
 };
 
 class connection_manager {
-public:
+  public:
     explicit connection_manager(engine& e);
 
     /// NdkConnect (sep == nullptr, `source` the local address to bind: IP own or wildcard,
@@ -76,8 +76,8 @@ public:
     /// when the active side gave up, io_timeout when it never completes the connection.
     [[nodiscard]] status accept(core::connector& c, core::qp& q, std::uint32_t inbound_read_limit,
                                 std::uint32_t outbound_read_limit,
-                                std::span<const std::byte> private_data,
-                                core::disconnect_fn event, core::request_fn done);
+                                std::span<const std::byte> private_data, core::disconnect_fn event,
+                                core::request_fn done);
 
     /// NdkReject (never pends): success, or connection_aborted when the peer already gave up;
     /// invalid_device_state when there is nothing to reject; invalid_parameter for private
@@ -108,7 +108,7 @@ public:
     /// A listener's close was requested (it is already unreachable for new requests).
     void listener_closing(core::listener& l);
 
-private:
+  private:
     struct connection {
         core::ref<core::connector> c;
         std::shared_ptr<wire::transport::peer> peer;

@@ -136,8 +136,7 @@ void engine::dispatch(wire::frame* f) {
         cm_->on_datagram(p, f->source);
     } else if (core::ref<core::qp> q = dev_.find_qp(p.headers.bth.dest_qp); !q) {
         counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
-        NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(),
-                     p.headers.bth.dest_qp);
+        NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(), p.headers.bth.dest_qp);
     } else if (q->state() != core::qp_state::connected || q->engine_state() == nullptr ||
                context_of(*q).peer_qpn == 0) {
         counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);
@@ -161,7 +160,8 @@ void engine::qp_closing(core::qp& q) {
     // the task's reference keeps the QP alive until it has run, and the close completes after
     // it (the close waits while the QP is busy).
     const bool quiet = (q.state() == core::qp_state::idle || q.state() == core::qp_state::error) &&
-                       q.sq().outstanding() == 0 && (q.rq() == nullptr || q.rq()->outstanding() == 0);
+                       q.sq().outstanding() == 0 &&
+                       (q.rq() == nullptr || q.rq()->outstanding() == 0);
     if (quiet) {
         return;
     }
@@ -176,8 +176,12 @@ void engine::qp_closing(core::qp& q) {
     });
 }
 
-void engine::connector_closing(core::connector& c) { cm_->connector_closing(c); }
+void engine::connector_closing(core::connector& c) {
+    cm_->connector_closing(c);
+}
 
-void engine::listener_closing(core::listener& l) { cm_->listener_closing(l); }
+void engine::listener_closing(core::listener& l) {
+    cm_->listener_closing(l);
+}
 
 }  // namespace ndksim::nic

@@ -94,7 +94,7 @@ struct engine_counters {
 };
 
 class engine final : public core::engine_hooks {
-public:
+  public:
     /// Builds the adapter's end of the link; it is handed the engine's frame entry point.
     using transport_factory =
         std::function<std::unique_ptr<wire::transport>(wire::transport::receive_fn)>;
@@ -155,7 +155,7 @@ public:
     void connector_closing(core::connector& c) override;
     void listener_closing(core::listener& l) override;
 
-private:
+  private:
     core::device& dev_;
     engine_config cfg_;
     std::shared_ptr<wire::frame_pool> frames_;

@@ -60,12 +60,14 @@ status refuse(engine& e, core::qp& q, status s, [[maybe_unused]] const char* wha
 
 }  // namespace
 
-engine& engine_of(core::object& o) noexcept { return static_cast<engine&>(*o.dev().hooks()); }
+engine& engine_of(core::object& o) noexcept {
+    return static_cast<engine&>(*o.dev().hooks());
+}
 
 status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_args& a) {
-    const char* what = kind == core::wr_kind::read ? "read" : kind == core::wr_kind::write
-                                                                  ? "write"
-                                                                  : "send";
+    const char* what = kind == core::wr_kind::read    ? "read"
+                       : kind == core::wr_kind::write ? "write"
+                                                      : "send";
     const core::adapter_limits& limits = e.dev().limits();
     const bool inline_data = (a.flags & core::op_flag::inline_data) != 0;
     if (a.sges == nullptr && a.sge_count > 0) {

@@ -23,9 +23,9 @@ struct transfer_args {
     void* context = nullptr;
     const core::sge* sges = nullptr;
     std::uint32_t sge_count = 0;
-    std::uint32_t flags = 0;             ///< NDK_OP_FLAG_*
-    std::uint64_t remote_address = 0;    ///< write/read
-    std::uint32_t remote_token = 0;      ///< write/read target; SendAndInvalidate token
+    std::uint32_t flags = 0;           ///< NDK_OP_FLAG_*
+    std::uint64_t remote_address = 0;  ///< write/read
+    std::uint32_t remote_token = 0;    ///< write/read target; SendAndInvalidate token
 };
 
 /// NdkSend (kind send), NdkSendAndInvalidate (send_invalidate), NdkWrite (write), NdkRead
@@ -45,10 +45,9 @@ struct transfer_args {
 /// NdkFastRegister: the memory unit's post-time checks (access_violation, invalid_parameter,
 /// invalid_device_request, invalid_device_state); the page list is copied.
 [[nodiscard]] status post_fast_register(engine& e, core::qp& q, void* context,
-                                        mem::region_id region,
-                                        std::span<const std::uint64_t> pages, std::uint32_t fbo,
-                                        std::uint64_t length, std::uint64_t base_va,
-                                        std::uint32_t flags);
+                                        mem::region_id region, std::span<const std::uint64_t> pages,
+                                        std::uint32_t fbo, std::uint64_t length,
+                                        std::uint64_t base_va, std::uint32_t flags);
 
 /// NdkInvalidate of a fast-registered region or of a window.
 [[nodiscard]] status post_invalidate(engine& e, core::qp& q, void* context, mem::region_id region,

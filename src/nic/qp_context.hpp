@@ -21,19 +21,19 @@ namespace ndksim::nic {
 struct qp_context final : core::qp_engine_state {
     // Connection (set by the connection manager before the QP becomes connected).
     std::shared_ptr<wire::transport::peer> peer;
-    wire::flow flow;                 ///< addresses for the ICRC of frames this QP sends
+    wire::flow flow;  ///< addresses for the ICRC of frames this QP sends
     std::uint32_t peer_qpn = 0;
-    std::uint32_t ird = 0;           ///< inbound RDMA reads accepted at once (effective)
-    std::uint32_t ord = 0;           ///< outbound RDMA reads issued at once (effective)
+    std::uint32_t ird = 0;  ///< inbound RDMA reads accepted at once (effective)
+    std::uint32_t ord = 0;  ///< outbound RDMA reads issued at once (effective)
 
     // Requester (initiator queue -> packets).
     std::atomic<bool> doorbell_pending{false};  ///< a requester run is scheduled
-    bool deferred = false;           ///< DEFER posts are waiting for a doorbell (rule 9)
-    std::uint32_t next_psn = 0;      ///< PSN the next new request starts at
-    std::uint32_t next_wqe = 0;      ///< index (from the queue's oldest) of the next to transmit
+    bool deferred = false;                      ///< DEFER posts are waiting for a doorbell (rule 9)
+    std::uint32_t next_psn = 0;                 ///< PSN the next new request starts at
+    std::uint32_t next_wqe = 0;  ///< index (from the queue's oldest) of the next to transmit
     std::uint32_t reads_outstanding = 0;
-    std::uint32_t rnr_retries = 0;   ///< consecutive RNR NAKs for the current request
-    bool retry_scheduled = false;    ///< an RNR back-off is running; NAK-driven rewinds wait
+    std::uint32_t rnr_retries = 0;      ///< consecutive RNR NAKs for the current request
+    bool retry_scheduled = false;       ///< an RNR back-off is running; NAK-driven rewinds wait
     timing::sim_time port_free_at = 0;  ///< when the port finishes the last queued frame [ps]
     std::atomic<std::uint32_t> doorbells{0};  ///< doorbells rung since the requester last ran
     timing::sim_time wqe_engine_free_at = 0;  ///< the QP's WQE engine is busy until then [ps]
@@ -45,23 +45,23 @@ struct qp_context final : core::qp_engine_state {
     std::uint32_t transport_retries = 0;  ///< consecutive timer retries without progress
 
     // Completer (ACKs and read responses -> completions).
-    std::optional<mem::sge_cursor> read_cursor;  ///< placement of the oldest outstanding read
+    std::optional<mem::sge_cursor> read_cursor;       ///< placement of the oldest outstanding read
     const core::send_wqe* read_cursor_for = nullptr;  ///< the request read_cursor places into
 
     // Responder (requests -> placement, read responses, ACK/NAK).
     std::uint32_t expected_psn = 0;
-    std::uint32_t msn = 0;           ///< messages completed (AETH MSN)
-    bool nak_outstanding = false;    ///< a NAK was sent; out-of-order packets are dropped quietly
-    bool ack_pending = false;        ///< a coalesced ACK is scheduled; ack_psn is its PSN
+    std::uint32_t msn = 0;         ///< messages completed (AETH MSN)
+    bool nak_outstanding = false;  ///< a NAK was sent; out-of-order packets are dropped quietly
+    bool ack_pending = false;      ///< a coalesced ACK is scheduled; ack_psn is its PSN
     std::uint32_t ack_psn = 0;
-    bool in_send = false;            ///< a multi-packet send is being placed
-    bool in_write = false;           ///< a multi-packet write is being placed
-    core::received receive{};        ///< the receive the current send lands in
+    bool in_send = false;      ///< a multi-packet send is being placed
+    bool in_write = false;     ///< a multi-packet write is being placed
+    core::received receive{};  ///< the receive the current send lands in
     bool receive_from_srq = false;
     std::optional<mem::sge_cursor> recv_cursor;
     mem::sge write_target{};
     std::optional<mem::sge_cursor> write_cursor;
-    bool receive_failed = false;     ///< the current send overran or faulted its receive
+    bool receive_failed = false;  ///< the current send overran or faulted its receive
 
     // Statistics (stats_registry.hpp): written by the completer, read from any thread.
     std::shared_ptr<qp_stats> stats;

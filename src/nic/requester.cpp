@@ -37,8 +37,7 @@ constexpr std::array<std::array<opcode, 4>, 3> k_opcodes{{
     {opcode::rc_send_first, opcode::rc_send_middle, opcode::rc_send_last, opcode::rc_send_only},
     {opcode::rc_send_first, opcode::rc_send_middle, opcode::rc_send_last_inv,
      opcode::rc_send_only_inv},
-    {opcode::rc_write_first, opcode::rc_write_middle, opcode::rc_write_last,
-     opcode::rc_write_only},
+    {opcode::rc_write_first, opcode::rc_write_middle, opcode::rc_write_last, opcode::rc_write_only},
 }};
 
 opcode opcode_for(wr_kind k, std::uint32_t index, std::uint32_t count) noexcept {

@@ -30,8 +30,8 @@ using wire::opcode;
 
 void nak(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
     e.counters().naks_sent.fetch_add(1, std::memory_order_relaxed);
-    NDKSIM_DEBUG("{}: NAK {} at PSN {:#x}", q.ident(), wire::nak_code_name(static_cast<std::uint8_t>(code)),
-                 psn);
+    NDKSIM_DEBUG("{}: NAK {} at PSN {:#x}", q.ident(),
+                 wire::nak_code_name(static_cast<std::uint8_t>(code)), psn);
     send_ack(e, q, psn, wire::nak_syndrome(code));
 }
 
@@ -99,8 +99,8 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
     const std::uint32_t psn = p.headers.bth.psn;
     mem::translation_unit& memory = e.dev().memory();
     if (p.info->starts_message()) {
-        const bool taken = q.rq() != nullptr ? q.rq()->take(ctx.receive)
-                                             : q.shared_rq()->take(ctx.receive);
+        const bool taken =
+            q.rq() != nullptr ? q.rq()->take(ctx.receive) : q.shared_rq()->take(ctx.receive);
         if (!taken) {
             // Receiver not ready: the requester retries after the timer (rule of issue 4.6).
             e.counters().rnr_naks_sent.fetch_add(1, std::memory_order_relaxed);
@@ -151,8 +151,8 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
             if (s != status::success) {
                 // A token that is not valid here makes the receiving provider abort the
                 // connection (REFERENCE.md rule 22).
-                complete_receive(e, q, ctx.receive.context, status::connection_aborted, bytes,
-                                 type, token, false);
+                complete_receive(e, q, ctx.receive.context, status::connection_aborted, bytes, type,
+                                 token, false);
                 release_receive(q, ctx);
                 ctx.recv_cursor.reset();
                 refuse(e, q, psn, wire::nak_code::remote_operational_error);
@@ -176,15 +176,15 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
     mem::translation_unit& memory = e.dev().memory();
     const mem::read_guard guard = memory.read();
     if (p.info->starts_message()) {
-        ctx.write_target = mem::sge{p.headers.reth.va, p.headers.reth.dma_length,
-                                    p.headers.reth.rkey};
+        ctx.write_target =
+            mem::sge{p.headers.reth.va, p.headers.reth.dma_length, p.headers.reth.rkey};
         ctx.write_cursor.emplace(memory, q.memory_pd(), mem::access_op::remote_write,
                                  std::span<const mem::sge>(&ctx.write_target, 1));
         // The whole target is checked before any byte moves, so a refused write places nothing.
         if (const mem::copy_result r = ctx.write_cursor->validate(guard); !r.ok()) {
             NDKSIM_DEBUG("{}: write to {:#x}+{} token {:#x} refused: {}", q.ident(),
-                         ctx.write_target.address, ctx.write_target.length,
-                         ctx.write_target.token, mem::fault_name(r.failed));
+                         ctx.write_target.address, ctx.write_target.length, ctx.write_target.token,
+                         mem::fault_name(r.failed));
             ctx.write_cursor.reset();
             refuse(e, q, psn, wire::nak_code::remote_access_error);
             return;
@@ -227,8 +227,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
     const std::uint32_t psn = p.headers.bth.psn;
     const std::uint32_t mtu = e.config().costs.mtu;
     const std::uint64_t length = p.headers.reth.dma_length;
-    const auto packets =
-        length == 0 ? 1U : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
+    const auto packets = length == 0 ? 1U : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
     mem::translation_unit& memory = e.dev().memory();
     const mem::sge source{p.headers.reth.va, p.headers.reth.dma_length, p.headers.reth.rkey};
     mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::remote_read,
@@ -250,10 +249,10 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
         const std::size_t chunk =
             static_cast<std::size_t>(std::min<std::uint64_t>(mtu, length - offset));
         wire::packet_headers h;
-        h.bth.op = packets == 1           ? opcode::rc_read_response_only
-                   : i == 0               ? opcode::rc_read_response_first
-                   : i + 1 == packets     ? opcode::rc_read_response_last
-                                          : opcode::rc_read_response_middle;
+        h.bth.op = packets == 1       ? opcode::rc_read_response_only
+                   : i == 0           ? opcode::rc_read_response_first
+                   : i + 1 == packets ? opcode::rc_read_response_last
+                                      : opcode::rc_read_response_middle;
         h.bth.psn = wire::psn_add(psn, i);
         h.aeth.syndrome = wire::ack_syndrome();
         h.aeth.msn = ctx.msn;
@@ -329,7 +328,9 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
     }
 }
 
-void send_pending_ack(engine& e, core::qp& q) { flush_ack(e, q); }
+void send_pending_ack(engine& e, core::qp& q) {
+    flush_ack(e, q);
+}
 
 void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome) {
     qp_context& ctx = context_of(q);

@@ -72,8 +72,7 @@ bool RcPair::cq_empty(NDK_CQ* cq) {
 void RcPair::close(NDK_OBJECT_HEADER* o) {
     slot s;
     // Every close is the first entry of its table; the QP table's type stands for all of them.
-    const NTSTATUS r =
-        reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, slot::on_close, &s);
+    const NTSTATUS r = reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, slot::on_close, &s);
     if (r == STATUS_PENDING) {
         drive([&] { return s.calls == 1; }, "a close completion");
     } else {
@@ -93,9 +92,9 @@ void RcPair::make_side(side& s, const char* address) {
     slot ignored;
     ASSERT_STATUS(STATUS_SUCCESS,
                   s.adapter->Dispatch->NdkCreatePd(s.adapter, slot::on_create, &ignored, &s.pd));
-    ASSERT_STATUS(STATUS_SUCCESS, s.adapter->Dispatch->NdkCreateCq(s.adapter, 1024, on_cq, nullptr,
-                                                                   nullptr, slot::on_create,
-                                                                   &ignored, &s.cq));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  s.adapter->Dispatch->NdkCreateCq(s.adapter, 1024, on_cq, nullptr, nullptr,
+                                                   slot::on_create, &ignored, &s.cq));
     ASSERT_STATUS(STATUS_SUCCESS,
                   s.pd->Dispatch->NdkCreateQp(s.pd, s.cq, s.cq, &s, 64, 64, 4, 4, 128,
                                               slot::on_create, &ignored, &s.qp));
@@ -126,8 +125,7 @@ buffer RcPair::register_buffer(side& s, std::size_t size, ULONG flags) {
 void RcPair::release_buffer(side&, buffer& b) {
     if (b.mr != nullptr) {
         slot deregistered;
-        const NTSTATUS d =
-            b.mr->Dispatch->NdkDeregisterMr(b.mr, slot::on_request, &deregistered);
+        const NTSTATUS d = b.mr->Dispatch->NdkDeregisterMr(b.mr, slot::on_request, &deregistered);
         if (d == STATUS_PENDING) {
             drive([&] { return deregistered.calls == 1; }, "deregistration");
         }
@@ -142,9 +140,9 @@ void RcPair::release_buffer(side&, buffer& b) {
 
 void RcPair::connect_pair() {
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS, b_.adapter->Dispatch->NdkCreateListener(
-                                      b_.adapter, on_connect_event, &incoming_, slot::on_create,
-                                      &created, &listener_));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  b_.adapter->Dispatch->NdkCreateListener(b_.adapter, on_connect_event, &incoming_,
+                                                          slot::on_create, &created, &listener_));
     SOCKADDR_IN any = ipv4("0.0.0.0", 0);
     slot listened;
     ASSERT_STATUS(STATUS_SUCCESS,
@@ -162,11 +160,10 @@ void RcPair::connect_pair() {
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
     char hello[] = "hello from a";
     slot connected;
-    ASSERT_STATUS(STATUS_PENDING,
-                  a_.connector->Dispatch->NdkConnect(
-                      a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
-                      reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, hello, sizeof hello,
-                      slot::on_request, &connected));
+    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkConnect(
+                                      a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src),
+                                      sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8,
+                                      8, hello, sizeof hello, slot::on_request, &connected));
     ASSERT_TRUE(drive([&] { return incoming_ != nullptr; }, "the connect event"));
     b_.connector = incoming_;
     incoming_ = nullptr;
@@ -179,10 +176,9 @@ void RcPair::connect_pair() {
     accepted_private_.assign(data, length - 1);
     char world[] = "hello from b";
     slot accepted;
-    ASSERT_STATUS(STATUS_PENDING,
-                  b_.connector->Dispatch->NdkAccept(b_.connector, b_.qp, 8, 8, world,
-                                                    sizeof world, side::on_disconnect, &b_,
-                                                    slot::on_request, &accepted));
+    ASSERT_STATUS(STATUS_PENDING, b_.connector->Dispatch->NdkAccept(
+                                      b_.connector, b_.qp, 8, 8, world, sizeof world,
+                                      side::on_disconnect, &b_, slot::on_request, &accepted));
     ASSERT_TRUE(drive([&] { return connected.calls == 1; }, "Connect's completion"));
     ASSERT_STATUS(STATUS_SUCCESS, connected.status);
     length = sizeof data;
@@ -190,9 +186,9 @@ void RcPair::connect_pair() {
                                       a_.connector, &ird, &ord, data, &length));
     connected_private_.assign(data, length - 1);
     slot completed;
-    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkCompleteConnect(
-                                      a_.connector, side::on_disconnect, &a_, slot::on_request,
-                                      &completed));
+    ASSERT_STATUS(STATUS_PENDING,
+                  a_.connector->Dispatch->NdkCompleteConnect(a_.connector, side::on_disconnect, &a_,
+                                                             slot::on_request, &completed));
     ASSERT_TRUE(drive([&] { return completed.calls == 1 && accepted.calls == 1; },
                       "CompleteConnect and Accept"));
     ASSERT_STATUS(STATUS_SUCCESS, completed.status);
@@ -212,9 +208,9 @@ void RcPair::close_tracked(NDK_OBJECT_HEADER* o) {
 NDK_CQ* RcPair::make_cq(side& s, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, PVOID ctx) {
     NDK_CQ* cq = nullptr;
     slot ignored;
-    EXPECT_STATUS(STATUS_SUCCESS, s.adapter->Dispatch->NdkCreateCq(s.adapter, depth, cb, ctx,
-                                                                   nullptr, slot::on_create,
-                                                                   &ignored, &cq));
+    EXPECT_STATUS(STATUS_SUCCESS,
+                  s.adapter->Dispatch->NdkCreateCq(s.adapter, depth, cb, ctx, nullptr,
+                                                   slot::on_create, &ignored, &cq));
     if (cq != nullptr) {
         track(&cq->Header);
     }
@@ -225,11 +221,10 @@ NDK_QP* RcPair::make_qp(side& s, NDK_CQ* cq, NDK_SRQ* srq, PVOID context) {
     NDK_QP* qp = nullptr;
     slot ignored;
     const NTSTATUS r =
-        srq == nullptr
-            ? s.pd->Dispatch->NdkCreateQp(s.pd, cq, cq, context, 64, 64, 4, 4, 128,
-                                          slot::on_create, &ignored, &qp)
-            : s.pd->Dispatch->NdkCreateQpWithSrq(s.pd, cq, cq, srq, context, 64, 4, 128,
-                                                 slot::on_create, &ignored, &qp);
+        srq == nullptr ? s.pd->Dispatch->NdkCreateQp(s.pd, cq, cq, context, 64, 64, 4, 4, 128,
+                                                     slot::on_create, &ignored, &qp)
+                       : s.pd->Dispatch->NdkCreateQpWithSrq(s.pd, cq, cq, srq, context, 64, 4, 128,
+                                                            slot::on_create, &ignored, &qp);
     EXPECT_STATUS(STATUS_SUCCESS, r);
     if (qp != nullptr) {
         track(&qp->Header);
@@ -256,11 +251,10 @@ link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, UL
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
     incoming_ = nullptr;
     slot connected;
-    EXPECT_STATUS(STATUS_PENDING,
-                  l.active->Dispatch->NdkConnect(l.active, aqp, reinterpret_cast<PSOCKADDR>(&src),
-                                                 sizeof src, reinterpret_cast<PSOCKADDR>(&dst),
-                                                 sizeof dst, a_ird, a_ord, nullptr, 0,
-                                                 slot::on_request, &connected));
+    EXPECT_STATUS(STATUS_PENDING, l.active->Dispatch->NdkConnect(
+                                      l.active, aqp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
+                                      reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, a_ird, a_ord,
+                                      nullptr, 0, slot::on_request, &connected));
     if (!drive([&] { return incoming_ != nullptr; }, "the connect event")) {
         return l;
     }
@@ -268,18 +262,17 @@ link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, UL
     incoming_ = nullptr;
     track(&l.passive->Header);
     slot accepted;
-    EXPECT_STATUS(STATUS_PENDING,
-                  l.passive->Dispatch->NdkAccept(l.passive, bqp, b_ird, b_ord, nullptr, 0,
-                                                 link::on_passive_event, &l, slot::on_request,
-                                                 &accepted));
+    EXPECT_STATUS(STATUS_PENDING, l.passive->Dispatch->NdkAccept(l.passive, bqp, b_ird, b_ord,
+                                                                 nullptr, 0, link::on_passive_event,
+                                                                 &l, slot::on_request, &accepted));
     if (!wait(connected, "Connect's completion")) {
         return l;
     }
     EXPECT_STATUS(STATUS_SUCCESS, connected.status);
     slot completed;
-    EXPECT_STATUS(STATUS_PENDING, l.active->Dispatch->NdkCompleteConnect(
-                                      l.active, link::on_active_event, &l, slot::on_request,
-                                      &completed));
+    EXPECT_STATUS(STATUS_PENDING,
+                  l.active->Dispatch->NdkCompleteConnect(l.active, link::on_active_event, &l,
+                                                         slot::on_request, &completed));
     drive([&] { return completed.calls == 1 && accepted.calls == 1; },
           "CompleteConnect and Accept");
     EXPECT_STATUS(STATUS_SUCCESS, completed.status);

@@ -4,7 +4,9 @@
 
 namespace ndksim::timing {
 
-event_queue::event_queue(std::size_t capacity) { heap_.reserve(capacity); }
+event_queue::event_queue(std::size_t capacity) {
+    heap_.reserve(capacity);
+}
 
 void event_queue::push(sim_time when, task fn) {
     heap_.push_back(entry{when, next_seq_++, std::move(fn)});

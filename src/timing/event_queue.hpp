@@ -16,7 +16,7 @@ namespace ndksim::timing {
 using task = util::inplace_function<void(), 96>;
 
 class event_queue {
-public:
+  public:
     /// Reserves room for `capacity` events so steady-state scheduling does not allocate.
     explicit event_queue(std::size_t capacity = 1024);
 
@@ -35,7 +35,7 @@ public:
     /// Removes the earliest event and returns its task; `when` receives its time.
     task pop(sim_time& when);
 
-private:
+  private:
     struct entry {
         sim_time when;
         std::uint64_t seq;

@@ -42,7 +42,8 @@ struct scheduler::io_state {
 sim_time scheduler::wall_elapsed() const noexcept {
     const auto elapsed = std::chrono::steady_clock::now() - started_;
     return static_cast<sim_time>(
-        std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()) * 1000;
+               std::chrono::duration_cast<std::chrono::nanoseconds>(elapsed).count()) *
+           1000;
 }
 
 sim_time scheduler::wall_tie() const noexcept {
@@ -51,9 +52,9 @@ sim_time scheduler::wall_tie() const noexcept {
 
 sim_time scheduler::to_sim(sim_time wall) const noexcept {
     // The common real-time case stays exact integer arithmetic.
-    return opts_.pace_factor == 1.0 ? wall
-                                    : static_cast<sim_time>(static_cast<double>(wall) /
-                                                            opts_.pace_factor);
+    return opts_.pace_factor == 1.0
+               ? wall
+               : static_cast<sim_time>(static_cast<double>(wall) / opts_.pace_factor);
 }
 
 void scheduler::drain() {
@@ -117,9 +118,13 @@ scheduler::~scheduler() {
     }
 }
 
-boost::asio::io_context& scheduler::io() noexcept { return io_->io; }
+boost::asio::io_context& scheduler::io() noexcept {
+    return io_->io;
+}
 
-bool scheduler::in_task() const noexcept { return t_running == this; }
+bool scheduler::in_task() const noexcept {
+    return t_running == this;
+}
 
 void scheduler::post_at(sim_time when, task fn) {
     bool post_pump = false;
@@ -202,9 +207,10 @@ void scheduler::pump() {
             if (queue_.next_time() > limit) {
                 // Too far ahead of the wall clock: sleep until it catches up. A task posted
                 // meanwhile posts its own pump; the timer's later pump then finds nothing due.
-                const auto wait = std::chrono::nanoseconds(static_cast<std::int64_t>(
-                    static_cast<double>(queue_.next_time() - limit) * opts_.pace_factor / 1000) +
-                                                           1);
+                const auto wait = std::chrono::nanoseconds(
+                    static_cast<std::int64_t>(static_cast<double>(queue_.next_time() - limit) *
+                                              opts_.pace_factor / 1000) +
+                    1);
                 pump_posted_ = false;
                 lock.unlock();
                 io_->wake.expires_after(wait);

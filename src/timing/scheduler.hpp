@@ -49,7 +49,7 @@ enum class run_mode : std::uint8_t { deterministic, threaded };
 enum class poll_policy : std::uint8_t { block, spin, spin_then_block };
 
 class scheduler {
-public:
+  public:
     struct options {
         run_mode mode = run_mode::deterministic;
         poll_policy poll = poll_policy::block;
@@ -127,12 +127,14 @@ public:
     const std::string& name() const noexcept { return opts_.name; }
 
     /// Total events run so far.
-    std::uint64_t events_run() const noexcept { return events_run_.load(std::memory_order_relaxed); }
+    std::uint64_t events_run() const noexcept {
+        return events_run_.load(std::memory_order_relaxed);
+    }
 
     /// The io_context of the engine thread (threaded mode), for the wire's sockets and timers.
     boost::asio::io_context& io() noexcept;
 
-private:
+  private:
     bool run_next_locked(std::unique_lock<std::mutex>& lock);
     sim_time wall_elapsed() const noexcept;
     sim_time wall_tie() const noexcept;

@@ -9,10 +9,20 @@ namespace ndksim::timing {
 /// A point or a span of simulated time [picoseconds].
 using sim_time = std::uint64_t;
 
-constexpr sim_time picoseconds(std::uint64_t v) noexcept { return v; }
-constexpr sim_time nanoseconds(std::uint64_t v) noexcept { return v * 1'000; }
-constexpr sim_time microseconds(std::uint64_t v) noexcept { return v * 1'000'000; }
-constexpr sim_time milliseconds(std::uint64_t v) noexcept { return v * 1'000'000'000; }
-constexpr sim_time seconds(std::uint64_t v) noexcept { return v * 1'000'000'000'000; }
+constexpr sim_time picoseconds(std::uint64_t v) noexcept {
+    return v;
+}
+constexpr sim_time nanoseconds(std::uint64_t v) noexcept {
+    return v * 1'000;
+}
+constexpr sim_time microseconds(std::uint64_t v) noexcept {
+    return v * 1'000'000;
+}
+constexpr sim_time milliseconds(std::uint64_t v) noexcept {
+    return v * 1'000'000'000;
+}
+constexpr sim_time seconds(std::uint64_t v) noexcept {
+    return v * 1'000'000'000'000;
+}
 
 }  // namespace ndksim::timing

@@ -14,18 +14,19 @@ class inplace_function;
 
 template <class R, class... Args, std::size_t Capacity>
 class inplace_function<R(Args...), Capacity> {
-public:
+  public:
     inplace_function() noexcept = default;
 
     /// Stores f inline. A callable larger than Capacity is a compile error, never an allocation.
     template <class F>
-        requires(!std::is_same_v<std::remove_cvref_t<F>, inplace_function> &&
-                 std::is_invocable_r_v<R, std::remove_cvref_t<F>&, Args...>)
-    inplace_function(F&& f) {  // NOLINT(google-explicit-constructor): used like std::function
+    requires(!std::is_same_v<std::remove_cvref_t<F>, inplace_function> &&
+             std::is_invocable_r_v<R, std::remove_cvref_t<F>&, Args...>)
+        inplace_function(F&& f) {  // NOLINT(google-explicit-constructor): used like std::function
         using D = std::remove_cvref_t<F>;
         static_assert(sizeof(D) <= Capacity, "callable too large for inplace_function");
         static_assert(alignof(D) <= alignof(std::max_align_t), "callable over-aligned");
-        static_assert(std::is_nothrow_move_constructible_v<D>, "callable must move without throwing");
+        static_assert(std::is_nothrow_move_constructible_v<D>,
+                      "callable must move without throwing");
         ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
         invoke_ = [](void* self, Args&&... args) -> R {
             return (*static_cast<D*>(self))(std::forward<Args>(args)...);
@@ -67,7 +68,7 @@ public:
         manage_ = nullptr;
     }
 
-private:
+  private:
     void take(inplace_function& other) noexcept {
         if (other.manage_ != nullptr) {
             other.manage_(storage_, other.storage_);

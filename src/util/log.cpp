@@ -1,11 +1,11 @@
 #include "util/log.hpp"
 
+#include <atomic>
 #include <cstdlib>
 #include <memory>
-#include <atomic>
 #include <mutex>
-#include <vector>
 #include <string>
+#include <vector>
 
 #include <spdlog/sinks/basic_file_sink.h>
 #include <spdlog/sinks/stdout_color_sinks.h>
@@ -35,9 +35,10 @@ std::shared_ptr<spdlog::logger> make_logger() {
         level = spdlog::level::from_str(env);
         if (level == spdlog::level::off && std::string(env) != "off") {
             level = spdlog::level::warn;
-            logger->warn("NDKSIM_LOG={} is not a level (trace, debug, info, warn, error, "
-                         "critical, off); using warn",
-                         env);
+            logger->warn(
+                "NDKSIM_LOG={} is not a level (trace, debug, info, warn, error, "
+                "critical, off); using warn",
+                env);
         }
     }
     logger->set_level(level);
@@ -74,6 +75,8 @@ void reload_from_environment() {
     install(make_logger());
 }
 
-void set_level(spdlog::level::level_enum level) { get().set_level(level); }
+void set_level(spdlog::level::level_enum level) {
+    get().set_level(level);
+}
 
 }  // namespace ndksim::log

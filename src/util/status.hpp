@@ -62,7 +62,9 @@ enum class status : std::int32_t {
 
 /// True for success and informational codes, as NT_SUCCESS: warnings such as buffer_overflow
 /// count as failures.
-constexpr bool succeeded(status s) noexcept { return static_cast<std::int32_t>(s) >= 0; }
+constexpr bool succeeded(status s) noexcept {
+    return static_cast<std::int32_t>(s) >= 0;
+}
 
 /// The Windows name of a status ("STATUS_INVALID_PARAMETER"), or "STATUS_0x........" when the
 /// value is not one the simulator knows. The returned view has static storage.

@@ -29,16 +29,16 @@ class frame_pool;
 inline constexpr std::size_t k_max_frame_bytes = 4096 + 128;
 
 struct frame {
-    std::uint32_t length = 0;  ///< bytes used in data
-    ip_address source;         ///< the sender's address, set by the transport on arrival
-    std::uint64_t arrival = 0; ///< simulated arrival time at the receiver [ps] (in-process link)
-    frame* next = nullptr;     ///< free-list link (owned by the pool)
+    std::uint32_t length = 0;   ///< bytes used in data
+    ip_address source;          ///< the sender's address, set by the transport on arrival
+    std::uint64_t arrival = 0;  ///< simulated arrival time at the receiver [ps] (in-process link)
+    frame* next = nullptr;      ///< free-list link (owned by the pool)
     frame_pool* pool = nullptr;
     alignas(64) std::byte data[k_max_frame_bytes];
 };
 
 class frame_pool {
-public:
+  public:
     /// `block` is how many frames each growth step allocates.
     static std::shared_ptr<frame_pool> create(std::size_t block = 256);
 
@@ -55,7 +55,7 @@ public:
     /// Frames allocated so far (steady-state growth shows up here).
     std::size_t allocated() const noexcept { return allocated_.load(std::memory_order_relaxed); }
 
-private:
+  private:
     explicit frame_pool(std::size_t block) : block_(block) {}
     void push(frame* f) noexcept;
     void grow();

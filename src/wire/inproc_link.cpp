@@ -72,7 +72,7 @@ namespace {
 // The fabric: which endpoint owns which address. Touched only when adapters attach, detach and
 // resolve peers (connection setup), never per frame.
 class fabric {
-public:
+  public:
     static fabric& instance() {
         static fabric f;
         return f;
@@ -97,7 +97,7 @@ public:
         return it == endpoints_.end() ? nullptr : it->second;
     }
 
-private:
+  private:
     static std::array<std::uint8_t, 17> key(const ip_address& a) {
         std::array<std::uint8_t, 17> k{};
         k[0] = a.v6 ? 6 : 4;
@@ -110,7 +110,7 @@ private:
 };
 
 class inproc_peer final : public transport::peer {
-public:
+  public:
     explicit inproc_peer(std::shared_ptr<inproc_endpoint> ep) : endpoint(std::move(ep)) {}
     std::shared_ptr<inproc_endpoint> endpoint;
 };
@@ -233,8 +233,12 @@ void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
     }
 }
 
-const ip_address& inproc_link::local_address() const noexcept { return self_->address; }
+const ip_address& inproc_link::local_address() const noexcept {
+    return self_->address;
+}
 
-const link_counters& inproc_link::counters() const noexcept { return self_->counters; }
+const link_counters& inproc_link::counters() const noexcept {
+    return self_->counters;
+}
 
 }  // namespace ndksim::wire

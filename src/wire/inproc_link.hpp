@@ -14,7 +14,7 @@ namespace ndksim::wire {
 struct inproc_endpoint;
 
 class inproc_link final : public transport {
-public:
+  public:
     /// Attaches an adapter owning `address` to the fabric; frames for it run on `sched` and are
     /// handed to `receive`. `latency` [ps] is the one-way delay added to every frame.
     /// Throws std::invalid_argument when another adapter of the process owns `address`.
@@ -32,7 +32,7 @@ public:
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 
-private:
+  private:
     std::shared_ptr<inproc_endpoint> self_;
     timing::scheduler& sched_;
     timing::sim_time latency_;

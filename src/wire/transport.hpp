@@ -30,10 +30,10 @@ struct link_counters {
 };
 
 class transport {
-public:
+  public:
     /// A resolved destination. Opaque to the engine; kept by a connection for its lifetime.
     class peer {
-    public:
+      public:
         virtual ~peer() = default;
     };
 

@@ -122,7 +122,7 @@ struct read_response {
 };
 
 class ConsumerScenario : public ::testing::Test {
-protected:
+  protected:
     void SetUp() override {
         g_life = &life_;
         ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop_));
@@ -222,8 +222,7 @@ protected:
     void start_close(NDK_OBJECT_HEADER* o, closing& c, const char* name) {
         c.object = o;
         c.name = name;
-        const NTSTATUS r =
-            reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, closing::done, &c);
+        const NTSTATUS r = reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, closing::done, &c);
         if (r != STATUS_PENDING) {
             EXPECT_STATUS(STATUS_SUCCESS, r);
             closing::done(&c);
@@ -269,12 +268,10 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
         return sa->Dispatch->NdkCreatePd(sa, done, ctx, out);
     });
     client.cq = create<NDK_CQ>("client CQ", [&](auto done, auto ctx, NDK_CQ** out) {
-        return ca->Dispatch->NdkCreateCq(ca, 64, endpoint::on_cq, &client, nullptr, done, ctx,
-                                         out);
+        return ca->Dispatch->NdkCreateCq(ca, 64, endpoint::on_cq, &client, nullptr, done, ctx, out);
     });
     server.cq = create<NDK_CQ>("server CQ", [&](auto done, auto ctx, NDK_CQ** out) {
-        return sa->Dispatch->NdkCreateCq(sa, 64, endpoint::on_cq, &server, nullptr, done, ctx,
-                                         out);
+        return sa->Dispatch->NdkCreateCq(sa, 64, endpoint::on_cq, &server, nullptr, done, ctx, out);
     });
     NDK_QP* cqp = create<NDK_QP>("client QP", [&](auto done, auto ctx, NDK_QP** out) {
         return cpd->Dispatch->NdkCreateQp(cpd, client.cq, client.cq, &client, 16, 16, 2, 2, 64,
@@ -289,18 +286,17 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     });
     ASSERT_TRUE(cpd && spd && client.cq && server.cq && cqp && sqp && frmr);
     request init{frmr, "NdkInitializeFastRegisterMr"};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(frmr->Dispatch->NdkInitializeFastRegisterMr(frmr, 4, TRUE, request::done,
-                                                                     &init),
-                         init));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(frmr->Dispatch->NdkInitializeFastRegisterMr(
+                                             frmr, 4, TRUE, request::done, &init),
+                                         init));
     UINT32 cpriv = 0;
     UINT32 spriv = 0;
     cpd->Dispatch->NdkGetPrivilegedMemoryRegionToken(cpd, &cpriv);
     spd->Dispatch->NdkGetPrivilegedMemoryRegionToken(spd, &spriv);
-    mapped cctl = map(ca, 2 * k_page, 0);      // client: [0] receive, [1] send
-    mapped sctl = map(sa, 2 * k_page, 0);      // server: [0] receive, [1] send
-    mapped cdata = map(ca, 2 * k_page, 512);   // client data buffer (fast-registered), FBO 512
-    mapped sdata = map(sa, 2 * k_page, 0);     // server data to return
+    mapped cctl = map(ca, 2 * k_page, 0);     // client: [0] receive, [1] send
+    mapped sctl = map(sa, 2 * k_page, 0);     // server: [0] receive, [1] send
+    mapped cdata = map(ca, 2 * k_page, 512);  // client data buffer (fast-registered), FBO 512
+    mapped sdata = map(sa, 2 * k_page, 0);    // server data to return
     ASSERT_EQ(512U, cdata.fbo);
     for (ULONG i = 0; i < 2 * k_page; ++i) {
         sdata.block[i] = static_cast<std::byte>(i * 13 + 5);
@@ -310,11 +306,10 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
 
     // ---- handshake with private data --------------------------------------------------------
     listening events;
-    NDK_LISTENER* listener = create<NDK_LISTENER>(
-        "listener", [&](auto done, auto ctx, NDK_LISTENER** out) {
-            return sa->Dispatch->NdkCreateListener(sa, listening::on_connect, &events, done, ctx,
-                                                   out);
-        });
+    NDK_LISTENER* listener = create<NDK_LISTENER>("listener", [&](auto done, auto ctx,
+                                                                  NDK_LISTENER** out) {
+        return sa->Dispatch->NdkCreateListener(sa, listening::on_connect, &events, done, ctx, out);
+    });
     ASSERT_NE(nullptr, listener);
     events.listener = listener;
     SOCKADDR_IN any = ipv4("0.0.0.0", 0);
@@ -327,10 +322,10 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     ULONG bound_size = sizeof bound;
     ASSERT_STATUS(STATUS_SUCCESS, listener->Dispatch->NdkGetLocalAddress(
                                       listener, reinterpret_cast<PSOCKADDR>(&bound), &bound_size));
-    client.connector = create<NDK_CONNECTOR>("connector", [&](auto done, auto ctx,
-                                                               NDK_CONNECTOR** out) {
-        return ca->Dispatch->NdkCreateConnector(ca, done, ctx, out);
-    });
+    client.connector =
+        create<NDK_CONNECTOR>("connector", [&](auto done, auto ctx, NDK_CONNECTOR** out) {
+            return ca->Dispatch->NdkCreateConnector(ca, done, ctx, out);
+        });
     ASSERT_NE(nullptr, client.connector);
     // Receives are posted before connecting, as SMB Direct does.
     NDK_SGE crecv = cctl.sge(0, k_page, cpriv);
@@ -360,10 +355,10 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     EXPECT_STREQ(negotiate, got.c_str());
     char accept_data[] = "SMBD negotiate response: credits 16";
     request accepted{server.connector, "NdkAccept"};
-    ASSERT_STATUS(STATUS_PENDING, server.connector->Dispatch->NdkAccept(
-                                      server.connector, sqp, ird, ord, accept_data,
-                                      sizeof accept_data, endpoint::on_disconnect, &server,
-                                      request::done, &accepted));
+    ASSERT_STATUS(STATUS_PENDING,
+                  server.connector->Dispatch->NdkAccept(
+                      server.connector, sqp, ird, ord, accept_data, sizeof accept_data,
+                      endpoint::on_disconnect, &server, request::done, &accepted));
     ASSERT_TRUE(drive([&] { return connected.calls == 1; }, "Connect's completion"));
     ASSERT_STATUS(STATUS_SUCCESS, connected.status);
     char reply[64] = {};
@@ -414,9 +409,9 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     read_response resp{0, seen.length};
     std::memcpy(sctl.block + k_page, &resp, sizeof resp);
     NDK_SGE ssend = sctl.sge(1, sizeof resp, spriv);
-    ASSERT_STATUS(STATUS_SUCCESS, sqp->Dispatch->NdkSendAndInvalidate(
-                                      sqp, &resp, &ssend, 1, NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT,
-                                      seen.token));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  sqp->Dispatch->NdkSendAndInvalidate(
+                      sqp, &resp, &ssend, 1, NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT, seen.token));
     ASSERT_TRUE(drive([&] { return client.results.size() == 3 && server.results.size() == 3; },
                       "the write, the response and its receive"));
     EXPECT_EQ(NdkOperationTypeWrite, server.results[1].Type);
@@ -432,15 +427,13 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
 
     // ---- orderly disconnect and flush ------------------------------------------------------
     request disconnected{client.connector, "NdkDisconnect"};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(client.connector->Dispatch->NdkDisconnect(client.connector,
-                                                                   request::done, &disconnected),
-                         disconnected));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(client.connector->Dispatch->NdkDisconnect(
+                                             client.connector, request::done, &disconnected),
+                                         disconnected));
     ASSERT_TRUE(drive([&] { return server.disconnect_events == 1; }, "the disconnect event"));
     request server_disconnected{server.connector, "NdkDisconnect"};
     ASSERT_STATUS(STATUS_SUCCESS, finish(server.connector->Dispatch->NdkDisconnect(
-                                             server.connector, request::done,
-                                             &server_disconnected),
+                                             server.connector, request::done, &server_disconnected),
                                          server_disconnected));
     cqp->Dispatch->NdkFlush(cqp);
     sqp->Dispatch->NdkFlush(sqp);
@@ -466,8 +459,8 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     start_close(&client.connector->Header, c_conn, "client connector");
     start_close(&server.connector->Header, s_conn, "server connector");
     ndksim_loop_run_until_idle(loop_);
-    for (const closing* c : {&c_pd, &s_pd, &c_cq, &s_cq, &c_qp, &s_qp, &c_mr, &c_conn, &s_conn,
-                             &l_close}) {
+    for (const closing* c :
+         {&c_pd, &s_pd, &c_cq, &s_cq, &c_qp, &s_qp, &c_mr, &c_conn, &s_conn, &l_close}) {
         EXPECT_EQ(1, c->calls) << c->name;
     }
     // Every antecedent finished closing after its successors.

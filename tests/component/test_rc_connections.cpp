@@ -10,7 +10,7 @@ namespace ndksim::testkit {
 namespace {
 
 class RcConnections : public RcPair {
-protected:
+  protected:
     /// Starts NdkConnect of `c` over `qp` to 10.0.0.x:port; returns what NdkConnect returned.
     NTSTATUS start_connect(NDK_CONNECTOR* c, NDK_QP* qp, const char* to, USHORT port, slot& done,
                            const void* data = nullptr, ULONG length = 0) {
@@ -170,9 +170,9 @@ TEST_F(RcConnections, CompleteConnectBeforeConnectCompletedIsConnectionInvalid) 
     slot connected;
     ASSERT_STATUS(STATUS_PENDING, start_connect(c, qp, "10.0.0.2", port_, connected));
     slot completed;
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID,
-                  c->Dispatch->NdkCompleteConnect(c, nullptr, nullptr, slot::on_request,
-                                                  &completed));
+    EXPECT_STATUS(
+        STATUS_CONNECTION_INVALID,
+        c->Dispatch->NdkCompleteConnect(c, nullptr, nullptr, slot::on_request, &completed));
     NDK_CONNECTOR* passive = take_incoming();
     ASSERT_NE(nullptr, passive);
     EXPECT_STATUS(STATUS_SUCCESS, passive->Dispatch->NdkReject(passive, nullptr, 0));
@@ -195,8 +195,7 @@ TEST_F(RcConnections, PostsOnAnUnconnectedQpFailInlineWithConnectionInvalid) {
     EXPECT_STATUS(STATUS_CONNECTION_INVALID, qp->Dispatch->NdkSend(qp, nullptr, &s, 1, 0));
     EXPECT_STATUS(STATUS_CONNECTION_INVALID,
                   qp->Dispatch->NdkSendAndInvalidate(qp, nullptr, &s, 1, 0, rt));
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID,
-                  qp->Dispatch->NdkWrite(qp, nullptr, &s, 1, ra, rt, 0));
+    EXPECT_STATUS(STATUS_CONNECTION_INVALID, qp->Dispatch->NdkWrite(qp, nullptr, &s, 1, ra, rt, 0));
     EXPECT_STATUS(STATUS_CONNECTION_INVALID, qp->Dispatch->NdkRead(qp, nullptr, &s, 1, ra, rt, 0));
     EXPECT_STATUS(STATUS_CONNECTION_INVALID,
                   qp->Dispatch->NdkBind(qp, nullptr, a_.buf.mr, mw, a_.buf.bytes, 4096,
@@ -218,10 +217,9 @@ TEST_F(RcConnections, PostsOnAnUnconnectedQpFailInlineWithConnectionInvalid) {
 TEST_F(RcConnections, SecondListenerOnTheSamePortIsASharingViolation) {
     NDK_LISTENER* second = nullptr;
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  b_.adapter->Dispatch->NdkCreateListener(b_.adapter, [](PVOID, NDK_CONNECTOR*) {},
-                                                          nullptr, slot::on_create, &created,
-                                                          &second));
+    ASSERT_STATUS(STATUS_SUCCESS, b_.adapter->Dispatch->NdkCreateListener(
+                                      b_.adapter, [](PVOID, NDK_CONNECTOR*) {}, nullptr,
+                                      slot::on_create, &created, &second));
     track(&second->Header);
     SOCKADDR_IN same = ipv4("0.0.0.0", port_);
     slot listened;
@@ -241,8 +239,8 @@ TEST_F(RcConnections, SameFourTupleThroughASharedEndpointIsAddressAlreadyExists)
     SOCKADDR_IN local = ipv4("10.0.0.1", 0);
     slot created;
     ASSERT_STATUS(STATUS_SUCCESS, a_.adapter->Dispatch->NdkCreateSharedEndpoint(
-                                      a_.adapter, reinterpret_cast<PSOCKADDR>(&local),
-                                      sizeof local, slot::on_create, &created, &sep));
+                                      a_.adapter, reinterpret_cast<PSOCKADDR>(&local), sizeof local,
+                                      slot::on_create, &created, &sep));
     track(&sep->Header);
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
     NDK_QP* qp1 = make_qp(a_, a_.cq);
@@ -256,8 +254,8 @@ TEST_F(RcConnections, SameFourTupleThroughASharedEndpointIsAddressAlreadyExists)
     slot second;
     EXPECT_STATUS(STATUS_ADDRESS_ALREADY_EXISTS,
                   c2->Dispatch->NdkConnectWithSharedEndpoint(
-                      c2, qp2, sep, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, nullptr,
-                      0, slot::on_request, &second));
+                      c2, qp2, sep, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, nullptr, 0,
+                      slot::on_request, &second));
     // The first connection proceeds and uses the endpoint's port.
     NDK_CONNECTOR* passive = take_incoming();
     ASSERT_NE(nullptr, passive);
@@ -288,22 +286,22 @@ TEST_F(RcConnections, PrivateDataAboveTheAdapterLimitsIsInvalidParameter) {
     for (ULONG i = 0; i < ai.MaxCallerData; ++i) {
         data[i] = static_cast<char>('a' + i % 26);
     }
-    ASSERT_STATUS(STATUS_PENDING, start_connect(c, aqp, "10.0.0.2", port_, connected,
-                                                data.data(), ai.MaxCallerData));
+    ASSERT_STATUS(STATUS_PENDING, start_connect(c, aqp, "10.0.0.2", port_, connected, data.data(),
+                                                ai.MaxCallerData));
     NDK_CONNECTOR* passive = take_incoming();
     ASSERT_NE(nullptr, passive);
     std::vector<char> got(ai.MaxCallerData);
     ULONG length = ai.MaxCallerData;
-    ASSERT_STATUS(STATUS_SUCCESS, passive->Dispatch->NdkGetConnectionData(
-                                      passive, nullptr, nullptr, got.data(), &length));
+    ASSERT_STATUS(STATUS_SUCCESS, passive->Dispatch->NdkGetConnectionData(passive, nullptr, nullptr,
+                                                                          got.data(), &length));
     EXPECT_EQ(ai.MaxCallerData, length);
     EXPECT_EQ(0, std::memcmp(data.data(), got.data(), ai.MaxCallerData));
     // The passive side's limit is MaxCalleeData.
     slot accepted;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  passive->Dispatch->NdkAccept(passive, bqp, 8, 8, data.data(),
-                                               bi.MaxCalleeData + 1, nullptr, nullptr,
-                                               slot::on_request, &accepted));
+    EXPECT_STATUS(
+        STATUS_INVALID_PARAMETER,
+        passive->Dispatch->NdkAccept(passive, bqp, 8, 8, data.data(), bi.MaxCalleeData + 1, nullptr,
+                                     nullptr, slot::on_request, &accepted));
     EXPECT_STATUS(STATUS_INVALID_PARAMETER,
                   passive->Dispatch->NdkReject(passive, data.data(), bi.MaxCalleeData + 1));
     ASSERT_STATUS(STATUS_PENDING,
@@ -352,10 +350,9 @@ TEST_F(RcConnections, GetConnectionDataReportsTheSizeAndRefusesAShortBuffer) {
     EXPECT_EQ(sizeof hello, length);
     EXPECT_EQ(0, std::memcmp(hello, small, sizeof small));
     slot accepted;
-    ASSERT_STATUS(STATUS_PENDING,
-                  passive->Dispatch->NdkAccept(passive, bqp, 8, 8, const_cast<char*>(reply),
-                                               sizeof reply, nullptr, nullptr, slot::on_request,
-                                               &accepted));
+    ASSERT_STATUS(STATUS_PENDING, passive->Dispatch->NdkAccept(
+                                      passive, bqp, 8, 8, const_cast<char*>(reply), sizeof reply,
+                                      nullptr, nullptr, slot::on_request, &accepted));
     ASSERT_TRUE(wait(connected, "Connect's completion"));
     ASSERT_STATUS(STATUS_SUCCESS, connected.status);
     // Active side: the same.
@@ -429,10 +426,10 @@ TEST_F(RcConnections, ClosingAConnectedConnectorGivesThePeerOneDisconnectEvent) 
 TEST_F(RcConnections, DisconnectCompletesOutstandingRequestsWithCancelled) {
     // Two sends with no receive at b (retried for ever), a read, and a receive at a.
     NDK_SGE s = a_.buf.sge(0, 256);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, reinterpret_cast<PVOID>(1), &s,
-                                                           1, 0));
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, reinterpret_cast<PVOID>(2), &s,
-                                                           1, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkSend(a_.qp, reinterpret_cast<PVOID>(1), &s, 1, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkSend(a_.qp, reinterpret_cast<PVOID>(2), &s, 1, 0));
     NDK_SGE rs = a_.buf.sge(4096, 4096);
     ASSERT_STATUS(STATUS_SUCCESS,
                   a_.qp->Dispatch->NdkRead(a_.qp, reinterpret_cast<PVOID>(3), &rs, 1,
@@ -473,8 +470,7 @@ TEST_F(RcConnections, SimultaneousDisconnectsBothCompleteAndDeliverNoDuplicateEv
                   a_.connector->Dispatch->NdkDisconnect(a_.connector, slot::on_request, &a_done));
     ASSERT_STATUS(STATUS_PENDING,
                   b_.connector->Dispatch->NdkDisconnect(b_.connector, slot::on_request, &b_done));
-    ASSERT_TRUE(drive([&] { return a_done.calls == 1 && b_done.calls == 1; },
-                      "both Disconnects"));
+    ASSERT_TRUE(drive([&] { return a_done.calls == 1 && b_done.calls == 1; }, "both Disconnects"));
     EXPECT_STATUS(STATUS_SUCCESS, a_done.status);
     EXPECT_STATUS(STATUS_SUCCESS, b_done.status);
     settle();
@@ -604,9 +600,8 @@ TEST_F(RcConnections, CompleteConnectAfterThePassiveSideClosedIsConnectionAborte
 
 TEST_F(RcConnections, ClosingTheListenerRefusesNewRequestsAndHoldsThePortUntilItsConnectorsClose) {
     slot listener_closed;
-    ASSERT_STATUS(STATUS_PENDING,
-                  listener_->Dispatch->NdkCloseListener(&listener_->Header, slot::on_close,
-                                                        &listener_closed));
+    ASSERT_STATUS(STATUS_PENDING, listener_->Dispatch->NdkCloseListener(
+                                      &listener_->Header, slot::on_close, &listener_closed));
     NDK_LISTENER* closing = listener_;
     listener_ = nullptr;
     // New requests are refused at once.
@@ -619,16 +614,15 @@ TEST_F(RcConnections, ClosingTheListenerRefusesNewRequestsAndHoldsThePortUntilIt
     // The accepted connector still holds the port, and the listener's close waits for it.
     NDK_LISTENER* again = nullptr;
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  b_.adapter->Dispatch->NdkCreateListener(b_.adapter, [](PVOID, NDK_CONNECTOR*) {},
-                                                          nullptr, slot::on_create, &created,
-                                                          &again));
+    ASSERT_STATUS(STATUS_SUCCESS, b_.adapter->Dispatch->NdkCreateListener(
+                                      b_.adapter, [](PVOID, NDK_CONNECTOR*) {}, nullptr,
+                                      slot::on_create, &created, &again));
     track(&again->Header);
     SOCKADDR_IN same = ipv4("10.0.0.2", port_);
     slot listened;
     EXPECT_STATUS(STATUS_SHARING_VIOLATION,
-                  again->Dispatch->NdkListen(again, reinterpret_cast<PSOCKADDR>(&same),
-                                             sizeof same, slot::on_request, &listened));
+                  again->Dispatch->NdkListen(again, reinterpret_cast<PSOCKADDR>(&same), sizeof same,
+                                             slot::on_request, &listened));
     settle();
     EXPECT_EQ(0, listener_closed.calls);
     (void)closing;

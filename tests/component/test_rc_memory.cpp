@@ -39,7 +39,7 @@ struct fr_region {
 };
 
 class RcMemory : public RcPair {
-protected:
+  protected:
     NDK_MW* make_mw(side& s) {
         NDK_MW* mw = nullptr;
         slot ignored;
@@ -54,9 +54,8 @@ protected:
     /// Binds `mw` over [offset, offset + length) of s.buf on s's QP; returns the window token.
     UINT32 bind(side& s, NDK_MW* mw, std::size_t offset, SIZE_T length,
                 ULONG flags = NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE) {
-        EXPECT_STATUS(STATUS_SUCCESS,
-                      s.qp->Dispatch->NdkBind(s.qp, mw, s.buf.mr, mw, s.buf.bytes + offset, length,
-                                              flags));
+        EXPECT_STATUS(STATUS_SUCCESS, s.qp->Dispatch->NdkBind(s.qp, mw, s.buf.mr, mw,
+                                                              s.buf.bytes + offset, length, flags));
         const UINT32 token = mw->Dispatch->NdkGetRemoteTokenFromMw(mw);
         const NDK_RESULT_EX r = next(s.cq);
         EXPECT_STATUS(STATUS_SUCCESS, r.Status);
@@ -116,9 +115,8 @@ protected:
         const std::size_t pages = (offset % k_page + size + k_page - 1) / k_page;
         EXPECT_EQ(offsetof(NDK_LOGICAL_ADDRESS_MAPPING, AdapterPageArray) + 8 * pages, lam_size);
         b.lam = static_cast<NDK_LOGICAL_ADDRESS_MAPPING*>(std::malloc(lam_size));
-        const NTSTATUS r = s.adapter->Dispatch->NdkBuildLAM(s.adapter, b.mdl, size,
-                                                            slot::on_request, &built, b.lam,
-                                                            &lam_size, &fbo);
+        const NTSTATUS r = s.adapter->Dispatch->NdkBuildLAM(
+            s.adapter, b.mdl, size, slot::on_request, &built, b.lam, &lam_size, &fbo);
         if (r == STATUS_PENDING) {
             wait(built, "NdkBuildLAM's completion");
             EXPECT_STATUS(STATUS_SUCCESS, built.status);
@@ -167,9 +165,9 @@ protected:
         f.mr = mr;
         f.base = base_page + b.fbo;
         EXPECT_STATUS(STATUS_SUCCESS,
-                      s.qp->Dispatch->NdkFastRegister(
-                          s.qp, mr, mr, b.lam->AdapterPageCount, b.lam->AdapterPageArray, b.fbo,
-                          b.size, reinterpret_cast<PVOID>(f.base), flags));
+                      s.qp->Dispatch->NdkFastRegister(s.qp, mr, mr, b.lam->AdapterPageCount,
+                                                      b.lam->AdapterPageArray, b.fbo, b.size,
+                                                      reinterpret_cast<PVOID>(f.base), flags));
         f.token = mr->Dispatch->NdkGetRemoteTokenFromMr(mr);
         const NDK_RESULT_EX r = next(s.cq);
         EXPECT_STATUS(STATUS_SUCCESS, r.Status);
@@ -260,10 +258,8 @@ TEST_F(RcMemory, SendAndInvalidateReportsTheTokenAndInvalidatesItAtTheReceiver) 
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, &r2, &r2, 1));
     fill(a_.buf.bytes, 200, 6);
     NDK_SGE s = a_.buf.sge(0, 200);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, &t1, &s, 1, 0, t1));
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, &t2, &s, 1, 0, t2));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, &t1, &s, 1, 0, t1));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, &t2, &s, 1, 0, t2));
     for (const UINT32* t : {&t1, &t2}) {
         const NDK_RESULT_EX sent = next(a_.cq);
         EXPECT_STATUS(STATUS_SUCCESS, sent.Status);
@@ -295,8 +291,8 @@ TEST_F(RcMemory, AWriteWithARemotelyInvalidatedTokenIsRefused) {
     NDK_SGE r = b_.buf.sge(131072, 4096);
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
     NDK_SGE s = a_.buf.sge(0, 16);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1,
-                                                                        0, t));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1, 0, t));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     const NDK_RESULT_EX got = next(b_.cq);
     EXPECT_EQ(NdkOperationTypeReceiveAndInvalidate, got.Type);
@@ -309,8 +305,8 @@ TEST_F(RcMemory, NdkInvalidateOfARemotelyInvalidatedWindowFails) {
     NDK_SGE r = b_.buf.sge(131072, 4096);
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
     NDK_SGE s = a_.buf.sge(0, 16);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1,
-                                                                        0, t));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1, 0, t));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     EXPECT_EQ(NdkOperationTypeReceiveAndInvalidate, next(b_.cq).Type);
     // Rule 16: a later NdkInvalidate of the same token fails (docs/memory.md: not bound).
@@ -387,10 +383,10 @@ TEST_F(RcMemory, FastRegisterWithRemoteFlagsOnALocalOnlyMrIsRefusedInline) {
     const lam_buffer lb = build_lam(b_, k_page, 0);
     NDK_MR* mr = make_fr_mr(b_, 4, FALSE);
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION,
-                  b_.qp->Dispatch->NdkFastRegister(
-                      b_.qp, nullptr, mr, lb.lam->AdapterPageCount, lb.lam->AdapterPageArray, 0,
-                      lb.size, reinterpret_cast<PVOID>(0x40000000),
-                      NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
+                  b_.qp->Dispatch->NdkFastRegister(b_.qp, nullptr, mr, lb.lam->AdapterPageCount,
+                                                   lb.lam->AdapterPageArray, 0, lb.size,
+                                                   reinterpret_cast<PVOID>(0x40000000),
+                                                   NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
     EXPECT_TRUE(cq_empty(b_.cq));
 }
 
@@ -442,8 +438,7 @@ TEST_F(RcMemory, PrivilegedTokenIsNeverARemoteToken) {
     b_.pd->Dispatch->NdkGetPrivilegedMemoryRegionToken(b_.pd, &privileged);
     const lam_buffer lb = build_lam(b_, k_page, 0);
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION,
-                  write_from_a(0, 64, static_cast<UINT64>(lb.logical(0, 0).QuadPart),
-                               privileged));
+                  write_from_a(0, 64, static_cast<UINT64>(lb.logical(0, 0).QuadPart), privileged));
 }
 
 TEST_F(RcMemory, ReadLocalInvalidateInvalidatesTheFirstLocalSgesToken) {
@@ -460,10 +455,9 @@ TEST_F(RcMemory, ReadLocalInvalidateInvalidatesTheFirstLocalSgesToken) {
     sink.VirtualAddress = reinterpret_cast<PVOID>(fr.base);
     sink.Length = 2 * k_page;
     sink.MemoryRegionToken = fr.token;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sink, 1, b_.buf.address(),
-                                           b_.buf.remote_token,
-                                           NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sink, 1,
+                                                           b_.buf.address(), b_.buf.remote_token,
+                                                           NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE));
     const NDK_RESULT_EX r = next(a_.cq);
     EXPECT_STATUS(STATUS_SUCCESS, r.Status);
     EXPECT_EQ(NdkOperationTypeRead, r.Type);
@@ -471,9 +465,9 @@ TEST_F(RcMemory, ReadLocalInvalidateInvalidatesTheFirstLocalSgesToken) {
     // The token is gone: using it as a local SGE fails locally.
     NDK_SGE src = sink;
     src.Length = 64;
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &src, 1,
-                                                            b_.buf.address(),
-                                                            b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &src, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
     const NDK_RESULT_EX w = next(a_.cq);
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION, w.Status);
     EXPECT_EQ(0U, w.ProviderErrorCode);
@@ -487,9 +481,9 @@ TEST_F(RcMemory, ReadWithoutLocalInvalidateKeepsTheToken) {
     sink.VirtualAddress = reinterpret_cast<PVOID>(fr.base);
     sink.Length = k_page;
     sink.MemoryRegionToken = fr.token;
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sink, 1,
-                                                           b_.buf.address(),
-                                                           b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sink, 1, b_.buf.address(),
+                                           b_.buf.remote_token, 0));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     EXPECT_STATUS(STATUS_SUCCESS, invalidate(a_, &mr->Header));
 }
@@ -551,16 +545,16 @@ namespace {
 // A bound window pins its region (docs/memory.md): the MR cannot be deregistered under it, and
 // its close stays pending until the window lets go.
 TEST_F(RcMemory, MrWithABoundWindowRefusesDeregisterAndItsClosePendsUntilTheWindowGoes) {
-    buffer extra = register_buffer(b_, 65536,
-                                   NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
+    buffer extra =
+        register_buffer(b_, 65536, NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
     NDK_MW* mw = make_mw(b_);
     ASSERT_STATUS(STATUS_SUCCESS,
                   b_.qp->Dispatch->NdkBind(b_.qp, nullptr, extra.mr, mw, extra.bytes, 4096,
                                            NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
     ASSERT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
     slot deregistered;
-    EXPECT_STATUS(STATUS_DEVICE_BUSY, extra.mr->Dispatch->NdkDeregisterMr(
-                                          extra.mr, slot::on_request, &deregistered));
+    EXPECT_STATUS(STATUS_DEVICE_BUSY,
+                  extra.mr->Dispatch->NdkDeregisterMr(extra.mr, slot::on_request, &deregistered));
     slot closed;
     ASSERT_STATUS(STATUS_PENDING,
                   extra.mr->Dispatch->NdkCloseMr(&extra.mr->Header, slot::on_close, &closed));

@@ -41,9 +41,9 @@ TEST_F(RcPair, MultiPacketWriteAndReadMoveEveryByte) {
     constexpr ULONG size = 200 * 1024;  // 50 packets at MTU 4096
     fill(a_.buf.bytes, size, 7);
     NDK_SGE wsge = a_.buf.sge(0, size);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
-                                                            b_.buf.address(),
-                                                            b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
     const NDK_RESULT_EX written = next(a_.cq);
     EXPECT_STATUS(STATUS_SUCCESS, written.Status);
     EXPECT_EQ(NdkOperationTypeWrite, written.Type);
@@ -51,9 +51,9 @@ TEST_F(RcPair, MultiPacketWriteAndReadMoveEveryByte) {
     // Read it back into a different part of a's buffer.
     std::memset(a_.buf.bytes, 0, size);
     NDK_SGE rsge = a_.buf.sge(0, size);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &rsge, 1,
-                                                           b_.buf.address(), b_.buf.remote_token,
-                                                           0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &rsge, 1, b_.buf.address(),
+                                           b_.buf.remote_token, 0));
     const NDK_RESULT_EX read = next(a_.cq);
     EXPECT_STATUS(STATUS_SUCCESS, read.Status);
     EXPECT_EQ(NdkOperationTypeRead, read.Type);
@@ -82,8 +82,8 @@ TEST_F(RcPair, InlineSendCopiesAtPostTime) {
     s.MemoryRegionToken = 0xDEADBEEF;  // ignored for inline data (REFERENCE.md 2.3)
     NDK_SGE rsge = b_.buf.sge(0, 64);
     ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1,
-                                                           NDK_OP_FLAG_INLINE));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, NDK_OP_FLAG_INLINE));
     std::memset(text, 'x', sizeof text - 1);  // changed after the post: must not matter
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
@@ -117,10 +117,9 @@ TEST_F(RcPair, SilentSuccessQueuesNoCompletion) {
 
 TEST_F(RcPair, SilentSuccessStillReportsAFailure) {
     NDK_SGE wsge = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1, b_.buf.address(),
-                                            b_.buf.remote_token ^ 0x100,
-                                            NDK_OP_FLAG_SILENT_SUCCESS));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(
+                                      a_.qp, nullptr, &wsge, 1, b_.buf.address(),
+                                      b_.buf.remote_token ^ 0x100, NDK_OP_FLAG_SILENT_SUCCESS));
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION, next(a_.cq).Status);
 }
 
@@ -128,9 +127,9 @@ TEST_F(RcPair, WriteWithAForgedTokenFailsWithAccessViolationAndTouchesNothing) {
     std::memset(b_.buf.bytes, 0x5A, 4096);
     fill(a_.buf.bytes, 4096, 9);
     NDK_SGE wsge = a_.buf.sge(0, 4096);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
-                                                            b_.buf.address(),
-                                                            b_.buf.remote_token + 1, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1, b_.buf.address(),
+                                            b_.buf.remote_token + 1, 0));
     const NDK_RESULT_EX r = next(a_.cq);
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION, r.Status);
     EXPECT_EQ(0x102U, r.ProviderErrorCode);  // NAK remote access error
@@ -145,19 +144,18 @@ TEST_F(RcPair, WriteWithAForgedTokenFailsWithAccessViolationAndTouchesNothing) {
 
 TEST_F(RcPair, WriteBeyondTheRegionIsRefused) {
     NDK_SGE wsge = a_.buf.sge(0, 4096);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
-                                            b_.buf.address() + k_buffer - 100, b_.buf.remote_token,
-                                            0));
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
+                                                            b_.buf.address() + k_buffer - 100,
+                                                            b_.buf.remote_token, 0));
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION, next(a_.cq).Status);
 }
 
 TEST_F(RcPair, LocalSgeWithABadTokenFailsWithAccessViolation) {
     NDK_SGE wsge = a_.buf.sge(0, 64);
     wsge.MemoryRegionToken ^= 0x100;
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
-                                                            b_.buf.address(),
-                                                            b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
     const NDK_RESULT_EX r = next(a_.cq);
     EXPECT_STATUS(STATUS_ACCESS_VIOLATION, r.Status);
     EXPECT_EQ(0U, r.ProviderErrorCode & 0x100);  // local, not reported by the peer
@@ -194,10 +192,10 @@ TEST_F(RcPair, CompletionsArriveInPostingOrder) {
     for (std::uintptr_t i = 0; i < 16; ++i) {
         NDK_SGE sge = a_.buf.sge(i * 4096, 1000 + static_cast<ULONG>(i));
         const NTSTATUS st =
-            i % 2 == 0 ? a_.qp->Dispatch->NdkSend(a_.qp, reinterpret_cast<PVOID>(i), &sge, 1, 0)
-                       : a_.qp->Dispatch->NdkWrite(a_.qp, reinterpret_cast<PVOID>(i), &sge, 1,
-                                                   b_.buf.address() + 128 * 1024,
-                                                   b_.buf.remote_token, 0);
+            i % 2 == 0
+                ? a_.qp->Dispatch->NdkSend(a_.qp, reinterpret_cast<PVOID>(i), &sge, 1, 0)
+                : a_.qp->Dispatch->NdkWrite(a_.qp, reinterpret_cast<PVOID>(i), &sge, 1,
+                                            b_.buf.address() + 128 * 1024, b_.buf.remote_token, 0);
         ASSERT_STATUS(STATUS_SUCCESS, st);
     }
     for (std::uintptr_t i = 0; i < 16; ++i) {
@@ -213,9 +211,9 @@ TEST_F(RcPair, DeferredPostsWaitForTheNextDoorbell) {
                   a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1, b_.buf.address(),
                                             b_.buf.remote_token, NDK_OP_FLAG_DEFER));
     EXPECT_TRUE(cq_empty(a_.cq)) << "a deferred request started without a doorbell";
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
-                                                            b_.buf.address(),
-                                                            b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
     EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
 }
@@ -248,9 +246,9 @@ TEST_F(RcPair, FlushCancelsEveryOutstandingRequestAndReceive) {
 TEST_F(RcPair, ReadFenceWaitsForEarlierReads) {
     fill(b_.buf.bytes, 8192, 5);
     NDK_SGE rsge = a_.buf.sge(0, 8192);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &rsge, 1,
-                                                           b_.buf.address(), b_.buf.remote_token,
-                                                           0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &rsge, 1, b_.buf.address(),
+                                           b_.buf.remote_token, 0));
     // The fenced write sends what the read brought in: it must see the read's data.
     NDK_SGE wsge = a_.buf.sge(0, 8192);
     ASSERT_STATUS(STATUS_SUCCESS,
@@ -263,16 +261,15 @@ TEST_F(RcPair, ReadFenceWaitsForEarlierReads) {
 
 TEST_F(RcPair, DisconnectDeliversTheEventToThePeerOnly) {
     slot done;
-    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkDisconnect(
-                                      a_.connector, slot::on_request, &done));
+    ASSERT_STATUS(STATUS_PENDING,
+                  a_.connector->Dispatch->NdkDisconnect(a_.connector, slot::on_request, &done));
     ASSERT_TRUE(drive([&] { return done.calls == 1; }, "Disconnect's completion"));
     EXPECT_STATUS(STATUS_SUCCESS, done.status);
     EXPECT_EQ(1, b_.disconnect_events);
     EXPECT_EQ(0, a_.disconnect_events);
     // The peer disconnecting too completes at once.
     slot peer;
-    const NTSTATUS r =
-        b_.connector->Dispatch->NdkDisconnect(b_.connector, slot::on_request, &peer);
+    const NTSTATUS r = b_.connector->Dispatch->NdkDisconnect(b_.connector, slot::on_request, &peer);
     if (r == STATUS_PENDING) {
         ASSERT_TRUE(drive([&] { return peer.calls == 1; }, "the peer's Disconnect"));
         EXPECT_STATUS(STATUS_SUCCESS, peer.status);
@@ -285,8 +282,8 @@ TEST_F(RcPair, DisconnectFlushesOutstandingReceives) {
     NDK_SGE rsge = a_.buf.sge(0, 64);
     ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkReceive(a_.qp, nullptr, &rsge, 1));
     slot done;
-    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkDisconnect(
-                                      a_.connector, slot::on_request, &done));
+    ASSERT_STATUS(STATUS_PENDING,
+                  a_.connector->Dispatch->NdkDisconnect(a_.connector, slot::on_request, &done));
     EXPECT_STATUS(STATUS_CANCELLED, next(a_.cq).Status);
     ASSERT_TRUE(drive([&] { return done.calls == 1; }, "Disconnect's completion"));
 }

@@ -45,7 +45,7 @@ struct srq_notifications {
 };
 
 class RcQueues : public RcPair {
-protected:
+  protected:
     /// A QP pair whose b side completes to a CQ of `depth` with a recording callback.
     struct watched {
         notifications n;
@@ -175,8 +175,8 @@ TEST_F(RcQueues, ArmAnyThenASendGivesExactlyOneNotification) {
     send_one(w.aqp, w.bqp);
     settle();
     EXPECT_EQ(1U, w.n.statuses.size());
-    EXPECT_EQ(3U, w.n.cq->Dispatch->NdkGetCqResultsEx(
-                      w.n.cq, std::vector<NDK_RESULT_EX>(8).data(), 8));
+    EXPECT_EQ(3U,
+              w.n.cq->Dispatch->NdkGetCqResultsEx(w.n.cq, std::vector<NDK_RESULT_EX>(8).data(), 8));
 }
 
 TEST_F(RcQueues, ArmingWithANewerCompletionQueuedNotifiesAtOnce) {
@@ -265,8 +265,7 @@ TEST_F(RcQueues, CqOverrunNotifiesBufferOverflowAndStopsTheQp) {
     EXPECT_STATUS(STATUS_BUFFER_OVERFLOW, w.n.statuses[0]);
     // The QP using the CQ is stopped.
     NDK_SGE bs = b_.buf.sge(0, 16);
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID,
-                  w.bqp->Dispatch->NdkSend(w.bqp, nullptr, &bs, 1, 0));
+    EXPECT_STATUS(STATUS_CONNECTION_INVALID, w.bqp->Dispatch->NdkSend(w.bqp, nullptr, &bs, 1, 0));
     // What was queued before the overrun is still there; nothing after it.
     NDK_RESULT_EX r[4];
     EXPECT_EQ(2U, w.n.cq->Dispatch->NdkGetCqResultsEx(w.n.cq, r, 4));
@@ -287,9 +286,8 @@ TEST_F(RcQueues, WithOrdOneTwoOutstandingReadsBothCompleteInOrder) {
     }
     NDK_SGE s1 = a_.buf.sge(65536, 16384);
     NDK_SGE s2 = a_.buf.sge(65536 + 16384, 16384);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(1), &s1, 1,
-                                         b_.buf.address(), b_.buf.remote_token, 0));
+    ASSERT_STATUS(STATUS_SUCCESS, aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(1), &s1, 1,
+                                                         b_.buf.address(), b_.buf.remote_token, 0));
     ASSERT_STATUS(STATUS_SUCCESS,
                   aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(2), &s2, 1,
                                          b_.buf.address() + 16384, b_.buf.remote_token, 0));
@@ -313,8 +311,7 @@ TEST_F(RcQueues, APeerInboundReadLimitOfOneStillCompletesManyReadsInOrder) {
         NDK_SGE s = a_.buf.sge(65536 + i * 8192, 8192);
         ASSERT_STATUS(STATUS_SUCCESS,
                       aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(i), &s, 1,
-                                             b_.buf.address() + i * 8192, b_.buf.remote_token,
-                                             0));
+                                             b_.buf.address() + i * 8192, b_.buf.remote_token, 0));
     }
     // A write behind the reads completes after them.
     NDK_SGE ws = a_.buf.sge(0, 64);
@@ -352,9 +349,9 @@ TEST_F(RcQueues, CqOverrunStopsEveryQpUsingTheCq) {
     // b2 never overran anything itself, but its CQ is dead: it is unusable too (rule 15).
     NDK_SGE bs = b_.buf.sge(0, 16);
     EXPECT_STATUS(STATUS_CONNECTION_INVALID, b2->Dispatch->NdkSend(b2, nullptr, &bs, 1, 0));
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID,
-                  b2->Dispatch->NdkWrite(b2, nullptr, &bs, 1, a_.buf.address(),
-                                         a_.buf.remote_token, 0));
+    EXPECT_STATUS(
+        STATUS_CONNECTION_INVALID,
+        b2->Dispatch->NdkWrite(b2, nullptr, &bs, 1, a_.buf.address(), a_.buf.remote_token, 0));
     settle();
     EXPECT_EQ(1U, n.statuses.size());
 }

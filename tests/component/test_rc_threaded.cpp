@@ -118,7 +118,7 @@ void fill(std::byte* p, std::size_t n, unsigned seed) {
 }
 
 class RcThreaded : public ::testing::Test {
-protected:
+  protected:
     static constexpr std::size_t k_buffer = 256 * 1024;
 
     void SetUp() override {
@@ -232,8 +232,7 @@ protected:
         s.cq->Dispatch->NdkArmCq(s.cq, NDK_CQ_NOTIFY_ANY);
         NDK_PD* pd = s.pd;
         s.qp = create<NDK_QP>("QP", [&](auto done, auto ctx, NDK_QP** out) {
-            return pd->Dispatch->NdkCreateQp(pd, s.cq, s.cq, &s, 64, 64, 4, 4, 128, done, ctx,
-                                             out);
+            return pd->Dispatch->NdkCreateQp(pd, s.cq, s.cq, &s, 64, 64, 4, 4, 128, done, ctx, out);
         });
         ASSERT_NE(nullptr, s.qp);
         s.buf.size = k_buffer;
@@ -247,11 +246,11 @@ protected:
         ASSERT_NE(nullptr, s.buf.mr);
         tslot registered;
         ASSERT_STATUS(STATUS_SUCCESS,
-                      finish(s.buf.mr->Dispatch->NdkRegisterMr(
-                                 s.buf.mr, s.buf.mdl, k_buffer,
-                                 NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                                     NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                                 tslot::on_request, &registered),
+                      finish(s.buf.mr->Dispatch->NdkRegisterMr(s.buf.mr, s.buf.mdl, k_buffer,
+                                                               NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+                                                                   NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                                                   NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                                               tslot::on_request, &registered),
                              registered, "NdkRegisterMr"));
         s.buf.local_token = s.buf.mr->Dispatch->NdkGetLocalTokenFromMr(s.buf.mr);
         s.buf.remote_token = s.buf.mr->Dispatch->NdkGetRemoteTokenFromMr(s.buf.mr);
@@ -266,21 +265,19 @@ protected:
         ASSERT_NE(nullptr, listener_);
         SOCKADDR_IN any = ipv4("0.0.0.0", 0);
         tslot listened;
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      finish(listener_->Dispatch->NdkListen(listener_,
-                                                            reinterpret_cast<PSOCKADDR>(&any),
-                                                            sizeof any, tslot::on_request,
-                                                            &listened),
-                             listened, "NdkListen"));
+        ASSERT_STATUS(STATUS_SUCCESS, finish(listener_->Dispatch->NdkListen(
+                                                 listener_, reinterpret_cast<PSOCKADDR>(&any),
+                                                 sizeof any, tslot::on_request, &listened),
+                                             listened, "NdkListen"));
         SOCKADDR_IN bound{};
         ULONG size = sizeof bound;
         ASSERT_STATUS(STATUS_SUCCESS, listener_->Dispatch->NdkGetLocalAddress(
                                           listener_, reinterpret_cast<PSOCKADDR>(&bound), &size));
         NDK_ADAPTER* aad = a_.adapter;
-        a_.connector = create<NDK_CONNECTOR>("connector", [&](auto done, auto ctx,
-                                                              NDK_CONNECTOR** out) {
-            return aad->Dispatch->NdkCreateConnector(aad, done, ctx, out);
-        });
+        a_.connector =
+            create<NDK_CONNECTOR>("connector", [&](auto done, auto ctx, NDK_CONNECTOR** out) {
+                return aad->Dispatch->NdkCreateConnector(aad, done, ctx, out);
+            });
         ASSERT_NE(nullptr, a_.connector);
         SOCKADDR_IN src = ipv4("10.0.0.1", 0);
         SOCKADDR_IN dst = ipv4("10.0.0.2", port_of(bound));
@@ -289,10 +286,10 @@ protected:
         ASSERT_STATUS(STATUS_PENDING,
                       a_.connector->Dispatch->NdkConnect(
                           a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
-                          reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, hello,
-                          sizeof hello, tslot::on_request, &connected));
-        ASSERT_TRUE(board_.wait([&] { return incoming_.connector != nullptr; },
-                                "the connect event"));
+                          reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, hello, sizeof hello,
+                          tslot::on_request, &connected));
+        ASSERT_TRUE(
+            board_.wait([&] { return incoming_.connector != nullptr; }, "the connect event"));
         {
             std::lock_guard lock(board_.m);
             b_.connector = incoming_.connector;
@@ -304,21 +301,19 @@ protected:
         EXPECT_STREQ(hello, data);
         char world[] = "hello from b";
         tslot accepted;
-        ASSERT_STATUS(STATUS_PENDING,
-                      b_.connector->Dispatch->NdkAccept(b_.connector, b_.qp, 8, 8, world,
-                                                        sizeof world, tside::on_disconnect, &b_,
-                                                        tslot::on_request, &accepted));
+        ASSERT_STATUS(STATUS_PENDING, b_.connector->Dispatch->NdkAccept(
+                                          b_.connector, b_.qp, 8, 8, world, sizeof world,
+                                          tside::on_disconnect, &b_, tslot::on_request, &accepted));
         ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, connected, "Connect's completion"));
         length = sizeof data;
         ASSERT_STATUS(STATUS_SUCCESS, a_.connector->Dispatch->NdkGetConnectionData(
                                           a_.connector, nullptr, nullptr, data, &length));
         EXPECT_STREQ(world, data);
         tslot completed;
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      finish(a_.connector->Dispatch->NdkCompleteConnect(
-                                 a_.connector, tside::on_disconnect, &a_, tslot::on_request,
-                                 &completed),
-                             completed, "CompleteConnect's completion"));
+        ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkCompleteConnect(
+                                                 a_.connector, tside::on_disconnect, &a_,
+                                                 tslot::on_request, &completed),
+                                             completed, "CompleteConnect's completion"));
         ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, accepted, "Accept's completion"));
     }
 
@@ -344,10 +339,10 @@ TEST_F(RcThreaded, ThousandSendsArriveIntactAndInOrder) {
     while (sent < k_total) {
         for (int i = 0; i < k_batch; ++i) {
             NDK_SGE r = b_.buf.sge(static_cast<std::size_t>(i) * k_slot, k_slot);
-            ASSERT_STATUS(STATUS_SUCCESS,
-                          b_.qp->Dispatch->NdkReceive(
-                              b_.qp, reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(sent + i)),
-                              &r, 1));
+            ASSERT_STATUS(
+                STATUS_SUCCESS,
+                b_.qp->Dispatch->NdkReceive(
+                    b_.qp, reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(sent + i)), &r, 1));
         }
         for (int i = 0; i < k_batch; ++i) {
             const int n = sent + i;
@@ -355,16 +350,16 @@ TEST_F(RcThreaded, ThousandSendsArriveIntactAndInOrder) {
             fill(a_.buf.bytes + static_cast<std::size_t>(i) * k_slot, length,
                  static_cast<unsigned>(n));
             NDK_SGE s = a_.buf.sge(static_cast<std::size_t>(i) * k_slot, length);
-            ASSERT_STATUS(STATUS_SUCCESS,
-                          a_.qp->Dispatch->NdkSend(
-                              a_.qp, reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(n)), &s,
-                              1, 0));
+            ASSERT_STATUS(
+                STATUS_SUCCESS,
+                a_.qp->Dispatch->NdkSend(
+                    a_.qp, reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(n)), &s, 1, 0));
         }
         sent += k_batch;
-        const std::vector<NDK_RESULT_EX> got = results(b_, static_cast<std::size_t>(sent),
-                                                       "a batch of receives");
-        const std::vector<NDK_RESULT_EX> done = results(a_, static_cast<std::size_t>(sent),
-                                                        "a batch of send completions");
+        const std::vector<NDK_RESULT_EX> got =
+            results(b_, static_cast<std::size_t>(sent), "a batch of receives");
+        const std::vector<NDK_RESULT_EX> done =
+            results(a_, static_cast<std::size_t>(sent), "a batch of send completions");
         ASSERT_EQ(static_cast<std::size_t>(sent), got.size());
         ASSERT_EQ(static_cast<std::size_t>(sent), done.size());
         for (int i = 0; i < k_batch; ++i) {
@@ -391,8 +386,7 @@ TEST_F(RcThreaded, WritesAndReadsMoveEveryByte) {
     constexpr ULONG size = 100 * 1024;
     fill(a_.buf.bytes, size, 7);
     NDK_SGE w = a_.buf.sge(0, size);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &w, 1,
-                                                            b_.buf.address(),
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &w, 1, b_.buf.address(),
                                                             b_.buf.remote_token, 0));
     NDK_SGE r = a_.buf.sge(128 * 1024, size);
     ASSERT_STATUS(STATUS_SUCCESS,
@@ -409,10 +403,9 @@ TEST_F(RcThreaded, WritesAndReadsMoveEveryByte) {
     fill(b_.buf.bytes + 128 * 1024, 64 * 1024, 9);
     for (std::uintptr_t i = 0; i < 16; ++i) {
         NDK_SGE s = b_.buf.sge(128 * 1024 + i * 4096, 4096);
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      b_.qp->Dispatch->NdkWrite(b_.qp, reinterpret_cast<PVOID>(i), &s, 1,
-                                                a_.buf.address() + i * 4096,
-                                                a_.buf.remote_token, 0));
+        ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkWrite(b_.qp, reinterpret_cast<PVOID>(i),
+                                                                &s, 1, a_.buf.address() + i * 4096,
+                                                                a_.buf.remote_token, 0));
     }
     const std::vector<NDK_RESULT_EX> writes = results(b_, 16, "b's writes");
     for (std::uintptr_t i = 0; i < 16; ++i) {
@@ -435,16 +428,14 @@ TEST_F(RcThreaded, FlushAndDisconnectCompleteEverythingOnce) {
         EXPECT_EQ(reinterpret_cast<PVOID>(i), flushed[i].RequestContext);
     }
     tslot done;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(a_.connector->Dispatch->NdkDisconnect(a_.connector, tslot::on_request,
-                                                               &done),
-                         done, "Disconnect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkDisconnect(
+                                             a_.connector, tslot::on_request, &done),
+                                         done, "Disconnect's completion"));
     ASSERT_TRUE(board_.wait([&] { return b_.disconnect_events == 1; }, "the disconnect event"));
     tslot peer;
-    EXPECT_STATUS(STATUS_SUCCESS,
-                  finish(b_.connector->Dispatch->NdkDisconnect(b_.connector, tslot::on_request,
-                                                               &peer),
-                         peer, "the peer's Disconnect"));
+    EXPECT_STATUS(STATUS_SUCCESS, finish(b_.connector->Dispatch->NdkDisconnect(
+                                             b_.connector, tslot::on_request, &peer),
+                                         peer, "the peer's Disconnect"));
     std::lock_guard lock(board_.m);
     EXPECT_EQ(4U, a_.results.size());
     EXPECT_EQ(0, a_.disconnect_events);

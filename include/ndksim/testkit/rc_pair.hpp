@@ -25,11 +25,13 @@
 namespace ndksim::testkit {
 
 /// "STATUS_ACCESS_VIOLATION" for messages.
-inline std::string status_string(NTSTATUS s) { return ndksim_status_name(s); }
+inline std::string status_string(NTSTATUS s) {
+    return ndksim_status_name(s);
+}
 
-#define EXPECT_STATUS(expected, actual)                                                  \
+#define EXPECT_STATUS(expected, actual) \
     EXPECT_EQ(::ndksim::testkit::status_string(expected), ::ndksim::testkit::status_string(actual))
-#define ASSERT_STATUS(expected, actual)                                                  \
+#define ASSERT_STATUS(expected, actual) \
     ASSERT_EQ(::ndksim::testkit::status_string(expected), ::ndksim::testkit::status_string(actual))
 
 /// An IPv4 socket address ("10.0.0.2", port in host order).
@@ -119,7 +121,7 @@ struct link {
 };
 
 class RcPair : public ::testing::Test {
-protected:
+  protected:
     static constexpr std::size_t k_buffer = 256 * 1024;
 
     void SetUp() override;
@@ -173,8 +175,8 @@ protected:
     /// Connects `aqp` (on a) to `bqp` (on b) through b's listener: Connect, connect event,
     /// Accept, CompleteConnect, all completed with STATUS_SUCCESS. The link stays valid until
     /// teardown; both connectors are tracked. The read limits are each side's (IRD, ORD).
-    link& connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird = 8, ULONG a_ord = 8,
-                      ULONG b_ird = 8, ULONG b_ord = 8);
+    link& connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird = 8, ULONG a_ord = 8, ULONG b_ird = 8,
+                      ULONG b_ord = 8);
     /// Drives the loop until `s` was called once.
     bool wait(const slot& s, const char* what) {
         return drive([&] { return s.calls >= 1; }, what);

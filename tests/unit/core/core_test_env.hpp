@@ -26,7 +26,7 @@ namespace ndksim::core::test {
 
 /// One device with one adapter handle. Deterministic unless `threaded`.
 class env {
-public:
+  public:
     explicit env(bool threaded = false) {
         if (!threaded) {
             loop_ = std::make_unique<timing::scheduler>(timing::scheduler::options{
@@ -98,7 +98,7 @@ public:
         return s;
     }
 
-private:
+  private:
     std::unique_ptr<timing::scheduler> loop_;
     std::unique_ptr<device> dev_;
     adapter* handle_ = nullptr;

@@ -23,17 +23,16 @@ TEST_P(AdapterVersion, NegotiatesTheHighestMinorOfTheRequestedMajor) {
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Rules, AdapterVersion,
-    ::testing::Values(version_case{{1, 0}, status::success, {1, 2}},
-                      version_case{{1, 1}, status::success, {1, 2}},
-                      version_case{{1, 2}, status::success, {1, 2}},
-                      version_case{{1, 3}, status::ndis_bad_version, {}},
-                      version_case{{2, 0}, status::success, {2, 1}},
-                      version_case{{2, 1}, status::success, {2, 1}},
-                      version_case{{2, 2}, status::ndis_bad_version, {}},
-                      version_case{{0, 1}, status::ndis_bad_version, {}},
-                      version_case{{3, 0}, status::ndis_bad_version, {}}));
+INSTANTIATE_TEST_SUITE_P(Rules, AdapterVersion,
+                         ::testing::Values(version_case{{1, 0}, status::success, {1, 2}},
+                                           version_case{{1, 1}, status::success, {1, 2}},
+                                           version_case{{1, 2}, status::success, {1, 2}},
+                                           version_case{{1, 3}, status::ndis_bad_version, {}},
+                                           version_case{{2, 0}, status::success, {2, 1}},
+                                           version_case{{2, 1}, status::success, {2, 1}},
+                                           version_case{{2, 2}, status::ndis_bad_version, {}},
+                                           version_case{{0, 1}, status::ndis_bad_version, {}},
+                                           version_case{{3, 0}, status::ndis_bad_version, {}}));
 
 }  // namespace
 }  // namespace ndksim::core

@@ -28,7 +28,7 @@ constexpr std::uint32_t k_maxulong = 0xFFFFFFFFu;
 
 // A CQ on `e` whose notifications go to `rec`; closed (and checked) at scope end.
 class cq_under_test {
-public:
+  public:
     cq_under_test(env& e, notify_recorder& rec, std::uint32_t depth = 16)
         : env_(e), cq_(cq::create(e.handle(), depth, &notify_recorder::callback, &rec).detach()) {}
     ~cq_under_test() {
@@ -43,7 +43,7 @@ public:
     cq* operator->() { return cq_; }
     void closed() { closed_ = true; }
 
-private:
+  private:
     env& env_;
     cq* cq_;
     bool closed_ = false;
@@ -293,8 +293,7 @@ TEST(CqArm, RearmFromInsideTheCallbackFiresAgainOnlyAfterTheCallbackReturned) {
     e.run();
     EXPECT_EQ(rec.calls.load(), 2);
     EXPECT_EQ(rec.max_running.load(), 1);
-    EXPECT_EQ(rec.events,
-              (std::vector<std::string>{"enter", "re-armed", "exit", "enter", "exit"}));
+    EXPECT_EQ(rec.events, (std::vector<std::string>{"enter", "re-armed", "exit", "enter", "exit"}));
     poll(*q);
 }
 
@@ -570,8 +569,8 @@ TEST(CqClose, CloseFromInsideTheNotificationCompletesAfterTheCallbackReturned) {
     e.run();
     q.closed();
     EXPECT_EQ(probe.returned, status::pending);
-    EXPECT_EQ(rec.events, (std::vector<std::string>{"enter", "close called", "exit",
-                                                    "close completion"}));
+    EXPECT_EQ(rec.events,
+              (std::vector<std::string>{"enter", "close called", "exit", "close completion"}));
 }
 
 TEST(CqClose, ANotificationOwedAtCloseIsNotDeliveredAfterIt) {
@@ -650,8 +649,7 @@ TEST(CqThreaded, ConsumerThreadPollingAndArmingSeesEveryCompletionInOrder) {
         for (std::uint32_t b = 0; b < k_total / k_batch; ++b) {
             if (b % 4 == 0) {
                 const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-                while (consumed.load() < b * k_batch &&
-                       std::chrono::steady_clock::now() < until) {
+                while (consumed.load() < b * k_batch && std::chrono::steady_clock::now() < until) {
                     std::this_thread::yield();
                 }
             }

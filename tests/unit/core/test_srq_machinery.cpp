@@ -16,12 +16,16 @@ namespace {
 using test::env;
 using test::notify_recorder;
 
-void* ctx(std::uintptr_t n) { return reinterpret_cast<void*>(n); }
-std::uintptr_t num(void* p) { return reinterpret_cast<std::uintptr_t>(p); }
+void* ctx(std::uintptr_t n) {
+    return reinterpret_cast<void*>(n);
+}
+std::uintptr_t num(void* p) {
+    return reinterpret_cast<std::uintptr_t>(p);
+}
 
 // A PD and an SRQ on it; both closed at scope end.
 class srq_under_test {
-public:
+  public:
     srq_under_test(env& e, notify_recorder* rec, std::uint32_t depth, std::uint32_t max_sge,
                    std::uint32_t threshold)
         : env_(e) {
@@ -63,7 +67,7 @@ public:
         return num(r.context);
     }
 
-private:
+  private:
     env& env_;
     pd* pd_ = nullptr;
     srq* srq_ = nullptr;
@@ -201,8 +205,7 @@ TEST(SrqThreshold, ReArmFromInsideTheCallbackIsDeliveredAfterItReturned) {
     e.run();
     EXPECT_EQ(rec.calls.load(), 2);
     EXPECT_EQ(rec.max_running.load(), 1);
-    EXPECT_EQ(rec.events,
-              (std::vector<std::string>{"enter", "re-armed", "exit", "enter", "exit"}));
+    EXPECT_EQ(rec.events, (std::vector<std::string>{"enter", "re-armed", "exit", "enter", "exit"}));
 }
 
 TEST(SrqThreshold, ANullCallbackIsNeverCalledButTheArmIsConsumed) {
@@ -269,8 +272,8 @@ TEST(SrqClose, CloseFromInsideTheNotificationCompletesAfterTheCallbackReturned) 
     e.run();
     q.closed();
     EXPECT_EQ(returned, status::pending);
-    EXPECT_EQ(rec.events, (std::vector<std::string>{"enter", "close called", "exit",
-                                                    "close completion"}));
+    EXPECT_EQ(rec.events,
+              (std::vector<std::string>{"enter", "close called", "exit", "close completion"}));
 }
 
 }  // namespace

@@ -23,15 +23,15 @@ inline constexpr std::byte canary{0xA5};
 /// Page-aligned storage of `guard + size + guard` bytes, all set to the canary; data() is
 /// `offset` bytes past the first guard zone.
 class guarded_buffer {
-public:
+  public:
     explicit guarded_buffer(std::size_t size, std::size_t offset = 0, std::size_t guard = 8192)
         : size_(size), offset_(offset), guard_(guard), total_(guard + offset + size + guard) {
         const std::size_t rounded = (total_ + page_size - 1) / page_size * page_size;
-        base_ = static_cast<std::byte*>(::operator new(rounded, std::align_val_t{page_size}));
+        base_ = static_cast<std::byte*>(::operator new (rounded, std::align_val_t{page_size}));
         total_ = rounded;
         std::memset(base_, static_cast<int>(canary), total_);
     }
-    ~guarded_buffer() { ::operator delete(base_, std::align_val_t{page_size}); }
+    ~guarded_buffer() { ::operator delete (base_, std::align_val_t{page_size}); }
     guarded_buffer(const guarded_buffer&) = delete;
     guarded_buffer& operator=(const guarded_buffer&) = delete;
 
@@ -58,7 +58,7 @@ public:
         return true;
     }
 
-private:
+  private:
     std::size_t size_;
     std::size_t offset_;
     std::size_t guard_;
@@ -76,7 +76,7 @@ inline std::uint64_t fake_va(const void* host, std::uint64_t page_shift_by = 0) 
 /// Builds MDL segments over host bytes, pinning them as MmProbeAndLockPages would; unpins on
 /// destruction.
 class mdl_builder {
-public:
+  public:
     explicit mdl_builder(host_memory& host) : host_(host) {}
     ~mdl_builder() {
         for (const auto& p : pfns_) {
@@ -99,7 +99,7 @@ public:
     mdl_chain chain() const noexcept { return segments_; }
     std::vector<mdl_segment>& segments() noexcept { return segments_; }
 
-private:
+  private:
     host_memory& host_;
     std::deque<std::vector<std::uint64_t>> pfns_;
     std::vector<mdl_segment> segments_;
@@ -107,7 +107,7 @@ private:
 
 /// A unit over a private host, with one PD.
 class unit_test : public ::testing::Test {
-protected:
+  protected:
     static unit_config default_config() {
         unit_config cfg;
         cfg.name = "test";
@@ -127,8 +127,8 @@ protected:
         const region_result r =
             unit_.create_region(pd == pd_id::none ? pd_ : pd, region_kind::normal);
         EXPECT_EQ(r.st, status::success);
-        mdl_builder& m = builders_.emplace_back(std::make_unique<mdl_builder>(host_))->add(
-            p, len, va);
+        mdl_builder& m =
+            builders_.emplace_back(std::make_unique<mdl_builder>(host_))->add(p, len, va);
         EXPECT_EQ(unit_.register_region(r.id, m.chain(), len, rights), status::success);
         return r.id;
     }

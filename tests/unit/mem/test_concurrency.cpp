@@ -30,9 +30,9 @@ TEST_F(Concurrency, RegisteringFromOneThreadWhileAnotherLooksUpNeverCorruptsAnAc
     std::thread consumer([&] {
         for (int i = 0; i < k_rounds; ++i) {
             const region_id mr = unit_.create_region(pd_, region_kind::normal).id;
-            ASSERT_EQ(unit_.register_region(mr, churn_mdl.chain(), 2 * page_size,
-                                            access::local_write),
-                      status::success);
+            ASSERT_EQ(
+                unit_.register_region(mr, churn_mdl.chain(), 2 * page_size, access::local_write),
+                status::success);
             churn_token.store(unit_.local_token(mr), std::memory_order_relaxed);
             const window_id mw = unit_.create_window(pd_).id;
             const bind_request b{mw, mr, churn.address(), 128, access::remote_write};
@@ -96,8 +96,8 @@ TEST_F(Concurrency, FastRegisterAndInvalidateRaceWithLookups) {
         }
     });
     for (int i = 0; i < 500; ++i) {
-        const fast_register_request rq{fr, pages, 0, 4 * page_size, 0x7000000000ULL,
-                                       access::remote_read};
+        const fast_register_request rq{
+            fr, pages, 0, 4 * page_size, 0x7000000000ULL, access::remote_read};
         const token_result t = unit_.post_fast_register(pd_, rq);
         ASSERT_EQ(t.st, status::success);
         token.store(t.token);

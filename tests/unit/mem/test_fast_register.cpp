@@ -7,12 +7,12 @@
 namespace ndksim::mem::test {
 namespace {
 
-const access remote_rw = access_from_op_flags(ndk_flags::op_allow_remote_read |
-                                              ndk_flags::op_allow_remote_write);
+const access remote_rw =
+    access_from_op_flags(ndk_flags::op_allow_remote_read | ndk_flags::op_allow_remote_write);
 const access local_rw = access_from_op_flags(ndk_flags::op_allow_local_write);
 
 class FastRegister : public unit_test {
-protected:
+  protected:
     explicit FastRegister(unit_config cfg = default_config())
         : unit_test(std::move(cfg)), buf_(4 * page_size) {
         buf_.fill_pattern(1);
@@ -228,8 +228,7 @@ TEST_F(FastRegister, InvalidatedTokenIsRefusedAndReRegistrationIssuesANewOne) {
     std::uint32_t second = 0;
     ASSERT_EQ(run(request(), &second), status::success);
     EXPECT_NE(second, first);
-    EXPECT_EQ(look(first, access_op::remote_read, 0x5000000100ULL, 16).failed,
-              fault::stale_token);
+    EXPECT_EQ(look(first, access_op::remote_read, 0x5000000100ULL, 16).failed, fault::stale_token);
     EXPECT_TRUE(look(second, access_op::remote_read, 0x5000000100ULL, 16).ok());
 }
 
@@ -300,14 +299,13 @@ TEST_F(FastRegister, PagesFromAnyPlaceInTheLogicalSpaceFormOneVirtualRange) {
     fast_register_request rq{mr_, reversed, 0, 4 * page_size, 0x6000000000ULL, remote_rw};
     std::uint32_t token = 0;
     ASSERT_EQ(run(rq, &token), status::success);
-    const auto got =
-        read_bytes(token, access_op::remote_read, 0x6000000000ULL + page_size - 8, 16);
+    const auto got = read_bytes(token, access_op::remote_read, 0x6000000000ULL + page_size - 8, 16);
     EXPECT_EQ(std::memcmp(got.data(), buf_.data() + 4 * page_size - 8, 8), 0);
     EXPECT_EQ(std::memcmp(got.data() + 8, buf_.data() + 2 * page_size, 8), 0);
 }
 
 class FastRegisterReadSinkRequired : public FastRegister {
-protected:
+  protected:
     static unit_config config() {
         unit_config cfg = default_config();
         cfg.read_sink_not_required = false;
@@ -319,8 +317,7 @@ protected:
 TEST_F(FastRegisterReadSinkRequired, ReadSinkNeedsTheReadSinkFlag) {
     std::uint32_t token = 0;
     ASSERT_EQ(run(request(local_rw), &token), status::success);
-    EXPECT_EQ(look(token, access_op::read_sink, 0x5000000100ULL, 64).failed,
-              fault::access_denied);
+    EXPECT_EQ(look(token, access_op::read_sink, 0x5000000100ULL, 64).failed, fault::access_denied);
     ASSERT_EQ(unit_.execute_invalidate(pd_, mr_), status::success);
     ASSERT_EQ(run(request(access_from_op_flags(0x10 | 0x80)), &token), status::success);
     EXPECT_TRUE(look(token, access_op::read_sink, 0x5000000100ULL, 64).ok());

@@ -8,7 +8,7 @@ namespace ndksim::mem::test {
 namespace {
 
 class Iommu : public ::testing::Test {
-protected:
+  protected:
     Iommu() : buf_(4 * page_size), pfns_(4) {
         EXPECT_EQ(host_.pin(buf_.data(), buf_.size(), pfns_), status::success);
     }
@@ -47,7 +47,8 @@ TEST_F(Iommu, MappedPageTranslatesToItsFrame) {
 TEST_F(Iommu, AnAddressThatIsNotMappedNeverTranslates) {
     iommu mmu(host_, 64);
     std::vector<std::uint64_t> logical(1);
-    ASSERT_EQ(mmu.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, logical), status::success);
+    ASSERT_EQ(mmu.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, logical),
+              status::success);
     EXPECT_EQ(mmu.translate(buf_.address()), nullptr);
     EXPECT_EQ(mmu.translate(pfns_[0] << page_shift), nullptr);
     EXPECT_EQ(mmu.translate(logical[0] + page_size), nullptr);
@@ -62,8 +63,10 @@ TEST_F(Iommu, AddressOfAnotherAdapterNeverTranslates) {
     EXPECT_NE(a.unit_tag(), b.unit_tag());
     std::vector<std::uint64_t> la(1);
     std::vector<std::uint64_t> lb(1);
-    ASSERT_EQ(a.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, la), status::success);
-    ASSERT_EQ(b.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, lb), status::success);
+    ASSERT_EQ(a.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, la),
+              status::success);
+    ASSERT_EQ(b.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, lb),
+              status::success);
     EXPECT_EQ(b.translate(la[0]), nullptr);
     EXPECT_EQ(a.translate(lb[0]), nullptr);
     a.unmap(la);
@@ -73,11 +76,13 @@ TEST_F(Iommu, AddressOfAnotherAdapterNeverTranslates) {
 TEST_F(Iommu, UnmappedAddressStaysDeadWhenItsSlotIsReused) {
     iommu mmu(host_, 1);
     std::vector<std::uint64_t> first(1);
-    ASSERT_EQ(mmu.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, first), status::success);
+    ASSERT_EQ(mmu.map(std::span(pfns_.data(), 1), 0, page_size, mapping_use::lam, first),
+              status::success);
     mmu.unmap(first);
     EXPECT_EQ(mmu.translate(first[0]), nullptr);
     std::vector<std::uint64_t> second(1);
-    ASSERT_EQ(mmu.map(std::span(pfns_.data() + 1, 1), 0, page_size, mapping_use::lam, second), status::success);
+    ASSERT_EQ(mmu.map(std::span(pfns_.data() + 1, 1), 0, page_size, mapping_use::lam, second),
+              status::success);
     EXPECT_NE(second[0], first[0]);
     EXPECT_EQ(mmu.translate(first[0]), nullptr);
     EXPECT_NE(mmu.translate(second[0]), nullptr);
@@ -118,7 +123,8 @@ TEST_F(Iommu, MapWithAnUnpinnedFrameMapsNothing) {
 TEST_F(Iommu, MapBeyondCapacityIsInsufficientResourcesAndMapsNothing) {
     iommu mmu(host_, 3);
     std::vector<std::uint64_t> logical(4);
-    EXPECT_EQ(mmu.map(pfns_, 0, 4 * page_size, mapping_use::lam, logical), status::insufficient_resources);
+    EXPECT_EQ(mmu.map(pfns_, 0, 4 * page_size, mapping_use::lam, logical),
+              status::insufficient_resources);
     EXPECT_EQ(mmu.mapped_pages(), 0u);
     EXPECT_EQ(host_.pin_count(pfns_[0]), 1u);
 }

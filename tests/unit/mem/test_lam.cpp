@@ -95,8 +95,7 @@ TEST_F(Lam, FailureLeavesNothingMapped) {
     const lam_result first = small.build_lam(ma.chain(), 3 * page_size, pa);
     ASSERT_EQ(first.st, status::success);
     const std::uint32_t pins_before = host_.pin_count(host_.pfn_of(b.data()));
-    EXPECT_EQ(small.build_lam(mb.chain(), 3 * page_size, pb).st,
-              status::insufficient_resources);
+    EXPECT_EQ(small.build_lam(mb.chain(), 3 * page_size, pb).st, status::insufficient_resources);
     EXPECT_EQ(small.mapped_pages(), 3u);
     EXPECT_EQ(host_.pin_count(host_.pfn_of(b.data())), pins_before);
     EXPECT_TRUE(small.release_lam(first.id));

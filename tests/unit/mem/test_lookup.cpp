@@ -8,14 +8,14 @@ namespace ndksim::mem::test {
 namespace {
 
 class Lookup : public unit_test {
-protected:
+  protected:
     Lookup() : buf_(3 * page_size, 0x200), other_pd_(unit_.create_pd().id) {
         buf_.fill_pattern(11);
         va_ = fake_va(buf_.data(), 16);
-        mr_ = registered(buf_.data(), static_cast<std::uint32_t>(buf_.size()),
-                         access_from_mr_flags(ndk_flags::mr_allow_local_write |
-                                              ndk_flags::mr_allow_remote_read),
-                         va_);
+        mr_ = registered(
+            buf_.data(), static_cast<std::uint32_t>(buf_.size()),
+            access_from_mr_flags(ndk_flags::mr_allow_local_write | ndk_flags::mr_allow_remote_read),
+            va_);
         token_ = unit_.local_token(mr_);
     }
 
@@ -29,8 +29,7 @@ protected:
 TEST_F(Lookup, TokenNamingNoEntryIsUnknownToken) {
     EXPECT_EQ(look(0, access_op::local_read, va_, 1).failed, fault::unknown_token);
     EXPECT_EQ(look(0xFFFFFF00u, access_op::local_read, va_, 1).failed, fault::unknown_token);
-    EXPECT_EQ(look(make_token(200, 0), access_op::local_read, va_, 1).failed,
-              fault::unknown_token);
+    EXPECT_EQ(look(make_token(200, 0), access_op::local_read, va_, 1).failed, fault::unknown_token);
 }
 
 TEST_F(Lookup, KeyIsCheckedBeforeTheProtectionDomain) {
@@ -82,9 +81,9 @@ TEST_F(Lookup, ZeroLengthAccessInsideTheRegionSucceeds) {
 }
 
 TEST_F(Lookup, EveryFaultIsReportedAsAccessViolation) {
-    for (const fault f : {fault::unknown_token, fault::stale_token, fault::wrong_pd,
-                          fault::access_denied, fault::invalid_state, fault::out_of_bounds,
-                          fault::unmapped}) {
+    for (const fault f :
+         {fault::unknown_token, fault::stale_token, fault::wrong_pd, fault::access_denied,
+          fault::invalid_state, fault::out_of_bounds, fault::unmapped}) {
         EXPECT_EQ(fault_status(f), status::access_violation) << fault_name(f);
     }
     EXPECT_EQ(fault_status(fault::none), status::success);
@@ -97,8 +96,7 @@ TEST_F(Lookup, GrantReachesExactlyTheRegisteredHostBytes) {
 
 TEST_F(Lookup, HostRunCoversHostContiguousPagesInOneRun) {
     const read_guard g = unit_.read();
-    const lookup_result r =
-        unit_.lookup(g, {token_, pd_, access_op::local_read, va_, buf_.size()});
+    const lookup_result r = unit_.lookup(g, {token_, pd_, access_op::local_read, va_, buf_.size()});
     ASSERT_TRUE(r.ok());
     const std::span<std::byte> run = unit_.host_run(g, r.range, 0, buf_.size());
     EXPECT_EQ(run.data(), buf_.data());
@@ -110,7 +108,7 @@ TEST_F(Lookup, HostRunCoversHostContiguousPagesInOneRun) {
 }
 
 class Privileged : public Lookup {
-protected:
+  protected:
     Privileged() : lam_buf_(2 * page_size, 0x300) {
         lam_buf_.fill_pattern(21);
         lam_ = lam(lam_buf_.data(), 5000, pages_);
@@ -145,8 +143,7 @@ TEST_F(Privileged, TokenOfAnotherPdIsRefused) {
 }
 
 TEST_F(Privileged, VirtualAddressWithThePrivilegedTokenNeverTranslates) {
-    EXPECT_EQ(look(priv_, access_op::local_read, lam_buf_.address(), 8).failed,
-              fault::unmapped);
+    EXPECT_EQ(look(priv_, access_op::local_read, lam_buf_.address(), 8).failed, fault::unmapped);
     EXPECT_EQ(look(priv_, access_op::local_read, va_, 8).failed, fault::unmapped);
 }
 
@@ -165,8 +162,7 @@ TEST_F(Privileged, AccessSpanningIntoAnUnmappedLogicalPageIsUnmapped) {
     const lam_result r = lam(one.data(), page_size, single);
     EXPECT_TRUE(look(priv_, access_op::local_read, single[0], page_size).ok());
     // The logical page after the LAM's last page is not mapped by anyone.
-    EXPECT_EQ(look(priv_, access_op::local_read, single[0] + 8, page_size).failed,
-              fault::unmapped);
+    EXPECT_EQ(look(priv_, access_op::local_read, single[0] + 8, page_size).failed, fault::unmapped);
     ASSERT_TRUE(unit_.release_lam(r.id));
     EXPECT_EQ(look(priv_, access_op::local_read, single[0], 8).failed, fault::unmapped);
 }

@@ -10,7 +10,9 @@
 namespace ndksim::mem::test {
 namespace {
 
-host_memory& host() { return host_memory::instance(); }
+host_memory& host() {
+    return host_memory::instance();
+}
 
 std::span<std::uint64_t> pfns_of(MDL* m) {
     return {MmGetMdlPfnArray(m),
@@ -41,8 +43,7 @@ TEST(MdlFunctions, AllocateFormatsTheMdlAsMmInitializeMdl) {
 
 TEST(MdlFunctions, AllocateRefusesAnIrp) {
     guarded_buffer buf(page_size);
-    EXPECT_EQ(IoAllocateMdl(buf.data(), 10, FALSE, FALSE, reinterpret_cast<PIRP>(0x1000)),
-              nullptr);
+    EXPECT_EQ(IoAllocateMdl(buf.data(), 10, FALSE, FALSE, reinterpret_cast<PIRP>(0x1000)), nullptr);
 }
 
 TEST(MdlFunctions, ProbeAndLockFillsPfnsThatMapBackToTheBuffer) {

@@ -46,8 +46,7 @@ struct rights_m {
 // Rights derived here from the documented flag values (REFERENCE.md 2.3 / 2.4), independently
 // of access.cpp.
 rights_m rights_from_mr_flags(std::uint32_t f) {
-    return {true, (f & 0x1) != 0 || (f & 0x4) != 0, (f & 0x2) != 0, (f & 0x4) != 0,
-            (f & 0x8) != 0};
+    return {true, (f & 0x1) != 0 || (f & 0x4) != 0, (f & 0x2) != 0, (f & 0x4) != 0, (f & 0x8) != 0};
 }
 rights_m rights_from_op_flags(std::uint32_t f) {
     return {true, (f & 0x10) != 0 || (f & 0x20) != 0, (f & 0x8) != 0, (f & 0x20) != 0,
@@ -85,13 +84,13 @@ struct object_m {
     rights_m rights;
     std::uint64_t base = 0;
     std::uint64_t len = 0;
-    std::byte* host_start = nullptr;          // normal
-    std::vector<std::uint64_t> pages;         // fr: logical pages
-    std::uint32_t fbo = 0;                    // fr
-    std::uint32_t max_pages = 0;              // fr
-    bool remote_access = false;               // fr
-    int region = -1;                          // window: bound region object
-    int bound_windows = 0;                    // regions
+    std::byte* host_start = nullptr;   // normal
+    std::vector<std::uint64_t> pages;  // fr: logical pages
+    std::uint32_t fbo = 0;             // fr
+    std::uint32_t max_pages = 0;       // fr
+    bool remote_access = false;        // fr
+    int region = -1;                   // window: bound region object
+    int bound_windows = 0;             // regions
 };
 
 struct buffer_m {
@@ -107,9 +106,10 @@ struct params {
 };
 
 class Property : public ::testing::TestWithParam<params> {
-protected:
+  protected:
     Property()
-        : seed_(seed_from_env()), rng_(seed_ ^ (GetParam().cache.sets * 31 + GetParam().cache.ways)),
+        : seed_(seed_from_env()),
+          rng_(seed_ ^ (GetParam().cache.sets * 31 + GetParam().cache.ways)),
           unit_(host_, config()) {}
 
     static unit_config config() {
@@ -247,9 +247,11 @@ protected:
         builders_.push_back(std::make_unique<mdl_builder>(host_));
         mdl_builder& m = *builders_.back();
         // Split the range into up to three contiguous segments.
-        const std::uint32_t cut1 = len > 2 && chance(40) ? 1 + static_cast<std::uint32_t>(rnd(len - 1)) : len;
-        const std::uint32_t cut2 =
-            cut1 < len - 1 && chance(50) ? cut1 + 1 + static_cast<std::uint32_t>(rnd(len - cut1 - 1)) : len;
+        const std::uint32_t cut1 =
+            len > 2 && chance(40) ? 1 + static_cast<std::uint32_t>(rnd(len - 1)) : len;
+        const std::uint32_t cut2 = cut1 < len - 1 && chance(50)
+                                       ? cut1 + 1 + static_cast<std::uint32_t>(rnd(len - cut1 - 1))
+                                       : len;
         const std::uint64_t key = va != 0 ? va : reinterpret_cast<std::uintptr_t>(p);
         m.add(p, cut1, key);
         if (cut1 < len) {
@@ -291,8 +293,8 @@ protected:
     }
 
     std::size_t live_objects() const {
-        return static_cast<std::size_t>(
-            std::count_if(objects_.begin(), objects_.end(), [](const object_m& o) { return o.alive; }));
+        return static_cast<std::size_t>(std::count_if(objects_.begin(), objects_.end(),
+                                                      [](const object_m& o) { return o.alive; }));
     }
 
     pd_id other(pd_id pd) const { return pd == pds_[0] ? pds_[1] : pds_[0]; }
@@ -307,9 +309,9 @@ protected:
                                                   byte_offset(reinterpret_cast<std::uintptr_t>(p));
         const auto flags = static_cast<std::uint32_t>(rnd(16));
         mdl_builder& m = mdl(p, len, va);
-        ASSERT_EQ(unit_.register_region(region_id{o.id}, m.chain(), len,
-                                        access_from_mr_flags(flags)),
-                  status::success)
+        ASSERT_EQ(
+            unit_.register_region(region_id{o.id}, m.chain(), len, access_from_mr_flags(flags)),
+            status::success)
             << ctx();
         o.valid = true;
         o.base = va;
@@ -397,8 +399,9 @@ protected:
         const std::size_t avail = b.lam_pages.size();
         const std::size_t n = 1 + rnd(std::min<std::size_t>(avail, o.max_pages + 1));
         const std::size_t start = rnd(avail - n + 1);
-        std::vector<std::uint64_t> pages(b.lam_pages.begin() + static_cast<std::ptrdiff_t>(start),
-                                         b.lam_pages.begin() + static_cast<std::ptrdiff_t>(start + n));
+        std::vector<std::uint64_t> pages(
+            b.lam_pages.begin() + static_cast<std::ptrdiff_t>(start),
+            b.lam_pages.begin() + static_cast<std::ptrdiff_t>(start + n));
         if (chance(30)) {
             std::shuffle(pages.begin(), pages.end(), rng_);
         }
@@ -413,13 +416,13 @@ protected:
             }
         }
         const pd_id qp = chance(90) ? o.pd : other(o.pd);
-        const fast_register_request rq{region_id{o.id}, pages, fbo, len, base,
-                                       access_from_op_flags(flags)};
+        const fast_register_request rq{
+            region_id{o.id}, pages, fbo, len, base, access_from_op_flags(flags)};
         const bool remote = (flags & 0x28) != 0;
-        const status post_want = qp != o.pd                         ? status::access_violation
-                                 : remote && !o.remote_access        ? status::access_violation
-                                 : n > o.max_pages                   ? status::invalid_parameter
-                                                                     : status::success;
+        const status post_want = qp != o.pd                   ? status::access_violation
+                                 : remote && !o.remote_access ? status::access_violation
+                                 : n > o.max_pages            ? status::invalid_parameter
+                                                              : status::success;
         const token_result t = unit_.post_fast_register(qp, rq);
         ASSERT_EQ(t.st, post_want) << ctx();
         if (t.st != status::success) {
@@ -497,11 +500,11 @@ protected:
         const bind_request rq{window_id{w.id}, region_id{r.id}, va, len,
                               access_from_op_flags(flags)};
         const bool inside = off + len <= r.len;
-        const status post_want = (w.pd != qp || r.pd != qp) ? status::access_violation
-                                 : !r.valid                  ? status::success
-                                 : !inside                   ? status::invalid_parameter
+        const status post_want = (w.pd != qp || r.pd != qp)              ? status::access_violation
+                                 : !r.valid                              ? status::success
+                                 : !inside                               ? status::invalid_parameter
                                  : ((flags & 0x20) != 0 && !r.rights.lw) ? status::access_violation
-                                                                          : status::success;
+                                                                         : status::success;
         const token_result t = unit_.post_bind(qp, rq);
         ASSERT_EQ(t.st, post_want) << ctx();
         if (t.st != status::success) {
@@ -681,9 +684,9 @@ protected:
                 const read_guard g = unit_.read();
                 const lookup_result r = unit_.lookup(g, {e.token, pd, op, e.address, e.length});
                 ASSERT_EQ(r.ok(), want.has_value())
-                    << "lookup of token " << std::hex << e.token << " at " << e.address
-                    << " len " << std::dec << e.length << " op " << op_traits(op).name
-                    << " fault " << fault_name(r.failed) << " " << ctx();
+                    << "lookup of token " << std::hex << e.token << " at " << e.address << " len "
+                    << std::dec << e.length << " op " << op_traits(op).name << " fault "
+                    << fault_name(r.failed) << " " << ctx();
                 if (!r.ok()) {
                     ASSERT_EQ(r.st(), status::access_violation) << ctx();
                 }
@@ -800,20 +803,21 @@ TEST_P(Property, EveryAllowedAccessTouchesExactlyItsBytesAndEveryRefusedOneNone)
     EXPECT_GT(reads_done_, 1000) << ctx();
     EXPECT_GT(refused_, 2000) << ctx();
     EXPECT_GT(created_, 1000) << ctx();
-    std::cout << "[ property ] seed=0x" << std::hex << seed_ << std::dec << " objects="
-              << created_ << " allowed writes=" << writes_done_ << " allowed reads="
-              << reads_done_ << " refused=" << refused_ << " cache hits=" << c.hits
-              << " misses=" << c.misses << "\n";
+    std::cout << "[ property ] seed=0x" << std::hex << seed_ << std::dec << " objects=" << created_
+              << " allowed writes=" << writes_done_ << " allowed reads=" << reads_done_
+              << " refused=" << refused_ << " cache hits=" << c.hits << " misses=" << c.misses
+              << "\n";
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    CacheAndReadSink, Property,
-    ::testing::Values(params{{64, 8}, true}, params{{1, 2}, false}, params{{0, 0}, true}),
-    [](const ::testing::TestParamInfo<params>& p) {
-        return "sets" + std::to_string(p.param.cache.sets) + "_ways" +
-               std::to_string(p.param.cache.ways) +
-               (p.param.sink_not_required ? "_sink_not_required" : "_sink_required");
-    });
+INSTANTIATE_TEST_SUITE_P(CacheAndReadSink, Property,
+                         ::testing::Values(params{{64, 8}, true}, params{{1, 2}, false},
+                                           params{{0, 0}, true}),
+                         [](const ::testing::TestParamInfo<params>& p) {
+                             return "sets" + std::to_string(p.param.cache.sets) + "_ways" +
+                                    std::to_string(p.param.cache.ways) +
+                                    (p.param.sink_not_required ? "_sink_not_required"
+                                                               : "_sink_required");
+                         });
 
 }  // namespace
 }  // namespace ndksim::mem::test

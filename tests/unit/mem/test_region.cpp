@@ -68,8 +68,7 @@ TEST_F(Region, RegisterOnAFastRegisterRegionIsInvalidDeviceRequest) {
     const region_id mr = unit_.create_region(pd_, region_kind::fast_register).id;
     mdl_builder m(host_);
     m.add(buf.data(), 100);
-    EXPECT_EQ(unit_.register_region(mr, m.chain(), 100, rw_local),
-              status::invalid_device_request);
+    EXPECT_EQ(unit_.register_region(mr, m.chain(), 100, rw_local), status::invalid_device_request);
 }
 
 TEST_F(Region, RegisterTwiceIsInvalidDeviceState) {
@@ -111,8 +110,7 @@ TEST_F(Region, ReRegistrationIssuesANewTokenAndTheOldOneNeverMatches) {
     const std::uint32_t new_token = unit_.local_token(mr);
     EXPECT_NE(new_token, old_token);
     EXPECT_EQ(token_index(new_token), token_index(old_token));
-    EXPECT_EQ(look(old_token, access_op::local_read, buf.address(), 10).failed,
-              fault::stale_token);
+    EXPECT_EQ(look(old_token, access_op::local_read, buf.address(), 10).failed, fault::stale_token);
     EXPECT_TRUE(look(new_token, access_op::local_read, buf.address(), 10).ok());
 }
 
@@ -138,8 +136,7 @@ TEST_F(Region, TokenOfADestroyedRegionNeverMatchesTheReusedEntry) {
                     small.lookup(g, {old, pd, access_op::local_read, buf.address(), 1}).failed,
                     fault::stale_token);
             }
-            EXPECT_TRUE(
-                small.lookup(g, {token, pd, access_op::local_read, buf.address(), 1}).ok());
+            EXPECT_TRUE(small.lookup(g, {token, pd, access_op::local_read, buf.address(), 1}).ok());
         }
         seen.push_back(token);
         ASSERT_EQ(small.destroy_region(mr), status::success);

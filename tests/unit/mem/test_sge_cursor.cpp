@@ -17,7 +17,7 @@ std::vector<std::byte> payload(std::size_t n, std::uint8_t seed) {
 }
 
 class SgeCursor : public unit_test {
-protected:
+  protected:
     SgeCursor() : a_(3 * page_size, 0x7F0), b_(2 * page_size, 0x10) {
         a_.fill_pattern(1);
         b_.fill_pattern(2);
@@ -181,9 +181,9 @@ TEST_F(SgeCursor, SeekRepositionsTheCursor) {
 }
 
 TEST_F(SgeCursor, RemoteRangeIsASingleElementList) {
-    const region_id mr = registered(a_.data(), 3 * page_size,
-                                    access_from_mr_flags(ndk_flags::mr_allow_remote_write),
-                                    fake_va(a_.data(), 900));
+    const region_id mr =
+        registered(a_.data(), 3 * page_size, access_from_mr_flags(ndk_flags::mr_allow_remote_write),
+                   fake_va(a_.data(), 900));
     const sge remote{fake_va(a_.data(), 900) + 4096, 5000, unit_.remote_token(mr)};
     sge_cursor c(unit_, pd_, access_op::remote_write, std::span(&remote, 1));
     const auto src = payload(5000, 8);

@@ -98,8 +98,7 @@ TEST_F(CacheInUnit, LookupMissesOncePerPageThenHits) {
     const lookup_result first = look(token, access_op::local_read, buf.address(), 3 * page_size);
     EXPECT_EQ(first.cache_misses, 4u);
     EXPECT_EQ(unit_.cache_stats().last_lookup_misses, 4u);
-    const lookup_result second =
-        look(token, access_op::local_read, buf.address(), 3 * page_size);
+    const lookup_result second = look(token, access_op::local_read, buf.address(), 3 * page_size);
     EXPECT_EQ(second.cache_misses, 0u);
     EXPECT_EQ(unit_.cache_stats().last_lookup_misses, 0u);
     EXPECT_EQ(unit_.cache_stats().hits, 4u);
@@ -136,7 +135,7 @@ TEST_F(CacheInUnit, RefusedLookupBeforeTranslationTouchesNoEntry) {
 }
 
 class CacheGeometry : public unit_test, public ::testing::WithParamInterface<cache_config> {
-protected:
+  protected:
     static unit_config config() {
         unit_config cfg = default_config();
         cfg.cache = GetParam();

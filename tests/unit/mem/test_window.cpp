@@ -7,12 +7,12 @@
 namespace ndksim::mem::test {
 namespace {
 
-const access bind_rw = access_from_op_flags(ndk_flags::op_allow_remote_read |
-                                            ndk_flags::op_allow_remote_write);
+const access bind_rw =
+    access_from_op_flags(ndk_flags::op_allow_remote_read | ndk_flags::op_allow_remote_write);
 const access bind_read = access_from_op_flags(ndk_flags::op_allow_remote_read);
 
 class Window : public unit_test {
-protected:
+  protected:
     Window() : buf_(4 * page_size) {
         buf_.fill_pattern(5);
         mr_ = registered(buf_.data(), 4 * page_size,
@@ -62,8 +62,7 @@ TEST_F(Window, BindBeyondTheRegionIsInvalidParameter) {
     bind_request before = request(0, 16, bind_read);
     before.va -= 1;
     EXPECT_EQ(unit_.post_bind(pd_, before).st, status::invalid_parameter);
-    EXPECT_EQ(unit_.execute_bind(pd_, before, unit_.window_token(mw_)),
-              status::invalid_parameter);
+    EXPECT_EQ(unit_.execute_bind(pd_, before, unit_.window_token(mw_)), status::invalid_parameter);
     EXPECT_EQ(bind(request(3 * page_size, page_size, bind_read)), status::success);
 }
 
@@ -73,8 +72,8 @@ TEST_F(Window, BindRangeThatWrapsIsInvalidParameter) {
 }
 
 TEST_F(Window, RemoteWriteOnARegionWithoutLocalWriteIsAccessViolation) {
-    const region_id ro = registered(buf_.data(), page_size,
-                                    access_from_mr_flags(ndk_flags::mr_allow_remote_read));
+    const region_id ro =
+        registered(buf_.data(), page_size, access_from_mr_flags(ndk_flags::mr_allow_remote_read));
     const bind_request rq{mw_, ro, buf_.address(), 64, bind_rw};
     EXPECT_EQ(unit_.post_bind(pd_, rq).st, status::access_violation);
     EXPECT_EQ(unit_.execute_bind(pd_, rq, unit_.window_token(mw_)), status::access_violation);
@@ -112,8 +111,7 @@ TEST_F(Window, RebindIssuesANewTokenAndTheOldOneIsStale) {
     std::uint32_t second = 0;
     ASSERT_EQ(bind(request(0x2000, 64, bind_read), &second), status::success);
     EXPECT_NE(first, second);
-    EXPECT_EQ(look(first, access_op::remote_read, buf_.address(), 64).failed,
-              fault::stale_token);
+    EXPECT_EQ(look(first, access_op::remote_read, buf_.address(), 64).failed, fault::stale_token);
     EXPECT_TRUE(look(second, access_op::remote_read, buf_.address() + 0x2000, 64).ok());
 }
 
@@ -174,15 +172,13 @@ TEST_F(Window, WindowNeverGrantsLocalAccess) {
     ASSERT_EQ(bind(request(0, 64, bind_rw), &token), status::success);
     EXPECT_EQ(unit_.describe(mw_).rights, access::remote_read | access::remote_write);
     EXPECT_EQ(look(token, access_op::local_read, buf_.address(), 8).failed, fault::access_denied);
-    EXPECT_EQ(look(token, access_op::local_write, buf_.address(), 8).failed,
-              fault::access_denied);
+    EXPECT_EQ(look(token, access_op::local_write, buf_.address(), 8).failed, fault::access_denied);
 }
 
 TEST_F(Window, ReadOnlyWindowRefusesRemoteWrite) {
     std::uint32_t token = 0;
     ASSERT_EQ(bind(request(0, 64, bind_read), &token), status::success);
-    EXPECT_EQ(look(token, access_op::remote_write, buf_.address(), 8).failed,
-              fault::access_denied);
+    EXPECT_EQ(look(token, access_op::remote_write, buf_.address(), 8).failed, fault::access_denied);
 }
 
 TEST_F(Window, WrongPdOnAccessIsRefused) {
@@ -197,8 +193,7 @@ TEST_F(Window, DestroyingAnUnboundWindowReleasesItsSlot) {
     const std::uint32_t token = unit_.window_token(mw_);
     ASSERT_EQ(unit_.destroy_window(mw_), status::success);
     EXPECT_EQ(unit_.window_token(mw_), 0u);
-    EXPECT_EQ(look(token, access_op::remote_read, buf_.address(), 8).failed,
-              fault::unknown_token);
+    EXPECT_EQ(look(token, access_op::remote_read, buf_.address(), 8).failed, fault::unknown_token);
     EXPECT_EQ(unit_.destroy_window(mw_), status::invalid_handle);
 }
 

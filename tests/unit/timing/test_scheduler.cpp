@@ -10,7 +10,9 @@
 namespace ndksim::timing {
 namespace {
 
-scheduler::options deterministic() { return {run_mode::deterministic, poll_policy::block, "t"}; }
+scheduler::options deterministic() {
+    return {run_mode::deterministic, poll_policy::block, "t"};
+}
 
 TEST(DeterministicScheduler, RunOneAdvancesTheClockToTheEvent) {
     scheduler s(deterministic());
