@@ -86,6 +86,8 @@ void flush_ack(engine& e, core::qp& q) {
     send_packet(e, q, h, e.dev().sched().now());
 }
 
+// A receive's slot is released before its completion is queued: a consumer that reaps the
+// completion may post a new receive at once and must find the room it just freed.
 void release_receive(core::qp& q, qp_context& ctx) {
     if (ctx.receive_from_srq) {
         q.shared_rq()->release_receive(ctx.receive.slot);
@@ -131,9 +133,9 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
     if (failure != status::success) {
         ctx.receive_failed = true;
         ctx.in_send = false;
-        complete_receive(e, q, ctx.receive.context, failure, 0, core::op_type::receive, 0, false);
-        release_receive(q, ctx);
         ctx.recv_cursor.reset();
+        release_receive(q, ctx);
+        complete_receive(e, q, ctx.receive.context, failure, 0, core::op_type::receive, 0, false);
         refuse(e, q, psn, code);
         return;
     }
@@ -151,18 +153,18 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
             if (s != status::success) {
                 // A token that is not valid here makes the receiving provider abort the
                 // connection (REFERENCE.md rule 22).
+                ctx.recv_cursor.reset();
+                release_receive(q, ctx);
                 complete_receive(e, q, ctx.receive.context, status::connection_aborted, bytes, type,
                                  token, false);
-                release_receive(q, ctx);
-                ctx.recv_cursor.reset();
                 refuse(e, q, psn, wire::nak_code::remote_operational_error);
                 return;
             }
         }
+        ctx.recv_cursor.reset();
+        release_receive(q, ctx);
         complete_receive(e, q, ctx.receive.context, status::success, bytes, type, token,
                          p.headers.bth.solicited);
-        release_receive(q, ctx);
-        ctx.recv_cursor.reset();
         ctx.msn = (ctx.msn + 1) & wire::msn_mask;
     }
     if (p.headers.bth.ack_req) {
