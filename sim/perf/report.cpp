@@ -91,8 +91,12 @@ void write_json(const std::string& path, const options& o, const std::vector<siz
     open_out(path) << doc.dump(2) << '\n';
 }
 
-void write_stats_json(const std::string& path, const std::string& a, const std::string& b) {
-    const nlohmann::json doc{{"adapters", {nlohmann::json::parse(a), nlohmann::json::parse(b)}}};
+void write_stats_json(const std::string& path, const std::vector<std::string>& adapters) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::string& a : adapters) {
+        list.push_back(nlohmann::json::parse(a));
+    }
+    const nlohmann::json doc{{"adapters", std::move(list)}};
     if (path == "-") {
         std::printf("%s\n", doc.dump(2).c_str());
         return;
