@@ -41,8 +41,8 @@ constexpr std::array<const char*, NDKSIM_STATS_OP_COUNT> k_op_names{
 // The size of version 1 of each struct: a caller compiled against it passes at least this.
 // Version 2 of the adapter's struct appended the reliability, fault and socket counters.
 constexpr ULONG k_adapter_stats_v1 = NDKSIM_ADAPTER_STATS_V1_SIZE;
-static_assert(k_adapter_stats_v1 == offsetof(ndksim_adapter_stats, translation_cache_stale_hits) +
-                                        sizeof(ULONG64));
+static_assert(k_adapter_stats_v1 ==
+              offsetof(ndksim_adapter_stats, translation_cache_stale_hits) + sizeof(ULONG64));
 constexpr ULONG k_qp_stats_v1 = sizeof(ndksim_qp_stats);
 
 void fill_ops(const nic::stats_snapshot& s, ndksim_op_stats (&out)[NDKSIM_STATS_OP_COUNT]) {

@@ -274,9 +274,9 @@ TEST_F(Stats, DroppedFramesShowInTheFaultAndReliabilityCounters) {
 TEST_F(Stats, ACutLinkCountsItsLostFramesAndTheAbortedConnection) {
     ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(a_.nic, TRUE));
     NDK_SGE sge = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1,
-                                                           b_.buf.address(), b_.buf.remote_token,
-                                                           0));
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
     EXPECT_STATUS(STATUS_IO_TIMEOUT, next(a_.cq).Status);
     const ndksim_adapter_stats a = adapter_stats(a_.nic);
     EXPECT_EQ(1U, a.retries_exhausted);
