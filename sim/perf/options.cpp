@@ -121,6 +121,10 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
         ->capture_default_str();
     app.add_flag("--inline", o.inline_data, "send or write sizes up to 256 bytes inline");
     app.add_option("--profile", o.profile, "NIC profile name or file (default cx4-edr)");
+    app.add_option("--ack-timeout-us", o.ack_timeout_us,
+                   "transport timer of the connections [us of simulated time]; 0: the "
+                   "adapter's default (4000)")
+        ->check(CLI::Range(0U, 60'000'000U));
     app.add_option("--wire", o.wire, "inproc, udp or tcp")
         ->transform(CLI::CheckedTransformer(wires, CLI::ignore_case));
     app.add_flag("--threaded", o.threaded,

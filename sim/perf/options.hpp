@@ -27,9 +27,10 @@ struct options {
     std::vector<std::uint64_t> sizes;  ///< message sizes [bytes], ascending as given
     std::uint32_t iterations = 1000;   ///< per QP and size
     std::uint32_t qps = 1;
-    std::uint32_t outstanding = 16;  ///< bandwidth mode: requests kept posted per QP
-    bool inline_data = false;        ///< NDK_OP_FLAG_INLINE for sizes within the inline limit
-    std::string profile;             ///< NIC profile name or file; empty: the default
+    std::uint32_t outstanding = 16;    ///< bandwidth mode: requests kept posted per QP
+    bool inline_data = false;          ///< NDK_OP_FLAG_INLINE for sizes within the inline limit
+    std::string profile;               ///< NIC profile name or file; empty: the default
+    std::uint32_t ack_timeout_us = 0;  ///< ndksim_adapter_config.ack_timeout_us; 0: default
     wire_kind wire = wire_kind::inproc;
     bool threaded = false;  ///< engine threads instead of one deterministic loop
     role who = role::local;

@@ -203,6 +203,9 @@ NTSTATUS rig::create_adapter(side& s, const char* address, const options& o, boo
     c.address = address;
     c.wire = to_wire(o.wire);
     c.port = port_;
+    if (o.ack_timeout_us != 0) {
+        c.ack_timeout_us = o.ack_timeout_us;
+    }
     if (!o.profile.empty()) {
         c.profile = o.profile.c_str();
     }

@@ -56,6 +56,9 @@ std::vector<std::string> server_arguments(const options& o, int ready_fd,
     if (o.inline_data) {
         args.emplace_back("--inline");
     }
+    if (o.ack_timeout_us != 0) {
+        args.insert(args.end(), {"--ack-timeout-us", std::to_string(o.ack_timeout_us)});
+    }
     if (!o.profile.empty()) {
         args.insert(args.end(), {"--profile", o.profile});
     }
