@@ -520,12 +520,13 @@ void rig::close(NDK_OBJECT_HEADER* object) {
         return;
     }
     done closed;
+    // Named before the close: once it is issued the engine may free the object at any time.
+    const std::string what = "the close of an object of type " + std::to_string(object->ObjectType);
     // Every dispatch table starts with its close function (NDK_FN_CLOSE_OBJECT).
     const NTSTATUS s =
         reinterpret_cast<NDK_QP*>(object)->Dispatch->NdkCloseQp(object, done::on_close, &closed);
     if (s == STATUS_PENDING) {
-        wait([&] { return closed.finished(); },
-             ("the close of an object of type " + std::to_string(object->ObjectType)).c_str());
+        wait([&] { return closed.finished(); }, what.c_str());
     }
 }
 
