@@ -311,8 +311,8 @@ typedef struct ndksim_qp_stats {
     ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< indexed by ndksim_stats_op */
 } ndksim_qp_stats;
 
-/** Adapter-wide statistics (version 1). Set `size` to sizeof(ndksim_adapter_stats) before a
- *  call; a later version only appends fields, and fills no more than `size` bytes. */
+/** Adapter-wide statistics (version 2). Set `size` to sizeof(ndksim_adapter_stats) before a
+ *  call; each version only appends fields, and a call fills no more than `size` bytes. */
 typedef struct ndksim_adapter_stats {
     ULONG size;        /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
     ULONG qp_count;    /**< QPs that exist now (listed by ndksim_adapter_stats_json) */
@@ -346,7 +346,33 @@ typedef struct ndksim_adapter_stats {
     ULONG64 translation_cache_hits;
     ULONG64 translation_cache_misses;
     ULONG64 translation_cache_stale_hits; /**< model coherence errors; always 0 */
+    /* Version 2: reliability (the transport timer and ACK coalescing). */
+    ULONG64 ack_timeouts;        /**< transport timer expiries that resent requests */
+    ULONG64 retries_exhausted;   /**< requests failed with STATUS_IO_TIMEOUT by retry_limit */
+    ULONG64 acks_coalesced;      /**< ACKs not sent because a later ACK covered them */
+    ULONG64 stale_responses;     /**< ACKs or read responses that matched no outstanding request */
+    ULONG64 connections_aborted; /**< connections torn down by a fatal error (disconnect event) */
+    /* Version 2: fault injection on the link (ndksim_link_faults, ndksim_adapter_cut_link). */
+    ULONG64 fault_dropped;       /**< frames the fault layer lost (drop_ppm) */
+    ULONG64 fault_duplicated;    /**< frames it sent twice */
+    ULONG64 fault_reordered;     /**< frames it held back so later ones passed them */
+    ULONG64 fault_corrupted;     /**< frames it flipped a bit of */
+    ULONG64 fault_delayed;       /**< frames it delayed by delay_ps */
+    ULONG64 cut_frames_sent;     /**< frames lost on the way out while the link was cut */
+    ULONG64 cut_frames_received; /**< frames lost on the way in while the link was cut */
+    /* Version 2: the UDP and TCP wires' sockets (0 on the in-process wire). */
+    ULONG64 socket_bad_frames;   /**< datagrams or records refused before decoding */
+    ULONG64 socket_bad_records;  /**< TCP: length prefixes out of bounds (connection closed) */
+    ULONG64 socket_frames_dropped; /**< frames queued on a connection that broke */
+    ULONG64 socket_send_errors;  /**< failed sends, connects and writes */
+    ULONG64 socket_receive_errors; /**< failed receives, accepts and reads */
+    ULONG64 socket_connections_opened;   /**< TCP: outgoing connections made */
+    ULONG64 socket_connections_accepted; /**< TCP: incoming connections taken */
 } ndksim_adapter_stats;
+
+/** Size of version 1 of ndksim_adapter_stats (up to translation_cache_stale_hits): the
+ *  smallest `size` ndksim_adapter_get_stats accepts. */
+#define NDKSIM_ADAPTER_STATS_V1_SIZE ((ULONG)offsetof(ndksim_adapter_stats, ack_timeouts))
 
 /**
  * Reads the adapter-wide statistics into *stats. Returns STATUS_SUCCESS, or

@@ -1,5 +1,7 @@
 #include "options.hpp"
 
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
 #include <cctype>
 #include <map>
@@ -42,6 +44,19 @@ const char* name_of(wire_kind w) noexcept {
     return w == wire_kind::inproc ? "inproc" : w == wire_kind::udp ? "udp" : "tcp";
 }
 
+const char* name_of(role r) noexcept {
+    return r == role::local    ? "local"
+           : r == role::server ? "server"
+           : r == role::client ? "client"
+                               : "both";
+}
+
+std::uint16_t per_process_port() noexcept {
+    // Tests run in parallel: spreading the start over 20000 ports keeps concurrent runs apart,
+    // and the search moves on from a taken one.
+    return static_cast<std::uint16_t>(30000 + (static_cast<unsigned>(::getpid()) * 13U) % 20000U);
+}
+
 std::vector<std::uint64_t> parse_sizes(const std::string& text) {
     std::vector<std::uint64_t> out;
     const std::size_t range = text.find("..");
@@ -79,14 +94,16 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
         "ndksim-perf: perftest-like latency and bandwidth runs on simulated NICs.\n"
         "Latency and bandwidth are the engine's model (simulated time); the host-side\n"
         "columns measure the simulator itself."};
-    std::string sizes = "2..8M";
+    std::string& sizes = o.sizes_text;
     const std::map<std::string, test_kind> tests{
         {"write", test_kind::write}, {"read", test_kind::read}, {"send", test_kind::send}};
     const std::map<std::string, run_mode> modes{{"lat", run_mode::lat}, {"bw", run_mode::bw}};
     const std::map<std::string, wire_kind> wires{
         {"inproc", wire_kind::inproc}, {"udp", wire_kind::udp}, {"tcp", wire_kind::tcp}};
-    const std::map<std::string, role> roles{
-        {"both", role::both}, {"server", role::server}, {"client", role::client}};
+    const std::map<std::string, role> roles{{"local", role::local},
+                                            {"both", role::both},
+                                            {"server", role::server},
+                                            {"client", role::client}};
     app.add_option("--test", o.test, "operation: write, read or send")
         ->transform(CLI::CheckedTransformer(tests, CLI::ignore_case));
     app.add_option("--mode", o.mode, "lat (ping-pong) or bw (keep --outstanding posted)")
@@ -104,13 +121,30 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
         ->capture_default_str();
     app.add_flag("--inline", o.inline_data, "send or write sizes up to 256 bytes inline");
     app.add_option("--profile", o.profile, "NIC profile name or file (default cx4-edr)");
+    app.add_option("--ack-timeout-us", o.ack_timeout_us,
+                   "transport timer of the connections [us of simulated time]; 0: the "
+                   "adapter's default (4000)")
+        ->check(CLI::Range(0U, 60'000'000U));
     app.add_option("--wire", o.wire, "inproc, udp or tcp")
         ->transform(CLI::CheckedTransformer(wires, CLI::ignore_case));
     app.add_flag("--threaded", o.threaded,
                  "engine threads (the default for the socket wires) instead of one loop");
-    app.add_option("--role", o.who, "both (one process), server or client")
+    app.add_option("--role", o.who,
+                   "local (both sides here), server, client, or both (a server child process "
+                   "and the client here)")
         ->transform(CLI::CheckedTransformer(roles, CLI::ignore_case));
-    app.add_option("--peer", o.peer, "client: the server's address");
+    app.add_option("--local", o.local,
+                   "this process's adapter address (default 127.0.0.2 for the server, "
+                   "127.0.0.1 for the client)");
+    app.add_option("--peer", o.peer, "client: the server's address (default 127.0.0.2)");
+    app.add_option("--port", o.port,
+                   "UDP/TCP port of the wire; 0: 4791 for server and client, a free one "
+                   "from a per-process start for local and both")
+        ->capture_default_str();
+    app.add_flag("--port-search", o.port_search, "server: take the next port while it is taken")
+        ->group("");
+    app.add_option("--ready-fd", o.ready_fd, "server: write the bound port here once listening")
+        ->group("");
     app.add_option("--pcap", o.pcap, "record the first adapter's frames to this pcap file");
     app.add_option("--csv", o.csv, "write one row per size to this CSV file");
     app.add_option("--json", o.json, "write the results to this JSON file");
@@ -130,6 +164,22 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
     }
     if (o.wire != wire_kind::inproc) {
         o.threaded = true;
+    }
+    if (o.who != role::local && o.wire == wire_kind::inproc) {
+        std::fprintf(stderr,
+                     "ndksim-perf: --role %s runs the sides in two processes, which needs "
+                     "--wire udp or --wire tcp\n",
+                     name_of(o.who));
+        exit_code = 1;
+        return false;
+    }
+    if (o.who == role::server || o.who == role::client) {
+        if (o.port == 0) {
+            o.port = k_default_port;
+        }
+    } else if (o.port == 0) {
+        o.port = per_process_port();
+        o.port_search = true;
     }
     return true;
 }

@@ -16,7 +16,10 @@ struct perf_error : std::runtime_error {
 enum class test_kind { write, read, send };
 enum class run_mode { lat, bw };
 enum class wire_kind { inproc, udp, tcp };
-enum class role { both, server, client };
+/// Where the two sides run: both in this process (local), or one per process over a socket
+/// wire (server: side b, client: side a, both: this process as the client and a child process,
+/// this program re-executed, as the server).
+enum class role { local, server, client, both };
 
 struct options {
     test_kind test = test_kind::write;
@@ -24,13 +27,21 @@ struct options {
     std::vector<std::uint64_t> sizes;  ///< message sizes [bytes], ascending as given
     std::uint32_t iterations = 1000;   ///< per QP and size
     std::uint32_t qps = 1;
-    std::uint32_t outstanding = 16;  ///< bandwidth mode: requests kept posted per QP
-    bool inline_data = false;        ///< NDK_OP_FLAG_INLINE for sizes within the inline limit
-    std::string profile;             ///< NIC profile name or file; empty: the default
+    std::uint32_t outstanding = 16;    ///< bandwidth mode: requests kept posted per QP
+    bool inline_data = false;          ///< NDK_OP_FLAG_INLINE for sizes within the inline limit
+    std::string profile;               ///< NIC profile name or file; empty: the default
+    std::uint32_t ack_timeout_us = 0;  ///< ndksim_adapter_config.ack_timeout_us; 0: default
     wire_kind wire = wire_kind::inproc;
     bool threaded = false;  ///< engine threads instead of one deterministic loop
-    role who = role::both;
-    std::string peer;  ///< client: the server's address
+    role who = role::local;
+    std::string local;  ///< this process's adapter address; empty: the role's default
+    std::string peer;   ///< client: the server's address; empty: 127.0.0.2
+    /// UDP/TCP port of the wire; 0: 4791 for server and client, a port derived from the
+    /// process id (the next one while taken) for local and both.
+    std::uint16_t port = 0;
+    bool port_search = false;  ///< server: try the next ports while the port is taken
+    int ready_fd = -1;         ///< server: write the bound port (2 bytes) here once listening
+    std::string sizes_text = "2..8M";  ///< --sizes as given (handed to a child server)
     std::string pcap;
     std::string csv;
     std::string json;
@@ -42,6 +53,16 @@ struct options {
 const char* name_of(test_kind t) noexcept;
 const char* name_of(run_mode m) noexcept;
 const char* name_of(wire_kind w) noexcept;
+const char* name_of(role r) noexcept;
+
+/// The first port to try when options::port is 0 and the role searches for a free one.
+std::uint16_t per_process_port() noexcept;
+
+/// The adapter addresses of each side: side a (client) and side b (server).
+inline constexpr const char* k_client_address = "127.0.0.1";
+inline constexpr const char* k_server_address = "127.0.0.2";
+/// The default port of the UDP and TCP wires (RoCEv2's).
+inline constexpr std::uint16_t k_default_port = 4791;
 
 /// Parses "2..8M" (powers of two from 2 to 8 MiB), "2,4096,65536" or one size; K, M and G
 /// suffixes are binary. Throws perf_error on anything else.

@@ -21,8 +21,10 @@ std::ofstream open_out(const std::string& path) {
 void print_header(std::FILE* out, const options& o) {
     std::fprintf(out, "# ndksim-perf %s: test %s, mode %s, wire %s%s, %u QP%s, %u iterations%s",
                  ndksim_version(), name_of(o.test), name_of(o.mode), name_of(o.wire),
-                 o.threaded ? " (threaded)" : " (deterministic)", o.qps, o.qps == 1 ? "" : "s",
-                 o.iterations, o.inline_data ? ", inline" : "");
+                 o.who != role::local ? " (threaded, server in another process)"
+                 : o.threaded         ? " (threaded)"
+                                      : " (deterministic)",
+                 o.qps, o.qps == 1 ? "" : "s", o.iterations, o.inline_data ? ", inline" : "");
     if (o.mode == run_mode::bw) {
         std::fprintf(out, ", %u outstanding", o.outstanding);
     }
@@ -81,6 +83,7 @@ void write_json(const std::string& path, const options& o, const std::vector<siz
                               {{"test", name_of(o.test)},
                                {"mode", name_of(o.mode)},
                                {"wire", name_of(o.wire)},
+                               {"role", name_of(o.who)},
                                {"threaded", o.threaded},
                                {"qps", o.qps},
                                {"outstanding", o.outstanding},
@@ -91,8 +94,12 @@ void write_json(const std::string& path, const options& o, const std::vector<siz
     open_out(path) << doc.dump(2) << '\n';
 }
 
-void write_stats_json(const std::string& path, const std::string& a, const std::string& b) {
-    const nlohmann::json doc{{"adapters", {nlohmann::json::parse(a), nlohmann::json::parse(b)}}};
+void write_stats_json(const std::string& path, const std::vector<std::string>& adapters) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const std::string& a : adapters) {
+        list.push_back(nlohmann::json::parse(a));
+    }
+    const nlohmann::json doc{{"adapters", std::move(list)}};
     if (path == "-") {
         std::printf("%s\n", doc.dump(2).c_str());
         return;

@@ -22,7 +22,8 @@ void write_csv(const std::string& path, const options& o, const std::vector<size
 /// Writes the JSON file (schema in docs/perf.md). Throws perf_error when it cannot.
 void write_json(const std::string& path, const options& o, const std::vector<size_result>& rows);
 
-/// Writes {"adapters": [a, b]} from the two adapters' statistics documents.
-void write_stats_json(const std::string& path, const std::string& a, const std::string& b);
+/// Writes {"adapters": [...]} from the adapters' statistics documents (side a first; a
+/// two-process server or client has only its own). "-" prints it on stdout.
+void write_stats_json(const std::string& path, const std::vector<std::string>& adapters);
 
 }  // namespace ndksim::perf

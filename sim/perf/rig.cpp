@@ -1,13 +1,17 @@
 #include "rig.hpp"
 
+#include <array>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
 
+#include "handshake.hpp"
+
 namespace ndksim::perf {
 namespace {
 
-constexpr USHORT k_port = 7471;  // the ND port side b listens on
+constexpr USHORT k_port = 7471;       // the ND port side b listens on
+constexpr USHORT k_sync_port = 7472;  // an ND port nobody listens on (rig::sync_clock)
 
 // One create, request or close completion, from any thread.
 struct done {
@@ -70,14 +74,13 @@ VOID rig::on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
     static_cast<rig*>(context)->incoming_.store(connector);
 }
 
+VOID rig::on_disconnect_event(PVOID context) {
+    static_cast<rig*>(context)->disconnects_.fetch_add(1);
+}
+
 rig::rig(const options& o, std::size_t buffer_size) {
-    if (o.who != role::both) {
-        throw perf_error(
-            "--role server/client runs the two sides in two processes over the "
-            "udp or tcp wire, which this build of ndksim does not provide; use "
-            "--role both");
-    }
     pcap_ = o.pcap;
+    port_ = o.port;
     if (!o.threaded) {
         check(ndksim_loop_create(&loop_), "ndksim_loop_create");
     }
@@ -86,32 +89,41 @@ rig::rig(const options& o, std::size_t buffer_size) {
     a_.buffer_size = b_.buffer_size = buffer_size;
     try {
         // In-process adapters take addresses of their own; socket wires need local ones.
-        const bool local = o.wire == wire_kind::inproc;
-        address_a_ = local ? "10.9.0.1" : "127.0.0.1";
-        address_b_ = local ? "10.9.0.2" : "127.0.0.2";
-        open_side(a_, address_a_.c_str(), o, true);
-        open_side(b_, address_b_.c_str(), o, false);
+        const bool inproc = o.wire == wire_kind::inproc;
+        address_a_ = inproc ? "10.9.0.1" : k_client_address;
+        address_b_ = inproc ? "10.9.0.2" : k_server_address;
+        if (o.who == role::client) {
+            address_a_ = o.local.empty() ? address_a_ : o.local;
+            address_b_ = o.peer.empty() ? address_b_ : o.peer;
+            open_sockets(o);
+            open_side(a_, o);
+            for (std::uint32_t i = 0; i < o.qps; ++i) {
+                add_endpoint(a_, o);
+            }
+            sync_clock();
+            for (std::size_t i = 0; i < o.qps; ++i) {
+                connect_remote(i, o);
+            }
+            return;
+        }
+        if (o.who == role::server) {
+            address_b_ = o.local.empty() ? address_b_ : o.local;
+            open_sockets(o);
+            open_side(b_, o);
+            for (std::uint32_t i = 0; i < o.qps; ++i) {
+                add_endpoint(b_, o);
+            }
+            listen();
+            return;
+        }
+        open_sockets(o);
+        open_side(a_, o);
+        open_side(b_, o);
         for (std::uint32_t i = 0; i < o.qps; ++i) {
             add_endpoint(a_, o);
             add_endpoint(b_, o);
         }
-        done created;
-        check(b_.adapter->Dispatch->NdkCreateListener(b_.adapter, on_connect_event, this,
-                                                      done::on_create, &created, &listener_),
-              "NdkCreateListener");
-        wait([&] { return listener_ != nullptr || created.finished(); }, "NdkCreateListener");
-        if (listener_ == nullptr) {
-            listener_ = reinterpret_cast<NDK_LISTENER*>(created.object.load());
-        }
-        SOCKADDR_IN at = ipv4(address_b_.c_str(), k_port);
-        done listened;
-        const NTSTATUS s = listener_->Dispatch->NdkListen(
-            listener_, reinterpret_cast<PSOCKADDR>(&at), sizeof at, done::on_request, &listened);
-        check(s, "NdkListen");
-        if (s == STATUS_PENDING) {
-            wait([&] { return listened.finished(); }, "NdkListen");
-            check(listened.status.load(), "NdkListen");
-        }
+        listen();
         for (std::size_t i = 0; i < o.qps; ++i) {
             connect(i);
         }
@@ -121,13 +133,79 @@ rig::rig(const options& o, std::size_t buffer_size) {
     }
 }
 
-void rig::open_side(side& s, const char* address, const options& o, bool first) {
+void rig::listen() {
+    done created;
+    check(b_.adapter->Dispatch->NdkCreateListener(b_.adapter, on_connect_event, this,
+                                                  done::on_create, &created, &listener_),
+          "NdkCreateListener");
+    wait([&] { return listener_ != nullptr || created.finished(); }, "NdkCreateListener");
+    if (listener_ == nullptr) {
+        listener_ = reinterpret_cast<NDK_LISTENER*>(created.object.load());
+    }
+    SOCKADDR_IN at = ipv4(address_b_.c_str(), k_port);
+    done listened;
+    const NTSTATUS s = listener_->Dispatch->NdkListen(listener_, reinterpret_cast<PSOCKADDR>(&at),
+                                                      sizeof at, done::on_request, &listened);
+    check(s, "NdkListen");
+    if (s == STATUS_PENDING) {
+        wait([&] { return listened.finished(); }, "NdkListen");
+        check(listened.status.load(), "NdkListen");
+    }
+}
+
+// Creates the adapters of this process. With a port search (the default of the local and both
+// roles), a port some other run holds is skipped: every adapter of the run must bind the same
+// port, so when side b finds it taken side a is destroyed and both move on.
+void rig::open_sockets(const options& o) {
+    const bool need_a = o.who != role::server;
+    const bool need_b = o.who == role::local || o.who == role::server;
+    const int attempts = o.port_search && o.wire != wire_kind::inproc ? 64 : 1;
+    NTSTATUS s = STATUS_ADDRESS_ALREADY_EXISTS;
+    for (int i = 0; i < attempts && s == STATUS_ADDRESS_ALREADY_EXISTS; ++i) {
+        if (i > 0) {
+            port_ = static_cast<std::uint16_t>(port_ == 65535 ? 1024 : port_ + 1);
+        }
+        s = need_a ? create_adapter(a_, address_a_.c_str(), o, true) : STATUS_SUCCESS;
+        if (s == STATUS_SUCCESS && need_b) {
+            s = create_adapter(b_, address_b_.c_str(), o, !need_a);
+            if (s == STATUS_ADDRESS_ALREADY_EXISTS && a_.nic != nullptr) {
+                ndksim_adapter_destroy(a_.nic);
+                a_.nic = nullptr;
+            }
+        }
+    }
+    if (s == STATUS_SUCCESS) {
+        return;
+    }
+    std::string why = std::string("ndksim_adapter_create (") + name_of(o.wire) + " wire";
+    if (o.wire != wire_kind::inproc) {
+        why += ", port " + std::to_string(port_);
+    }
+    if (!o.profile.empty()) {
+        why += ", profile " + o.profile;
+    }
+    why += "): " + std::string(ndksim_status_name(s));
+    if (s == STATUS_ADDRESS_ALREADY_EXISTS) {
+        why += " (the address and port are in use; pick another --port)";
+    } else if (s == STATUS_INVALID_ADDRESS) {
+        why += " (the address is not one of this host's; see --local)";
+    } else {
+        why += " (the library log says why)";
+    }
+    throw perf_error(why);
+}
+
+NTSTATUS rig::create_adapter(side& s, const char* address, const options& o, bool first) {
     ndksim_adapter_config c;
     ndksim_adapter_config_init(&c);
     c.loop = loop_;
     c.name = s.name.c_str();
     c.address = address;
     c.wire = to_wire(o.wire);
+    c.port = port_;
+    if (o.ack_timeout_us != 0) {
+        c.ack_timeout_us = o.ack_timeout_us;
+    }
     if (!o.profile.empty()) {
         c.profile = o.profile.c_str();
     }
@@ -137,12 +215,10 @@ void rig::open_side(side& s, const char* address, const options& o, bool first) 
     if (o.threaded) {
         c.poll_policy = NDKSIM_POLL_SPIN_THEN_BLOCK;
     }
-    const NTSTATUS created = ndksim_adapter_create(&c, &s.nic);
-    if (created != STATUS_SUCCESS) {
-        throw perf_error(std::string("ndksim_adapter_create (") + name_of(o.wire) + " wire" +
-                         (o.profile.empty() ? "" : ", profile " + o.profile) +
-                         "): " + ndksim_status_name(created) + " (the library log says why)");
-    }
+    return ndksim_adapter_create(&c, &s.nic);
+}
+
+void rig::open_side(side& s, const options&) {
     NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
     p.Version = ndksim_highest_version();
     if (ndksim_open_ndk_adapter(s.nic, &p, &s.adapter) != NDIS_STATUS_SUCCESS) {
@@ -159,6 +235,7 @@ void rig::open_side(side& s, const char* address, const options& o, bool first) 
         throw perf_error("out of memory for a " + std::to_string(s.buffer_size) + "-byte buffer");
     }
     std::memset(s.buffer, 0, s.buffer_size);
+    s.va = reinterpret_cast<UINT64>(s.buffer);
     s.mdl = IoAllocateMdl(s.buffer, static_cast<ULONG>(s.buffer_size), FALSE, FALSE, nullptr);
     if (s.mdl == nullptr) {
         throw perf_error("IoAllocateMdl failed");
@@ -251,6 +328,138 @@ void rig::connect(std::size_t i) {
     check(accepted.status.load(), "NdkAccept");
 }
 
+// Each process's simulated clock runs from its adapter's creation, and a frame from the peer
+// pulls the receiver's clock up to the frame's departure (docs/wire-format.md, "Time across
+// processes"). A server started seconds before the client is seconds ahead, and the first
+// answer it sends would jump the client's clock past the timer of the client's connection
+// request, which would then fail with STATUS_IO_TIMEOUT. So the client first asks for an ND
+// port nobody listens on: the server's refusal (or the timer, which the refusal's jump fires)
+// brings the clocks together, and only then does the real connection request start its timer.
+void rig::sync_clock() {
+    endpoint& ea = a_.eps.front();
+    NDK_CONNECTOR* probe = nullptr;
+    done created;
+    check(a_.adapter->Dispatch->NdkCreateConnector(a_.adapter, done::on_create, &created, &probe),
+          "NdkCreateConnector");
+    wait([&] { return probe != nullptr || created.finished(); }, "NdkCreateConnector");
+    if (probe == nullptr) {
+        probe = reinterpret_cast<NDK_CONNECTOR*>(created.object.load());
+    }
+    SOCKADDR_IN from = ipv4(address_a_.c_str(), 0);
+    SOCKADDR_IN to = ipv4(address_b_.c_str(), k_sync_port);
+    done answered;
+    const NTSTATUS s = probe->Dispatch->NdkConnect(
+        probe, ea.qp, reinterpret_cast<PSOCKADDR>(&from), sizeof from,
+        reinterpret_cast<PSOCKADDR>(&to), sizeof to, 0, 0, nullptr, 0, done::on_request, &answered);
+    if (s == STATUS_PENDING) {
+        wait([&] { return answered.finished(); },
+             ("an answer from " + address_b_ + " (is the server running?)").c_str());
+    }
+    close(&probe->Header);
+}
+
+void rig::connect_remote(std::size_t i, const options& o) {
+    endpoint& ea = a_.eps[i];
+    SOCKADDR_IN from = ipv4(address_a_.c_str(), 0);
+    SOCKADDR_IN to = ipv4(address_b_.c_str(), k_port);
+    auto request = encode(request_for(o, {a_.va, a_.remote_token}));
+    done connected;
+    check(ea.connector->Dispatch->NdkConnect(
+              ea.connector, ea.qp, reinterpret_cast<PSOCKADDR>(&from), sizeof from,
+              reinterpret_cast<PSOCKADDR>(&to), sizeof to, 16, 16, request.data(),
+              static_cast<ULONG>(request.size()), done::on_request, &connected),
+          "NdkConnect");
+    const std::string server = address_b_ + " (port " + std::to_string(port_) + ")";
+    wait([&] { return connected.finished(); }, ("an answer from the server at " + server).c_str());
+    if (connected.status.load() == STATUS_CONNECTION_REFUSED) {
+        throw perf_error("the server at " + server +
+                         " refused the connection: run both sides with the same --test, --mode, "
+                         "--sizes, --iterations, --qps, --outstanding and --inline (the server "
+                         "names the difference)");
+    }
+    check(connected.status.load(), "NdkConnect to " + server);
+    std::array<std::byte, 64> data{};
+    ULONG length = data.size();
+    check(ea.connector->Dispatch->NdkGetConnectionData(ea.connector, nullptr, nullptr, data.data(),
+                                                       &length),
+          "NdkGetConnectionData");
+    const auto reply = decode_reply(data.data(), length);
+    if (!reply) {
+        throw perf_error("the peer at " + server + " accepted with " + std::to_string(length) +
+                         " bytes of private data that are not an ndksim-perf server's");
+    }
+    b_.va = reply->address;
+    b_.remote_token = reply->token;
+    done completed;
+    check(ea.connector->Dispatch->NdkCompleteConnect(ea.connector, on_disconnect_event, this,
+                                                     done::on_request, &completed),
+          "NdkCompleteConnect");
+    wait([&] { return completed.finished(); }, "NdkCompleteConnect");
+    check(completed.status.load(), "NdkCompleteConnect");
+}
+
+void rig::accept(const options& o) {
+    const connect_request mine = request_for(o, {});
+    for (std::size_t i = 0; i < b_.eps.size();) {
+        NDK_CONNECTOR* c = nullptr;
+        // The client connects its QPs one after another, each once the previous one is
+        // accepted, so one slot holds every request.
+        wait_unbounded([&] { return (c = incoming_.exchange(nullptr)) != nullptr; },
+                       "a connection request");
+        std::array<std::byte, 64> data{};
+        ULONG length = data.size();
+        const NTSTATUS got =
+            c->Dispatch->NdkGetConnectionData(c, nullptr, nullptr, data.data(), &length);
+        const auto request =
+            got == STATUS_SUCCESS ? decode_request(data.data(), length) : std::nullopt;
+        std::string why;
+        if (!request) {
+            why = "a connection request that is not ndksim-perf's (" + std::to_string(length) +
+                  " bytes of private data)";
+        } else if (const std::string diff = mismatch(mine, *request); !diff.empty()) {
+            why = "a client that runs another workload: " + diff;
+        }
+        if (!why.empty()) {
+            // Refused (the client hears STATUS_CONNECTION_REFUSED), and the server goes on
+            // waiting for a client with the same workload.
+            std::fprintf(stderr, "ndksim-perf server: refused %s\n", why.c_str());
+            c->Dispatch->NdkReject(c, nullptr, 0);
+            close(&c->Header);
+            continue;
+        }
+        a_.va = request->buffer.address;
+        a_.remote_token = request->buffer.token;
+        endpoint& eb = b_.eps[i];
+        close(&eb.connector->Header);  // the listener hands b a connector for each request
+        eb.connector = c;
+        const auto reply = encode(remote_buffer{b_.va, b_.remote_token});
+        done accepted;
+        check(c->Dispatch->NdkAccept(c, eb.qp, 16, 16, const_cast<std::byte*>(reply.data()),
+                                     static_cast<ULONG>(reply.size()), on_disconnect_event, this,
+                                     done::on_request, &accepted),
+              "NdkAccept");
+        wait([&] { return accepted.finished(); }, "the client's NdkCompleteConnect");
+        check(accepted.status.load(), "NdkAccept");
+        ++i;
+    }
+}
+
+void rig::disconnect() {
+    side& s = remote_b() ? a_ : b_;
+    for (endpoint& ep : s.eps) {
+        if (ep.connector == nullptr) {
+            continue;
+        }
+        done d;
+        // A connection the peer already ended may refuse or fail the disconnect: either way
+        // it is over, which is all this waits for.
+        if (ep.connector->Dispatch->NdkDisconnect(ep.connector, done::on_request, &d) ==
+            STATUS_PENDING) {
+            wait([&] { return d.finished(); }, "NdkDisconnect");
+        }
+    }
+}
+
 void rig::step(const char* waiting_for) {
     if (loop_ != nullptr) {
         if (ndksim_loop_run_one(loop_) == FALSE) {
@@ -260,6 +469,10 @@ void rig::step(const char* waiting_for) {
     }
     if (std::chrono::steady_clock::now() > deadline_) {
         throw perf_error(std::string("60 s without progress waiting for ") + waiting_for);
+    }
+    if (remote_b() && disconnects_.load() > 0) {
+        throw perf_error(std::string("the server disconnected while this side waited for ") +
+                         waiting_for);
     }
     std::this_thread::yield();
 }
@@ -307,12 +520,13 @@ void rig::close(NDK_OBJECT_HEADER* object) {
         return;
     }
     done closed;
+    // Named before the close: once it is issued the engine may free the object at any time.
+    const std::string what = "the close of an object of type " + std::to_string(object->ObjectType);
     // Every dispatch table starts with its close function (NDK_FN_CLOSE_OBJECT).
     const NTSTATUS s =
         reinterpret_cast<NDK_QP*>(object)->Dispatch->NdkCloseQp(object, done::on_close, &closed);
     if (s == STATUS_PENDING) {
-        wait([&] { return closed.finished(); },
-             ("the close of an object of type " + std::to_string(object->ObjectType)).c_str());
+        wait([&] { return closed.finished(); }, what.c_str());
     }
 }
 

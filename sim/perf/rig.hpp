@@ -32,7 +32,8 @@ struct endpoint {
     cq_counts counts;
 };
 
-/// One adapter of the run.
+/// One adapter of the run. In a two-process run the peer's side is remote: only its buffer's
+/// address and token are known (from the connection's private data).
 struct side {
     std::string name;
     ndksim_adapter* nic = nullptr;
@@ -44,17 +45,20 @@ struct side {
     NDK_MR* mr = nullptr;
     UINT32 local_token = 0;
     UINT32 remote_token = 0;
+    UINT64 va = 0;  ///< the buffer's address as the peer addresses it
     std::vector<endpoint> eps;
 
     /// An SGE over [offset, offset + length) of the buffer.
     NDK_SGE sge(std::size_t offset, std::uint64_t length) const;
-    UINT64 address() const { return reinterpret_cast<UINT64>(buffer); }
+    UINT64 address() const { return va; }
 };
 
 class rig {
   public:
-    /// Builds both sides with `buffer_size` bytes each and connects `o.qps` QP pairs. Throws
-    /// perf_error naming the call and status that failed.
+    /// Builds the sides of `o.who` with `buffer_size` bytes each. local: both sides, and
+    /// connects `o.qps` QP pairs. client: side a, connected to the server at `o.peer`.
+    /// server: side b, listening (accept() takes the client's connections). Throws perf_error
+    /// naming the call and status that failed.
     rig(const options& o, std::size_t buffer_size);
 
     /// Closes every object and destroys the adapters (and the loop).
@@ -66,6 +70,21 @@ class rig {
     side& a() noexcept { return a_; }
     side& b() noexcept { return b_; }
     bool threaded() const noexcept { return loop_ == nullptr; }
+    /// Whether side b is in another process (client role).
+    bool remote_b() const noexcept { return b_.nic == nullptr; }
+    /// The UDP/TCP port the adapters bound (after a search, the one found).
+    std::uint16_t port() const noexcept { return port_; }
+
+    /// Server: waits (without a limit: the client starts when it will) for `o.qps` connection
+    /// requests and accepts each whose workload matches `o`. A request that does not match is
+    /// rejected (the first field that differs is printed) and the wait goes on.
+    void accept(const options& o);
+
+    /// Client: disconnects every connection, which tells the server the run is over.
+    void disconnect();
+
+    /// Connections whose peer disconnected (or that broke).
+    std::uint32_t disconnected() const noexcept { return disconnects_.load(); }
 
     /// Makes progress once: runs the next simulated event (deterministic), or yields to the
     /// engine threads. Throws when the deterministic simulation has nothing left to run, or
@@ -77,6 +96,15 @@ class rig {
     void wait(Pred pred, const char* what) {
         deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(60);
         while (!pred()) {
+            step(what);
+        }
+    }
+
+    /// Steps until pred() holds, however long that takes (threaded mode only).
+    template <class Pred>
+    void wait_unbounded(Pred pred, const char* what) {
+        while (!pred()) {
+            deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(60);
             step(what);
         }
     }
@@ -94,9 +122,14 @@ class rig {
     const std::string& pcap() const noexcept { return pcap_; }
 
   private:
-    void open_side(side& s, const char* address, const options& o, bool first);
+    NTSTATUS create_adapter(side& s, const char* address, const options& o, bool first);
+    void open_side(side& s, const options& o);
+    void open_sockets(const options& o);
     void add_endpoint(side& s, const options& o);
+    void listen();
     void connect(std::size_t i);
+    void connect_remote(std::size_t i, const options& o);
+    void sync_clock();
     void close_endpoints(side& s);
     void close_side(side& s);
     void close(NDK_OBJECT_HEADER* object);
@@ -111,7 +144,10 @@ class rig {
     std::string pcap_;
     std::string address_a_;
     std::string address_b_;
+    std::uint16_t port_ = 0;
+    std::atomic<std::uint32_t> disconnects_{0};
     static VOID on_connect_event(PVOID context, NDK_CONNECTOR* connector);
+    static VOID on_disconnect_event(PVOID context);
 };
 
 }  // namespace ndksim::perf

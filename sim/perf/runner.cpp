@@ -17,7 +17,8 @@ void posted(NTSTATUS s, const char* what) {
     }
 }
 
-// Posts one request of `size` bytes on `ep` from side `from` to side `to`.
+}  // namespace
+
 void post(const options& o, endpoint& ep, const side& from, const side& to, std::uint64_t size) {
     NDK_SGE sge = from.sge(0, size);
     const ULONG flags = o.inline_data && size <= k_inline_limit ? NDK_OP_FLAG_INLINE : 0;
@@ -43,10 +44,33 @@ void post_receive(endpoint& ep, const side& s, std::uint64_t size) {
     posted(ep.qp->Dispatch->NdkReceive(ep.qp, nullptr, &sge, 1), "NdkReceive");
 }
 
-// The byte a write ping-pong watches: the last of the message, which lands last.
-std::byte watched(const side& s, std::uint64_t size) {
+bool try_post_receive(endpoint& ep, const side& s, std::uint64_t size) {
+    NDK_SGE sge = s.sge(0, size);
+    const NTSTATUS st = ep.qp->Dispatch->NdkReceive(ep.qp, nullptr, &sge, 1);
+    if (st == STATUS_INSUFFICIENT_RESOURCES) {
+        return false;
+    }
+    posted(st, "NdkReceive");
+    return true;
+}
+
+// Polling the watched byte is how ib_write_lat sees a write arrive. In threaded mode the engine
+// thread placed it, ordered before this read only through the link (the adapters' inboxes or
+// the sockets), an order ThreadSanitizer cannot see, so the accesses to that byte are not
+// instrumented.
+NDKSIM_PERF_NO_TSAN std::byte watched(const side& s, std::uint64_t size) {
     return *static_cast<volatile std::byte*>(s.buffer + size - 1);
 }
+
+NDKSIM_PERF_NO_TSAN void set_watched(side& s, std::uint64_t size, std::byte tag) {
+    *static_cast<volatile std::byte*>(s.buffer + size - 1) = tag;
+}
+
+std::byte ping_tag(std::uint32_t iteration, std::size_t qp, std::size_t qps) {
+    return static_cast<std::byte>(1 + 2 * ((iteration * qps + qp) % 120));
+}
+
+namespace {
 
 // Nearest-rank quantile of sorted samples.
 std::uint64_t quantile(const std::vector<std::uint64_t>& sorted, double q) {
@@ -54,45 +78,56 @@ std::uint64_t quantile(const std::vector<std::uint64_t>& sorted, double q) {
     return sorted[std::clamp<std::size_t>(rank, 1, sorted.size()) - 1];
 }
 
-// Ping-pong (ib_write_lat, ib_send_lat) or one request at a time (ib_read_lat).
+// Ping-pong (ib_write_lat, ib_send_lat) or one request at a time (ib_read_lat). When side b
+// is in another process (client role), its half of each ping-pong runs there (server.cpp).
 void latency_run(rig& r, const options& o, std::uint64_t size, std::vector<std::uint64_t>& samples,
                  const progress_fn& progress) {
     side& a = r.a();
     side& b = r.b();
+    const bool here = !r.remote_b();
     const std::size_t qps = a.eps.size();
     for (std::uint32_t i = 0; i < o.iterations; ++i) {
         for (std::size_t j = 0; j < qps; ++j) {
             endpoint& ea = a.eps[j];
-            endpoint& eb = b.eps[j];
+            endpoint* eb = here ? &b.eps[j] : nullptr;
             const std::uint64_t t0 = r.now();
             if (o.test == test_kind::write) {
                 // Each direction carries a fresh tag in the watched byte.
-                const auto tag = static_cast<std::byte>(1 + 2 * ((i * qps + j) % 120));
+                const std::byte tag = ping_tag(i, j, qps);
                 const auto reply = static_cast<std::byte>(static_cast<unsigned>(tag) + 1);
-                a.buffer[size - 1] = tag;
+                set_watched(a, size, tag);
                 post(o, ea, a, b, size);
-                r.wait([&] { return watched(b, size) == tag; }, "the write to land on side b");
-                b.buffer[size - 1] = reply;
-                post(o, eb, b, a, size);
+                if (here) {
+                    r.wait([&] { return watched(b, size) == tag; }, "the write to land on side b");
+                    set_watched(b, size, reply);
+                    post(o, *eb, b, a, size);
+                }
                 r.wait([&] { return watched(a, size) == reply; }, "the write to land on side a");
                 samples.push_back((r.now() - t0) / 2);
                 r.reap(ea);
-                r.reap(eb);
+                if (here) {
+                    r.reap(*eb);
+                }
             } else if (o.test == test_kind::send) {
-                const std::uint64_t b_got = eb.counts.received;
                 const std::uint64_t a_got = ea.counts.received;
                 // Posting a receive takes no simulated time, so posting both now is the same
-                // as pre-posting them, and no receive is left over for the next size.
-                post_receive(eb, b, size);
+                // as pre-posting them, and no receive is left over for the next size. A
+                // server keeps its own receive posted ahead.
+                if (here) {
+                    post_receive(*eb, b, size);
+                }
                 post_receive(ea, a, size);
                 post(o, ea, a, b, size);
-                r.wait(
-                    [&] {
-                        r.reap(eb);
-                        return eb.counts.received > b_got;
-                    },
-                    "the send to reach side b");
-                post(o, eb, b, a, size);
+                if (here) {
+                    const std::uint64_t b_got = eb->counts.received;
+                    r.wait(
+                        [&] {
+                            r.reap(*eb);
+                            return eb->counts.received > b_got;
+                        },
+                        "the send to reach side b");
+                    post(o, *eb, b, a, size);
+                }
                 r.wait(
                     [&] {
                         r.reap(ea);
@@ -127,7 +162,7 @@ void bandwidth_run(rig& r, const options& o, std::uint64_t size,
         std::uint64_t done = 0;
         std::uint64_t base = 0;  // completions of this endpoint before the run
         std::uint64_t receives_posted = 0;
-        std::uint64_t received = 0;            // receive completions of b's endpoint seen
+        std::uint64_t received_base = 0;       // receive completions of b's before the run
         std::vector<std::uint64_t> posted_at;  // ring of post times, completion order = post order
     };
     std::vector<flow> flows(qps);
@@ -136,9 +171,9 @@ void bandwidth_run(rig& r, const options& o, std::uint64_t size,
     const std::uint64_t receives = std::min<std::uint64_t>(o.outstanding + 16, o.iterations);
     for (std::size_t j = 0; j < qps; ++j) {
         flows[j].base = a.eps[j].counts.initiator_done;
-        flows[j].received = b.eps[j].counts.received;
+        flows[j].received_base = r.remote_b() ? 0 : b.eps[j].counts.received;
         flows[j].posted_at.assign(o.outstanding, 0);
-        if (o.test == test_kind::send) {
+        if (o.test == test_kind::send && !r.remote_b()) {
             for (; flows[j].receives_posted < receives; ++flows[j].receives_posted) {
                 post_receive(b.eps[j], b, size);
             }
@@ -164,13 +199,12 @@ void bandwidth_run(rig& r, const options& o, std::uint64_t size,
             for (; f.done < done; ++f.done, ++finished) {
                 samples.push_back(now - f.posted_at[f.done % o.outstanding]);
             }
-            if (o.test == test_kind::send) {
+            if (o.test == test_kind::send && !r.remote_b()) {
                 r.reap(b.eps[j]);
-                for (; f.received < b.eps[j].counts.received; ++f.received) {
-                    if (f.receives_posted < o.iterations) {
-                        post_receive(b.eps[j], b, size);
-                        ++f.receives_posted;
-                    }
+                const std::uint64_t got = b.eps[j].counts.received - f.received_base;
+                while (f.receives_posted < o.iterations && f.receives_posted - got < receives &&
+                       try_post_receive(b.eps[j], b, size)) {
+                    ++f.receives_posted;
                 }
             }
         }

@@ -2,6 +2,7 @@
 // One measurement: a test (write, read, send) in one mode (lat, bw) at one message size, on
 // every QP pair of a rig.
 
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 
@@ -27,6 +28,41 @@ struct size_result {
     double host_ops_per_s = 0;         ///< messages / wall second
     double host_mb_per_s = 0;          ///< bytes / wall second [MB/s, 10^6]
 };
+
+// The watched byte's accesses race with the engine thread's placement in ThreadSanitizer's
+// view only (see runner.cpp).
+#if defined(__SANITIZE_THREAD__)
+#define NDKSIM_PERF_NO_TSAN __attribute__((no_sanitize("thread")))
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define NDKSIM_PERF_NO_TSAN __attribute__((no_sanitize("thread")))
+#endif
+#endif
+#ifndef NDKSIM_PERF_NO_TSAN
+#define NDKSIM_PERF_NO_TSAN
+#endif
+
+/// Posts one request of the test's kind, `size` bytes from `from`'s buffer on `ep` (to `to`'s
+/// buffer for a write or read). Throws perf_error when the post is refused.
+void post(const options& o, endpoint& ep, const side& from, const side& to, std::uint64_t size);
+
+/// Posts a receive of `size` bytes into `s`'s buffer on `ep`.
+void post_receive(endpoint& ep, const side& s, std::uint64_t size);
+
+/// Posts a receive as post_receive does, but returns false when the receive queue is full.
+/// In threaded mode a receive's slot is freed just after its completion is queued, so a receive
+/// posted at once after reaping may still find the queue full: the caller tries again later.
+bool try_post_receive(endpoint& ep, const side& s, std::uint64_t size);
+
+/// The byte a write ping-pong watches in `s`'s buffer: the message's last, which lands last.
+std::byte watched(const side& s, std::uint64_t size);
+
+/// Puts `tag` in that byte before the message is written.
+void set_watched(side& s, std::uint64_t size, std::byte tag);
+
+/// The tag of a ping of `iteration` on QP `qp` of `qps`; its reply carries tag + 1. Both
+/// processes of a two-process run compute the same sequence.
+std::byte ping_tag(std::uint32_t iteration, std::size_t qp, std::size_t qps);
 
 /// Called with the messages finished so far in the current size (for the progress display).
 using progress_fn = std::function<void(std::uint64_t)>;

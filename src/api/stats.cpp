@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstring>
 #include <string>
 
@@ -16,6 +17,8 @@
 #include "nic/stats_registry.hpp"
 #include "util/log.hpp"
 #include "wire/codec.hpp"
+#include "wire/faulty_link.hpp"
+#include "wire/socket_common.hpp"
 
 namespace ndksim::api {
 namespace {
@@ -36,7 +39,10 @@ constexpr std::array<const char*, NDKSIM_STATS_OP_COUNT> k_op_names{
     "send", "receive", "write", "read", "send_invalidate", "bind", "fast_register", "invalidate"};
 
 // The size of version 1 of each struct: a caller compiled against it passes at least this.
-constexpr ULONG k_adapter_stats_v1 = sizeof(ndksim_adapter_stats);
+// Version 2 of the adapter's struct appended the reliability, fault and socket counters.
+constexpr ULONG k_adapter_stats_v1 = NDKSIM_ADAPTER_STATS_V1_SIZE;
+static_assert(k_adapter_stats_v1 ==
+              offsetof(ndksim_adapter_stats, translation_cache_stale_hits) + sizeof(ULONG64));
 constexpr ULONG k_qp_stats_v1 = sizeof(ndksim_qp_stats);
 
 void fill_ops(const nic::stats_snapshot& s, ndksim_op_stats (&out)[NDKSIM_STATS_OP_COUNT]) {
@@ -98,6 +104,32 @@ ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
     s.translation_cache_hits = cache.hits;
     s.translation_cache_misses = cache.misses;
     s.translation_cache_stale_hits = cache.stale_hits;
+    s.ack_timeouts = load(c.ack_timeouts);
+    s.retries_exhausted = load(c.retries_exhausted);
+    s.acks_coalesced = load(c.acks_coalesced);
+    s.stale_responses = load(c.stale_responses);
+    s.connections_aborted = load(c.connections_aborted);
+    if (a.link.faults != nullptr) {
+        const wire::fault_counters& f = a.link.faults->faults();
+        s.fault_dropped = load(f.dropped);
+        s.fault_duplicated = load(f.duplicated);
+        s.fault_reordered = load(f.reordered);
+        s.fault_corrupted = load(f.corrupted);
+        s.fault_delayed = load(f.delayed);
+        s.cut_frames_sent = load(f.cut_sent);
+        s.cut_frames_received = load(f.cut_received);
+    }
+    // Only the UDP and TCP transports have sockets; the in-process link leaves these at 0.
+    if (const auto* sockets = dynamic_cast<const wire::socket_transport*>(a.link.base)) {
+        const wire::socket_counters& k = sockets->socket_stats();
+        s.socket_bad_frames = load(k.bad_frames);
+        s.socket_bad_records = load(k.bad_records);
+        s.socket_frames_dropped = load(k.frames_dropped);
+        s.socket_send_errors = load(k.send_errors);
+        s.socket_receive_errors = load(k.receive_errors);
+        s.socket_connections_opened = load(k.connections_opened);
+        s.socket_connections_accepted = load(k.connections_accepted);
+    }
     return s;
 }
 
@@ -211,6 +243,28 @@ std::string stats_document(ndksim_adapter& a) {
                         {{"hits", s.translation_cache_hits},
                          {"misses", s.translation_cache_misses},
                          {"stale_hits", s.translation_cache_stale_hits}}},
+                       {"reliability",
+                        {{"ack_timeouts", s.ack_timeouts},
+                         {"retries_exhausted", s.retries_exhausted},
+                         {"acks_coalesced", s.acks_coalesced},
+                         {"stale_responses", s.stale_responses},
+                         {"connections_aborted", s.connections_aborted}}},
+                       {"faults",
+                        {{"dropped", s.fault_dropped},
+                         {"duplicated", s.fault_duplicated},
+                         {"reordered", s.fault_reordered},
+                         {"corrupted", s.fault_corrupted},
+                         {"delayed", s.fault_delayed},
+                         {"cut_sent", s.cut_frames_sent},
+                         {"cut_received", s.cut_frames_received}}},
+                       {"sockets",
+                        {{"bad_frames", s.socket_bad_frames},
+                         {"bad_records", s.socket_bad_records},
+                         {"frames_dropped", s.socket_frames_dropped},
+                         {"send_errors", s.socket_send_errors},
+                         {"receive_errors", s.socket_receive_errors},
+                         {"connections_opened", s.socket_connections_opened},
+                         {"connections_accepted", s.socket_connections_accepted}}},
                        {"qps", std::move(qps)}};
     return doc.dump();
 }

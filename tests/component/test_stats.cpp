@@ -167,7 +167,8 @@ TEST_F(Stats, JsonHasTheAdapterCountersAndOneEntryPerQp) {
          {"send", "receive", "read", "send_invalidate", "bind", "fast_register", "invalidate"}) {
         EXPECT_EQ(0, j.at("operations").at(key).at("completed")) << key;
     }
-    for (const char* key : {"packets", "drops", "cm", "link", "translation_cache"}) {
+    for (const char* key : {"packets", "drops", "cm", "link", "translation_cache", "reliability",
+                            "faults", "sockets"}) {
         EXPECT_TRUE(j.at(key).is_object()) << key;
     }
     EXPECT_EQ(0, j.at("packets").at("retransmitted"));
@@ -225,6 +226,66 @@ TEST_F(Stats, ALargerStructFromANewerCallerGetsTheKnownFields) {
     ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(a_.nic, &s.v1));
     EXPECT_EQ(sizeof(ndksim_adapter_stats), s.v1.size);
     EXPECT_EQ(0x1234U, s.later_field);
+}
+
+TEST_F(Stats, AVersionOneCallerGetsVersionOneFieldsOnly) {
+    struct v1_caller {
+        char v1[NDKSIM_ADAPTER_STATS_V1_SIZE];
+        ULONG64 guard;
+    } s{};
+    auto* stats = reinterpret_cast<ndksim_adapter_stats*>(&s);
+    stats->size = NDKSIM_ADAPTER_STATS_V1_SIZE;
+    s.guard = 0x5A5A;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(a_.nic, stats));
+    EXPECT_EQ(NDKSIM_ADAPTER_STATS_V1_SIZE, stats->size);
+    EXPECT_EQ(0x5A5AU, s.guard);
+    stats->size = NDKSIM_ADAPTER_STATS_V1_SIZE - 1;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, stats));
+}
+
+TEST_F(Stats, DroppedFramesShowInTheFaultAndReliabilityCounters) {
+    ndksim_link_faults faults{};
+    faults.drop_ppm = 200'000;  // one frame in five
+    faults.seed = 7;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &faults));
+    constexpr int n = 20;
+    writes(n, 10000);
+    const ndksim_adapter_stats a = adapter_stats(a_.nic);
+    EXPECT_EQ(n, a.ops[NDKSIM_STATS_WRITE].completed);
+    EXPECT_GT(a.fault_dropped, 0U);
+    EXPECT_GT(a.ack_timeouts, 0U);  // a lost request is only noticed by the transport timer
+    EXPECT_GT(a.retransmitted_packets, 0U);
+    EXPECT_EQ(0U, a.retries_exhausted);
+    EXPECT_EQ(0U, a.connections_aborted);
+    EXPECT_EQ(0U, a.fault_duplicated + a.fault_reordered + a.fault_corrupted + a.fault_delayed);
+    EXPECT_EQ(0U, a.cut_frames_sent + a.cut_frames_received);
+    EXPECT_EQ(0U, a.socket_bad_frames + a.socket_send_errors + a.socket_connections_opened);
+    const nlohmann::json j = nlohmann::json::parse(json_of(a_.nic));
+    EXPECT_EQ(a.fault_dropped, j.at("faults").at("dropped"));
+    EXPECT_EQ(a.ack_timeouts, j.at("reliability").at("ack_timeouts"));
+    EXPECT_EQ(0, j.at("reliability").at("retries_exhausted"));
+    EXPECT_EQ(0, j.at("sockets").at("connections_opened"));
+    // b saw the gaps the drops left and answered the duplicates the retries made.
+    const ndksim_adapter_stats b = adapter_stats(b_.nic);
+    EXPECT_EQ(0U, b.fault_dropped);
+    EXPECT_GT(b.out_of_sequence_packets + b.duplicate_packets, 0U);
+}
+
+TEST_F(Stats, ACutLinkCountsItsLostFramesAndTheAbortedConnection) {
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(a_.nic, TRUE));
+    NDK_SGE sge = a_.buf.sge(0, 64);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
+    EXPECT_STATUS(STATUS_IO_TIMEOUT, next(a_.cq).Status);
+    const ndksim_adapter_stats a = adapter_stats(a_.nic);
+    EXPECT_EQ(1U, a.retries_exhausted);
+    EXPECT_EQ(1U, a.connections_aborted);
+    EXPECT_EQ(7U, a.ack_timeouts);  // retry_limit's default: 7 resends, then the failure
+    EXPECT_GT(a.cut_frames_sent, a.ack_timeouts);  // the first send and each resend
+    const nlohmann::json j = nlohmann::json::parse(json_of(a_.nic));
+    EXPECT_EQ(1, j.at("reliability").at("connections_aborted"));
+    EXPECT_EQ(a.cut_frames_sent, j.at("faults").at("cut_sent"));
 }
 
 }  // namespace

@@ -1,10 +1,13 @@
 # Runs ndksim-perf with a short sweep and checks its outputs: the CSV has the documented
-# header and one row per size; the JSON parses and has one result per size with positive
-# modelled latency and bandwidth; the statistics document has both adapters.
+# header and one row per size of the wire it ran on; the JSON parses and has one result per
+# size with positive modelled latency and bandwidth; the statistics document has both adapters
+# (with --role both, the server's came from the child process), each with both QPs.
+# -DWIRE=inproc|udp|tcp -DROLE=local|both; -DEXTRA: one more flag.
 set(sizes 2 4096 65536)
 execute_process(
-  COMMAND ${PERF} --test ${TEST} --mode ${MODE} ${EXTRA} --sizes 2,4096,65536 --iterations 50 --qps 2
-          --outstanding 8 --csv ${OUT}.csv --json ${OUT}.json --stats-json ${OUT}.stats.json
+  COMMAND ${PERF} --test ${TEST} --mode ${MODE} --wire ${WIRE} --role ${ROLE} ${EXTRA}
+          --sizes 2,4096,65536 --iterations 50 --qps 2 --outstanding 8 --quiet
+          --csv ${OUT}.csv --json ${OUT}.json --stats-json ${OUT}.stats.json
   RESULT_VARIABLE rc OUTPUT_VARIABLE stdout ERROR_VARIABLE stderr)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "ndksim-perf failed (${rc}):\n${stdout}\n${stderr}")
@@ -29,11 +32,12 @@ foreach(i 1 2 3)
     message(FATAL_ERROR "CSV row ${i} has ${ncells} cells: ${row}")
   endif()
   list(GET cells 0 t)
+  list(GET cells 2 w)
   list(GET cells 5 size)
   list(GET cells 6 messages)
   math(EXPR k "${i} - 1")
   list(GET sizes ${k} want)
-  if(NOT t STREQUAL TEST OR NOT size EQUAL want OR NOT messages EQUAL 100)
+  if(NOT t STREQUAL TEST OR NOT w STREQUAL WIRE OR NOT size EQUAL want OR NOT messages EQUAL 100)
     message(FATAL_ERROR "CSV row ${i}: ${row}")
   endif()
 endforeach()
@@ -63,8 +67,19 @@ string(JSON adapters LENGTH "${stats}" adapters)
 if(NOT adapters EQUAL 2)
   message(FATAL_ERROR "stats JSON: expected 2 adapters, got ${adapters}")
 endif()
-string(JSON schema GET "${stats}" adapters 0 schema)
-string(JSON qps LENGTH "${stats}" adapters 0 qps)
-if(NOT schema STREQUAL "ndksim.adapter_stats/1" OR NOT qps EQUAL 2)
-  message(FATAL_ERROR "stats JSON: schema ${schema}, ${qps} QPs")
+foreach(k 0 1)
+  string(JSON schema GET "${stats}" adapters ${k} schema)
+  string(JSON qps LENGTH "${stats}" adapters ${k} qps)
+  if(NOT schema STREQUAL "ndksim.adapter_stats/1" OR NOT qps EQUAL 2)
+    message(FATAL_ERROR "stats JSON adapter ${k}: schema ${schema}, ${qps} QPs")
+  endif()
+endforeach()
+if(NOT WIRE STREQUAL "inproc")
+  # The messages crossed real sockets: side a sent frames, and none was refused.
+  string(JSON frames GET "${stats}" adapters 0 link frames_sent)
+  string(JSON bad GET "${stats}" adapters 1 sockets bad_frames)
+  string(JSON address GET "${stats}" adapters 1 address)
+  if(NOT frames GREATER 0 OR NOT bad EQUAL 0 OR NOT address STREQUAL "127.0.0.2")
+    message(FATAL_ERROR "stats JSON: ${frames} frames sent, ${bad} bad frames, b at ${address}")
+  endif()
 endif()
