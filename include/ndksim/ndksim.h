@@ -62,10 +62,7 @@ typedef enum ndksim_poll_policy {
  *     started reaches its simulated time times pace_factor, so a consumer's own timeouts see
  *     the modelled delays (scaled by the factor).
  */
-typedef enum ndksim_time_mode {
-    NDKSIM_TIME_VIRTUAL = 0,
-    NDKSIM_TIME_PACED = 1
-} ndksim_time_mode;
+typedef enum ndksim_time_mode { NDKSIM_TIME_VIRTUAL = 0, NDKSIM_TIME_PACED = 1 } ndksim_time_mode;
 
 /** The link that carries this adapter's packets. */
 typedef enum ndksim_wire {
@@ -98,58 +95,58 @@ typedef struct ndksim_link_faults {
 
 /** Adapter configuration. Always start from ndksim_adapter_config_init(). */
 typedef struct ndksim_adapter_config {
-    ULONG size;             /**< sizeof(ndksim_adapter_config); set by the init function */
-    const char* name;       /**< name used in log lines; NULL picks "nicN" */
-    const char* address;    /**< IPv4 or IPv6 literal the adapter owns; NULL = "127.0.0.1" */
-    const char* profile;    /**< NIC profile: a name ("cx4-edr", "roce-100g", "roce-25g", or a
-                                 file stem in NDKSIM_PROFILE_PATH) or a path to a TOML file
-                                 (docs/profiles.md); NULL = "cx4-edr" (ConnectX-4 EDR) */
+    ULONG size;          /**< sizeof(ndksim_adapter_config); set by the init function */
+    const char* name;    /**< name used in log lines; NULL picks "nicN" */
+    const char* address; /**< IPv4 or IPv6 literal the adapter owns; NULL = "127.0.0.1" */
+    const char* profile; /**< NIC profile: a name ("cx4-edr", "roce-100g", "roce-25g", or a
+                              file stem in NDKSIM_PROFILE_PATH) or a path to a TOML file
+                              (docs/profiles.md); NULL = "cx4-edr" (ConnectX-4 EDR) */
     ndksim_completion_style completion_style; /**< default NDKSIM_COMPLETE_INLINE */
-    ULONG pending_percent;  /**< RANDOM style: chance in percent that a call pends (default 50) */
-    ULONG64 seed;           /**< seed of the RANDOM style's draws (default 1) */
-    ndksim_loop* loop;      /**< non-NULL: deterministic mode on this loop; NULL: threaded */
+    ULONG pending_percent; /**< RANDOM style: chance in percent that a call pends (default 50) */
+    ULONG64 seed;          /**< seed of the RANDOM style's draws (default 1) */
+    ndksim_loop* loop;     /**< non-NULL: deterministic mode on this loop; NULL: threaded */
     ndksim_poll_policy poll_policy; /**< threaded mode only; default NDKSIM_POLL_BLOCK */
-    ndksim_wire wire;       /**< default NDKSIM_WIRE_DEFAULT (docs/wire-format.md, "On the
-                                 socket", for the UDP and TCP wires) */
-    USHORT port;            /**< UDP/TCP port the adapter binds on its address and sends to on
-                                 every peer's; all adapters of a simulation use the same port
-                                 (two processes on one host use two addresses of 127/8, e.g.
-                                 127.0.0.1 and 127.0.0.2). Default 4791 (RoCEv2); ignored by
-                                 the in-process wire */
-    ULONG close_timeout_ms; /**< threaded mode: how long ndksim_close_ndk_adapter waits for
-                                 open children before reporting them as leaked (default 10000) */
-    ULONG rnr_retry_limit;  /**< receiver-not-ready retries before a send fails with
-                                 STATUS_IO_TIMEOUT; 0xFFFFFFFF (the default) retries for ever */
-    ULONG ack_timeout_us;   /**< reliable connections: how long the oldest unacknowledged
-                                 request waits for progress (an ACK or read response) before
-                                 it and everything after it are sent again (go-back-N)
-                                 [microseconds of simulated time; default 16000, about IB's
-                                 timeout code 12]. The interval
-                                 doubles per consecutive retry, up to 8x; 0 = no timer */
-    ULONG retry_limit;      /**< consecutive timer retries without progress before the request
-                                 fails with STATUS_IO_TIMEOUT, the rest flush with
-                                 STATUS_CANCELLED, the QP moves to error and the connection is
-                                 torn down with a disconnect event (default 7: with the default
-                                 timeout, 47 x 16 ms = 752 ms after the last progress). Separate
-                                 from rnr_retry_limit */
-    ndksim_link_faults faults; /**< fault injection on this adapter's link (default: none) */
-    const char* pcap_path;  /**< non-NULL: record this adapter's frames to a classic pcap
-                                 file at this path (created or truncated; nanosecond
-                                 timestamps, LINKTYPE_ETHERNET), each as Ethernet / IPv4 or
-                                 IPv6 / UDP to port 4791 / the RoCEv2 packet, with the IP and
-                                 UDP headers its ICRC covers, so tshark and Wireshark read it.
-                                 Sent frames are stamped with their simulated departure time,
-                                 received ones with their arrival time [since the epoch], so a
-                                 deterministic run gives the same file each time. Adapters of
-                                 one process may share a path: each frame between them is
-                                 then recorded once, by its sender. The file is flushed when
-                                 the last adapter using it is destroyed. A path that cannot be
-                                 opened makes ndksim_adapter_create fail with
-                                 STATUS_INVALID_PARAMETER (the log names the path and the
-                                 error). NULL (the default): no capture. docs/capture.md. */
+    ndksim_wire wire;               /**< default NDKSIM_WIRE_DEFAULT (docs/wire-format.md, "On the
+                                         socket", for the UDP and TCP wires) */
+    USHORT port;                /**< UDP/TCP port the adapter binds on its address and sends to on
+                                     every peer's; all adapters of a simulation use the same port
+                                     (two processes on one host use two addresses of 127/8, e.g.
+                                     127.0.0.1 and 127.0.0.2). Default 4791 (RoCEv2); ignored by
+                                     the in-process wire */
+    ULONG close_timeout_ms;     /**< threaded mode: how long ndksim_close_ndk_adapter waits for
+                                     open children before reporting them as leaked (default 10000) */
+    ULONG rnr_retry_limit;      /**< receiver-not-ready retries before a send fails with
+                                     STATUS_IO_TIMEOUT; 0xFFFFFFFF (the default) retries for ever */
+    ULONG ack_timeout_us;       /**< reliable connections: how long the oldest unacknowledged
+                                     request waits for progress (an ACK or read response) before
+                                     it and everything after it are sent again (go-back-N)
+                                     [microseconds of simulated time; default 16000, about IB's
+                                     timeout code 12]. The interval
+                                     doubles per consecutive retry, up to 8x; 0 = no timer */
+    ULONG retry_limit;          /**< consecutive timer retries without progress before the request
+                                     fails with STATUS_IO_TIMEOUT, the rest flush with
+                                     STATUS_CANCELLED, the QP moves to error and the connection is
+                                     torn down with a disconnect event (default 7: with the default
+                                     timeout, 47 x 16 ms = 752 ms after the last progress). Separate
+                                     from rnr_retry_limit */
+    ndksim_link_faults faults;  /**< fault injection on this adapter's link (default: none) */
+    const char* pcap_path;      /**< non-NULL: record this adapter's frames to a classic pcap
+                                     file at this path (created or truncated; nanosecond
+                                     timestamps, LINKTYPE_ETHERNET), each as Ethernet / IPv4 or
+                                     IPv6 / UDP to port 4791 / the RoCEv2 packet, with the IP and
+                                     UDP headers its ICRC covers, so tshark and Wireshark read it.
+                                     Sent frames are stamped with their simulated departure time,
+                                     received ones with their arrival time [since the epoch], so a
+                                     deterministic run gives the same file each time. Adapters of
+                                     one process may share a path: each frame between them is
+                                     then recorded once, by its sender. The file is flushed when
+                                     the last adapter using it is destroyed. A path that cannot be
+                                     opened makes ndksim_adapter_create fail with
+                                     STATUS_INVALID_PARAMETER (the log names the path and the
+                                     error). NULL (the default): no capture. docs/capture.md. */
     ndksim_time_mode time_mode; /**< default NDKSIM_TIME_VIRTUAL; PACED needs threaded mode */
-    double pace_factor;     /**< PACED: wall seconds per simulated second, above 0 (default 1.0;
-                                 10 runs ten times slower than the model) */
+    double pace_factor;         /**< PACED: wall seconds per simulated second, above 0 (default 1.0;
+                                     10 runs ten times slower than the model) */
 } ndksim_adapter_config;
 
 /** Fills *config with the defaults documented on each field. */
@@ -314,9 +311,9 @@ typedef struct ndksim_qp_stats {
 /** Adapter-wide statistics (version 2). Set `size` to sizeof(ndksim_adapter_stats) before a
  *  call; each version only appends fields, and a call fills no more than `size` bytes. */
 typedef struct ndksim_adapter_stats {
-    ULONG size;        /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
-    ULONG qp_count;    /**< QPs that exist now (listed by ndksim_adapter_stats_json) */
-    ULONG64 now_ps;    /**< simulated time of the snapshot [ps] */
+    ULONG size;     /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
+    ULONG qp_count; /**< QPs that exist now (listed by ndksim_adapter_stats_json) */
+    ULONG64 now_ps; /**< simulated time of the snapshot [ps] */
     ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< every QP's, closed ones included */
     /* Packets of the RoCEv2 engine. */
     ULONG64 packets_sent;            /**< frames the engine transmitted (all kinds) */
@@ -330,18 +327,18 @@ typedef struct ndksim_adapter_stats {
     ULONG64 out_of_sequence_packets; /**< requests ahead of the expected PSN (NAKed) */
     ULONG64 protocol_errors;         /**< responses or opcodes that break the protocol */
     /* Frames dropped on receipt. */
-    ULONG64 bad_frames;              /**< frames that failed to decode (ICRC, headers, length) */
-    ULONG64 frames_for_unknown_qp;   /**< frames for a QP number with no QP */
+    ULONG64 bad_frames;                /**< frames that failed to decode (ICRC, headers, length) */
+    ULONG64 frames_for_unknown_qp;     /**< frames for a QP number with no QP */
     ULONG64 frames_for_unconnected_qp; /**< frames for a QP that is not connected */
     /* Connection management datagrams. */
     ULONG64 cm_messages_sent;
     ULONG64 cm_messages_received;
-    ULONG64 cm_bad_messages;         /**< malformed or unexpected CM messages dropped */
+    ULONG64 cm_bad_messages; /**< malformed or unexpected CM messages dropped */
     /* The adapter's end of the link. */
     ULONG64 link_frames_sent;
     ULONG64 link_frames_received;
-    ULONG64 link_bytes_sent;         /**< frame bytes put on the link [bytes] */
-    ULONG64 link_frames_unroutable;  /**< frames no adapter owned the destination of (dropped) */
+    ULONG64 link_bytes_sent;        /**< frame bytes put on the link [bytes] */
+    ULONG64 link_frames_unroutable; /**< frames no adapter owned the destination of (dropped) */
     /* The translation cache model (MTT/MPT cache) of the memory unit. */
     ULONG64 translation_cache_hits;
     ULONG64 translation_cache_misses;
@@ -361,10 +358,10 @@ typedef struct ndksim_adapter_stats {
     ULONG64 cut_frames_sent;     /**< frames lost on the way out while the link was cut */
     ULONG64 cut_frames_received; /**< frames lost on the way in while the link was cut */
     /* Version 2: the UDP and TCP wires' sockets (0 on the in-process wire). */
-    ULONG64 socket_bad_frames;   /**< datagrams or records refused before decoding */
-    ULONG64 socket_bad_records;  /**< TCP: length prefixes out of bounds (connection closed) */
+    ULONG64 socket_bad_frames;     /**< datagrams or records refused before decoding */
+    ULONG64 socket_bad_records;    /**< TCP: length prefixes out of bounds (connection closed) */
     ULONG64 socket_frames_dropped; /**< frames queued on a connection that broke */
-    ULONG64 socket_send_errors;  /**< failed sends, connects and writes */
+    ULONG64 socket_send_errors;    /**< failed sends, connects and writes */
     ULONG64 socket_receive_errors; /**< failed receives, accepts and reads */
     ULONG64 socket_connections_opened;   /**< TCP: outgoing connections made */
     ULONG64 socket_connections_accepted; /**< TCP: incoming connections taken */
