@@ -34,10 +34,25 @@ void engine::attach_qp(core::qp& q) {
 void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready) {
     const timing::cost_model& m = cfg_.costs;
     // Translation-cache misses of the accesses since the last frame (the payload this frame
-    // carries, or the placement it acknowledges) fetch their entries over PCIe first.
+    // carries, or the placement it acknowledges) fetch their entries over PCIe first. A NIC
+    // keeps several such fetches in flight: a lone miss costs the whole round trip, a run of
+    // them one round trip plus a share of it per further miss, and fetches started while
+    // earlier packets were placed overlap that placement (docs/timing.md).
     const std::uint64_t misses = dev_.memory().cache_stats().misses;
-    ready += (misses - translation_misses_) * m.cache_miss_penalty(timing::nic_cache::translation);
+    const std::uint64_t fresh = misses - translation_misses_;
     translation_misses_ = misses;
+    const timing::sim_time now = dev_.sched().now();
+    if (fresh > 0) {
+        const timing::sim_time penalty = m.cache_miss_penalty(timing::nic_cache::translation);
+        const timing::sim_time share = penalty / k_translation_fetches_in_flight;
+        const timing::sim_time start = std::max(mtt_free_at_, miss_window_start_);
+        // The last fetch starts once the engine had room for it, and not before the last miss
+        // happened (at the latest, now); the frame waits for its round trip.
+        const timing::sim_time last = std::max(start + (fresh - 1) * share, now);
+        mtt_free_at_ = std::max(start + fresh * share, now);
+        ready = std::max(ready, last) + penalty;
+    }
+    miss_window_start_ = now;
     const timing::sim_time departure =
         std::max({ready, port_free_at_, pipeline_free_at_, dev_.sched().now()});
     pipeline_free_at_ = departure + m.packet_interval();

@@ -170,6 +170,10 @@ class engine final : public core::engine_hooks {
     timing::sim_time pcie_out_free_at_ = 0;  ///< NIC-to-host: posted writes
     timing::sim_time rx_handled_at_ = 0;     ///< frames are dispatched in arrival order
     std::uint64_t translation_misses_ = 0;   ///< misses already charged
+    timing::sim_time mtt_free_at_ = 0;       ///< the translation fetch engine is busy until
+    timing::sim_time miss_window_start_ = 0; ///< misses seen later happened after this time
+    /// Translation entries fetched over PCIe at once.
+    static constexpr std::uint64_t k_translation_fetches_in_flight = 4;
 
     void dispatch(wire::frame* f);
     timing::sim_time receive_done(const wire::frame& f);
