@@ -165,13 +165,13 @@ class engine final : public core::engine_hooks {
     stats_registry stats_;
     // Resources that queue (docs/timing.md): each is busy until its free-at time.
     timing::sim_time port_free_at_ = 0;
-    timing::sim_time pipeline_free_at_ = 0;  ///< the NIC pipeline admits a packet per interval
-    timing::sim_time pcie_in_free_at_ = 0;   ///< host-to-NIC: read completions
-    timing::sim_time pcie_out_free_at_ = 0;  ///< NIC-to-host: posted writes
-    timing::sim_time rx_handled_at_ = 0;     ///< frames are dispatched in arrival order
-    std::uint64_t translation_misses_ = 0;   ///< misses already charged
-    timing::sim_time mtt_free_at_ = 0;       ///< the translation fetch engine is busy until
-    timing::sim_time miss_window_start_ = 0; ///< misses seen later happened after this time
+    timing::sim_time pipeline_free_at_ = 0;   ///< the NIC pipeline admits a packet per interval
+    timing::sim_time pcie_in_free_at_ = 0;    ///< host-to-NIC: read completions
+    timing::sim_time pcie_out_free_at_ = 0;   ///< NIC-to-host: posted writes
+    timing::sim_time rx_handled_at_ = 0;      ///< frames are dispatched in arrival order
+    std::uint64_t translation_misses_ = 0;    ///< misses already charged
+    timing::sim_time mtt_free_at_ = 0;        ///< the translation fetch engine is busy until
+    timing::sim_time miss_window_start_ = 0;  ///< misses seen later happened after this time
     /// Translation entries fetched over PCIe at once.
     static constexpr std::uint64_t k_translation_fetches_in_flight = 4;
 

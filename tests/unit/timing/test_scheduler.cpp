@@ -127,6 +127,33 @@ TEST(ThreadedSchedulerClock, NeverFallsBehindTheWallClock) {
     EXPECT_GE(s.now(), milliseconds(20));
 }
 
+TEST(ThreadedSchedulerClock, PacedHoldsEachEventUntilTheScaledWallTime) {
+    scheduler::options o{run_mode::threaded, poll_policy::block, "paced"};
+    o.wall_slack = 0;
+    o.pace_factor = 1000.0;  // a simulated microsecond lasts a wall millisecond
+    scheduler s(o);
+    const auto start = std::chrono::steady_clock::now();
+    std::atomic<bool> ran{false};
+    s.post_after(microseconds(5), [&] { ran = true; });
+    ASSERT_TRUE(s.wait_until([&] { return ran.load(); }, std::chrono::seconds(10)));
+    // The event may not run before 5 us x 1000 of wall time (a lower bound only: a busy host
+    // runs it later, never earlier).
+    EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(5));
+    // The clock follows the wall divided by the factor: far below a millisecond here.
+    EXPECT_LT(s.now(), milliseconds(5));
+}
+
+TEST(ThreadedSchedulerClock, DrainRunsWhatIsLeftWithoutWaitingForTheWallClock) {
+    scheduler s({run_mode::threaded, poll_policy::block, "drain"});
+    std::atomic<bool> ran{false};
+    // An hour ahead: without drain() this waits for the wall clock.
+    s.post_after(seconds(3600), [&] { ran = true; });
+    s.drain();
+    ASSERT_TRUE(s.wait_until([&] { return ran.load(); }, std::chrono::seconds(30)))
+        << "drain() left the event waiting for the wall clock";
+    EXPECT_GE(s.now(), seconds(3600));
+}
+
 INSTANTIATE_TEST_SUITE_P(PollPolicies, ThreadedScheduler,
                          ::testing::Values(poll_policy::block, poll_policy::spin,
                                            poll_policy::spin_then_block));
