@@ -16,13 +16,23 @@ namespace ndksim::nic {
 engine::engine(core::device& dev, engine_config cfg, const transport_factory& make_link)
     : dev_(dev), cfg_(std::move(cfg)), frames_(wire::frame_pool::create()) {
     link_ = make_link([this](wire::frame* f) { on_frame(f); });
+    local_address_ = link_->local_address();
     cm_ = std::make_unique<connection_manager>(*this);
     dev_.set_hooks(this);
 }
 
 engine::~engine() {
     dev_.set_hooks(nullptr);
+    // Frames still arriving while the link shuts down (a socket transport closes on the engine
+    // thread) are dropped, and the frames already queued run first, so no task is left that
+    // refers to this engine.
+    detached_.store(true, std::memory_order_release);
     link_.reset();
+    timing::scheduler& sched = dev_.sched();
+    if (!sched.in_task()) {
+        sched.drain();
+        sched.wait_until([&sched] { return sched.idle(); }, std::chrono::seconds(10));
+    }
 }
 
 void engine::attach_qp(core::qp& q) {
@@ -126,6 +136,10 @@ timing::sim_time engine::receive_done(const wire::frame& f) {
 }
 
 void engine::on_frame(wire::frame* f) {
+    if (detached_.load(std::memory_order_acquire)) {
+        wire::frame_pool::release(f);
+        return;
+    }
     // Always through the queue, even when the time has come (a threaded engine's clock can be
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
@@ -134,8 +148,11 @@ void engine::on_frame(wire::frame* f) {
 
 void engine::dispatch(wire::frame* f) {
     counters_.packets_received.fetch_add(1, std::memory_order_relaxed);
-    const wire::flow flow{f->source, link_->local_address(), wire::roce_udp_port,
-                          wire::roce_udp_port, 0};
+    if (detached_.load(std::memory_order_acquire)) {
+        wire::frame_pool::release(f);
+        return;
+    }
+    const wire::flow flow{f->source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
     const wire::decode_result r =
         wire::decode_frame(std::span<const std::byte>(f->data, f->length), flow);
     if (!r.ok()) {

@@ -160,6 +160,8 @@ class engine final : public core::engine_hooks {
     engine_config cfg_;
     std::shared_ptr<wire::frame_pool> frames_;
     std::unique_ptr<wire::transport> link_;
+    wire::ip_address local_address_;     ///< the link's, kept for frames queued at teardown
+    std::atomic<bool> detached_{false};  ///< the engine is going: arriving frames are dropped
     std::unique_ptr<connection_manager> cm_;
     engine_counters counters_;
     stats_registry stats_;
