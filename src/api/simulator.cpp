@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
@@ -140,10 +141,14 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         // process arrive on the wall clock: a deterministic loop can drive neither.
         return invalid_config("the UDP and TCP wires need threaded mode (loop must be NULL)");
     }
-    if (config->time_mode != NDKSIM_TIME_VIRTUAL && config->time_mode != NDKSIM_TIME_PACED) {
+    // Read as an integer: a C caller may store any int in the enum field, which C++ may not
+    // load as the enum type.
+    int time_mode = 0;
+    std::memcpy(&time_mode, &config->time_mode, sizeof time_mode);
+    if (time_mode != NDKSIM_TIME_VIRTUAL && time_mode != NDKSIM_TIME_PACED) {
         return invalid_config("time_mode is not an ndksim_time_mode");
     }
-    if (config->time_mode == NDKSIM_TIME_PACED) {
+    if (time_mode == NDKSIM_TIME_PACED) {
         if (config->loop != nullptr) {
             return invalid_config(
                 "NDKSIM_TIME_PACED needs threaded mode (loop must be NULL): a "

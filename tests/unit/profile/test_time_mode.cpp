@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "ndksim.h"
 
 namespace {
@@ -46,8 +48,14 @@ TEST(TimeMode, FactorsOutOfRangeAndUnknownModesAreRefused) {
     EXPECT_EQ(STATUS_INVALID_PARAMETER, create_with(NDKSIM_TIME_PACED, 0.0, nullptr));
     EXPECT_EQ(STATUS_INVALID_PARAMETER, create_with(NDKSIM_TIME_PACED, -1.0, nullptr));
     EXPECT_EQ(STATUS_INVALID_PARAMETER, create_with(NDKSIM_TIME_PACED, 2e6, nullptr));
-    EXPECT_EQ(STATUS_INVALID_PARAMETER,
-              create_with(static_cast<ndksim_time_mode>(7), 1.0, nullptr));
+    // A C caller may store any int in the field; C++ code writes it through its bytes.
+    ndksim_adapter_config c;
+    ndksim_adapter_config_init(&c);
+    c.address = "127.0.9.2";
+    const int unknown = 7;
+    std::memcpy(&c.time_mode, &unknown, sizeof unknown);
+    ndksim_adapter* a = nullptr;
+    EXPECT_EQ(STATUS_INVALID_PARAMETER, ndksim_adapter_create(&c, &a));
 }
 
 }  // namespace
