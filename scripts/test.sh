@@ -5,6 +5,11 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
 ndksim_install_deps tshark  # the capture test dissects its pcap with tshark
+# The three trees take about 5 GB together; say so up front rather than fail mid-build.
+free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
+if [ "${free_kb:-0}" -lt $((6 * 1024 * 1024)) ]; then
+    echo "warning: $((free_kb / 1024)) MB free here; the three builds need about 5 GB" >&2
+fi
 run_suite() {
     local dir=$1
     local jobs
