@@ -308,7 +308,7 @@ typedef struct ndksim_qp_stats {
     ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< indexed by ndksim_stats_op */
 } ndksim_qp_stats;
 
-/** Adapter-wide statistics (version 2). Set `size` to sizeof(ndksim_adapter_stats) before a
+/** Adapter-wide statistics (version 3). Set `size` to sizeof(ndksim_adapter_stats) before a
  *  call; each version only appends fields, and a call fills no more than `size` bytes. */
 typedef struct ndksim_adapter_stats {
     ULONG size;     /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
@@ -358,13 +358,19 @@ typedef struct ndksim_adapter_stats {
     ULONG64 cut_frames_sent;     /**< frames lost on the way out while the link was cut */
     ULONG64 cut_frames_received; /**< frames lost on the way in while the link was cut */
     /* Version 2: the UDP and TCP wires' sockets (0 on the in-process wire). */
-    ULONG64 socket_bad_frames;     /**< datagrams or records refused before decoding */
+    ULONG64 socket_bad_frames;     /**< datagrams or records too short or too long for a frame */
     ULONG64 socket_bad_records;    /**< TCP: length prefixes out of bounds (connection closed) */
     ULONG64 socket_frames_dropped; /**< frames queued on a connection that broke */
     ULONG64 socket_send_errors;    /**< failed sends, connects and writes */
     ULONG64 socket_receive_errors; /**< failed receives, accepts and reads */
     ULONG64 socket_connections_opened;   /**< TCP: outgoing connections made */
     ULONG64 socket_connections_accepted; /**< TCP: incoming connections taken */
+    /* Version 3: the sockets' hostile and lost input (docs/wire-format.md, "Hostile input"). */
+    ULONG64 socket_departures_refused; /**< valid frames whose departure time lay too far ahead
+                                            of this adapter's clock (dropped; over TCP their
+                                            connection is closed) */
+    ULONG64 socket_receive_overruns;   /**< UDP: datagrams the kernel dropped because the
+                                            socket's receive buffer was full (SO_RXQ_OVFL) */
 } ndksim_adapter_stats;
 
 /** Size of version 1 of ndksim_adapter_stats (up to translation_cache_stale_hits): the

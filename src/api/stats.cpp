@@ -39,7 +39,8 @@ constexpr std::array<const char*, NDKSIM_STATS_OP_COUNT> k_op_names{
     "send", "receive", "write", "read", "send_invalidate", "bind", "fast_register", "invalidate"};
 
 // The size of version 1 of each struct: a caller compiled against it passes at least this.
-// Version 2 of the adapter's struct appended the reliability, fault and socket counters.
+// Version 2 of the adapter's struct appended the reliability, fault and socket counters, and
+// version 3 the refused departures and the receive overruns.
 constexpr ULONG k_adapter_stats_v1 = NDKSIM_ADAPTER_STATS_V1_SIZE;
 static_assert(k_adapter_stats_v1 ==
               offsetof(ndksim_adapter_stats, translation_cache_stale_hits) + sizeof(ULONG64));
@@ -129,6 +130,8 @@ ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
         s.socket_receive_errors = load(k.receive_errors);
         s.socket_connections_opened = load(k.connections_opened);
         s.socket_connections_accepted = load(k.connections_accepted);
+        s.socket_departures_refused = load(k.departures_refused);
+        s.socket_receive_overruns = load(k.receive_overruns);
     }
     return s;
 }
@@ -264,7 +267,9 @@ std::string stats_document(ndksim_adapter& a) {
                          {"send_errors", s.socket_send_errors},
                          {"receive_errors", s.socket_receive_errors},
                          {"connections_opened", s.socket_connections_opened},
-                         {"connections_accepted", s.socket_connections_accepted}}},
+                         {"connections_accepted", s.socket_connections_accepted},
+                         {"departures_refused", s.socket_departures_refused},
+                         {"receive_overruns", s.socket_receive_overruns}}},
                        {"qps", std::move(qps)}};
     return doc.dump();
 }

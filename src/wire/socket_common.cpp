@@ -6,7 +6,7 @@
 #include <future>
 
 #include "util/log.hpp"
-#include "wire/opcode_table.hpp"
+#include "wire/codec.hpp"
 
 namespace ndksim::wire {
 
@@ -27,46 +27,33 @@ bool append_departure(frame& f, timing::sim_time departure) noexcept {
     return true;
 }
 
-bool strip_departure(frame& f, std::size_t length, timing::sim_time& departure) noexcept {
+socket_body split_socket_body(frame& f, std::size_t length, const flow& arrived_on,
+                              timing::sim_time now, timing::sim_time& departure) noexcept {
     if (length < min_socket_body || length > max_socket_body) {
-        return false;
+        return socket_body::bad_size;
     }
-    const std::size_t packet = length - socket_trailer_size;
-    // The cheap part of the codec's checks 1-4 (docs/wire-format.md, "Decoding"): enough to
-    // keep stray datagrams from moving the clock. The engine still decodes the whole frame and
-    // checks its ICRC.
-    const auto opcode = std::to_integer<std::uint8_t>(f.data[0]);
-    const auto flags = std::to_integer<std::uint8_t>(f.data[1]);
-    const opcode_info& info = opcode_lookup(opcode);
-    if (packet % word_size != 0 || (flags & bth_tver_mask) != transport_version || !info.valid ||
-        packet < info.header_size + icrc_size) {
-        return false;
+    f.length = static_cast<std::uint32_t>(length - socket_trailer_size);
+    // The whole codec, ICRC included (docs/wire-format.md, "Decoding"), before a byte of the
+    // trailer is read: RoCE has no authentication, and the ICRC over the peer's flow is what
+    // ties the departure time to a frame that peer built. The engine decodes the frame again
+    // when it arrives, as it does on every link.
+    if (!decode_frame(std::span<const std::byte>(f.data, f.length), arrived_on).ok()) {
+        return socket_body::bad_frame;
     }
-    departure = load_be<socket_trailer_size>(f.data + packet);
-    f.length = static_cast<std::uint32_t>(packet);
-    return true;
+    departure = load_be<socket_trailer_size>(f.data + f.length);
+    if (departure > now && departure - now > max_departure_lead) {
+        return socket_body::bad_departure;
+    }
+    return socket_body::frame;
 }
 
-void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f, std::size_t length,
-                         const ip_address& source) {
-    timing::sim_time departure = 0;
-    if (!strip_departure(*f, length, departure)) {
-        rx->socket.bad_frames.fetch_add(1, std::memory_order_relaxed);
-        if (!rx->bad_frame_logged.exchange(true, std::memory_order_relaxed)) {
-            NDKSIM_WARN(
-                "{}: dropped a {}-byte record from {} that is no RoCEv2 packet with a "
-                "departure trailer (further ones are only counted)",
-                rx->who, length, to_string(source));
-        }
-        frame_pool::release(f);
-        return;
-    }
-    f->source = source;
-    // Causality across processes: the receiver's clock is pulled up to the sender's departure
-    // before the arrival is computed, so a frame never lands in the receiver's past.
-    rx->sched.advance_to(departure);
-    f->arrival = std::max(arrival_after(departure, rx->latency), rx->sched.now());
-    rx->sched.post_at(f->arrival, [rx, f] {
+namespace {
+
+// Hands `f` to the engine at simulated time `when`, or drops it when the transport has gone.
+void schedule_delivery(const std::shared_ptr<socket_receiver>& rx, frame* f,
+                       timing::sim_time when) {
+    f->arrival = when;
+    rx->sched.post_at(when, [rx, f] {
         if (rx->attached.load(std::memory_order_acquire)) {
             rx->counters.frames_received.fetch_add(1, std::memory_order_relaxed);
             rx->receive(f);
@@ -75,6 +62,56 @@ void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f, s
             frame_pool::release(f);
         }
     });
+}
+
+}  // namespace
+
+socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f,
+                                std::size_t length, const ip_address& source) {
+    // The flow as the sender computed the ICRC over it: from the peer to this adapter, on the
+    // RoCEv2 port whatever port the sockets use (docs/wire-format.md, "ICRC").
+    const flow arrived_on{source, rx->address, roce_udp_port, roce_udp_port, 0};
+    timing::sim_time departure = 0;
+    const socket_body verdict =
+        split_socket_body(*f, length, arrived_on, rx->sched.now(), departure);
+    switch (verdict) {
+        case socket_body::frame:
+            f->source = source;
+            // Causality across processes: the receiver's clock is pulled up to the sender's
+            // departure before the arrival is computed, so a frame never lands in the
+            // receiver's past.
+            rx->sched.advance_to(departure);
+            schedule_delivery(rx, f,
+                              std::max(arrival_after(departure, rx->latency), rx->sched.now()));
+            break;
+        case socket_body::bad_frame:
+            // Its trailer is not trusted, so it arrives now; the engine counts it by cause.
+            f->source = source;
+            schedule_delivery(rx, f, rx->sched.now());
+            break;
+        case socket_body::bad_size:
+            rx->socket.bad_frames.fetch_add(1, std::memory_order_relaxed);
+            if (!rx->bad_frame_logged.exchange(true, std::memory_order_relaxed)) {
+                NDKSIM_WARN(
+                    "{}: dropped a {}-byte record from {}, outside [{}, {}] bytes: no RoCEv2 "
+                    "packet with a departure trailer (further ones are only counted)",
+                    rx->who, length, to_string(source), min_socket_body, max_socket_body);
+            }
+            frame_pool::release(f);
+            break;
+        case socket_body::bad_departure:
+            rx->socket.departures_refused.fetch_add(1, std::memory_order_relaxed);
+            if (!rx->bad_departure_logged.exchange(true, std::memory_order_relaxed)) {
+                NDKSIM_WARN(
+                    "{}: dropped a frame from {} that departed at {} ps, more than {} ps ahead "
+                    "of this adapter's clock ({} ps); its sender is not a peer of this "
+                    "simulation (further ones are only counted)",
+                    rx->who, to_string(source), departure, max_departure_lead, rx->sched.now());
+            }
+            frame_pool::release(f);
+            break;
+    }
+    return verdict;
 }
 
 void run_on_engine_thread(timing::scheduler& sched, const std::function<void()>& fn) {

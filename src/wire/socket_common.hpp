@@ -1,8 +1,9 @@
 #pragma once
 // What the UDP and TCP transports share: the 8-byte trailer that carries a frame's simulated
-// departure time across processes, the checks a frame read from a socket passes before its
-// trailer is trusted, the counters of a socket transport, and the exception a socket transport
-// throws when it cannot bind its adapter's address (docs/wire-format.md, "On the socket").
+// departure time across processes, the checks a body read from a socket passes before its
+// trailer is trusted (the whole codec, ICRC included, then a bound on the departure time), the
+// counters of a socket transport, and the exception a socket transport throws when it cannot
+// bind its adapter's address (docs/wire-format.md, "On the socket" and "Hostile input").
 
 #include <atomic>
 #include <cstddef>
@@ -15,6 +16,7 @@
 #include "timing/scheduler.hpp"
 #include "timing/sim_time.hpp"
 #include "wire/frame.hpp"
+#include "wire/icrc.hpp"
 #include "wire/proto.hpp"
 #include "wire/transport.hpp"
 
@@ -30,16 +32,31 @@ inline constexpr std::size_t min_socket_body = bth_size + icrc_size + socket_tra
 /// frame_capacity(4096) + the trailer, the longest body a simulated adapter sends.
 inline constexpr std::size_t max_socket_body = k_max_frame_bytes;
 
+/// How far a frame's departure time may lie ahead of the receiver's clock [ps]: 2^60 ps, about
+/// 13.3 days. A legitimate peer is ahead only by the difference between the two adapters' ages
+/// on the simulated clock, before their first exchange pulls the later one up (afterwards they
+/// stay within a millisecond, docs/engine.md); with a pace factor of 1 or more that takes days
+/// of wall time in one process before the other starts. The clock spans 2^64 ps (about 213
+/// days), so one refused jump would have taken a sixteenth of it, and a departure near the end
+/// of the range would make every `now + timeout` wrap.
+inline constexpr timing::sim_time max_departure_lead = timing::sim_time{1} << 60;
+
 /// Counters a socket transport keeps besides link_counters (relaxed atomics: read by tests and
 /// statistics on other threads).
 struct socket_counters {
-    std::atomic<std::uint64_t> bad_frames{0};            ///< too short, too long or malformed
+    std::atomic<std::uint64_t> bad_frames{0};            ///< too short or too long for a frame
     std::atomic<std::uint64_t> bad_records{0};           ///< TCP length prefix out of bounds
     std::atomic<std::uint64_t> frames_dropped{0};        ///< queued on a connection that broke
     std::atomic<std::uint64_t> send_errors{0};           ///< failed sends, connects and writes
     std::atomic<std::uint64_t> receive_errors{0};        ///< failed receives, accepts and reads
     std::atomic<std::uint64_t> connections_opened{0};    ///< TCP: outgoing connections made
     std::atomic<std::uint64_t> connections_accepted{0};  ///< TCP: incoming connections taken
+    /// Valid frames whose departure lay more than max_departure_lead ahead (dropped; over TCP
+    /// their connection is closed).
+    std::atomic<std::uint64_t> departures_refused{0};
+    /// UDP: datagrams the kernel dropped because the socket's receive buffer was full, as
+    /// SO_RXQ_OVFL reports them (updated when the next datagram is read).
+    std::atomic<std::uint64_t> receive_overruns{0};
 };
 
 /// Thrown by a socket transport's constructor when its socket cannot be opened, bound or put to
@@ -68,13 +85,24 @@ class socket_transport : public transport {
 /// when the frame leaves no room for it.
 bool append_departure(frame& f, timing::sim_time departure) noexcept;
 
-/// Checks a record body of `length` bytes read into `f` and splits it: on success f.length is
-/// the packet's length (without trailer) and `departure` [ps] the sender's departure time.
-/// Refuses bodies shorter than min_socket_body or longer than max_socket_body, and packets
-/// whose BTH cannot start a valid frame (transport version, whole words): such a trailer is
-/// not trusted to move the simulated clock.
-[[nodiscard]] bool strip_departure(frame& f, std::size_t length,
-                                   timing::sim_time& departure) noexcept;
+/// What a record body read from a socket turned out to be.
+enum class socket_body : std::uint8_t {
+    frame,          ///< a valid frame with a departure time the receiver accepts
+    bad_size,       ///< shorter than min_socket_body or longer than max_socket_body
+    bad_frame,      ///< failed the codec's checks (decode_frame, ICRC included)
+    bad_departure,  ///< a valid frame whose departure is beyond max_departure_lead
+};
+
+/// Checks a record body of `length` bytes read into `f` from the peer of `arrived_on` (the
+/// flow as the sender saw it: source = the peer, destination = this adapter) when the
+/// receiver's clock reads `now`, and splits it. Unless the result is bad_size, f.length becomes
+/// the packet's length without the trailer. `departure` [ps] is read from the trailer only once
+/// the packet passed every check of decode_frame, ICRC included, so a forged or damaged frame
+/// never moves the clock; it is set for `frame` and `bad_departure` only. Allocates nothing and
+/// logs nothing.
+[[nodiscard]] socket_body split_socket_body(frame& f, std::size_t length, const flow& arrived_on,
+                                            timing::sim_time now,
+                                            timing::sim_time& departure) noexcept;
 
 /// `departure` + `latency` without wrapping [ps].
 constexpr timing::sim_time arrival_after(timing::sim_time departure,
@@ -106,14 +134,21 @@ struct socket_receiver {
     std::atomic<bool> send_error_logged{false};
     std::atomic<bool> receive_error_logged{false};
     std::atomic<bool> bad_frame_logged{false};
+    std::atomic<bool> bad_departure_logged{false};
 };
 
-/// Hands a record body of `length` bytes read into `f` from `source` to the engine: checks and
-/// strips the trailer (a refused body is counted as a bad frame and released), moves the
-/// receiver's clock up to the sender's departure time (scheduler::advance_to), and schedules
-/// the frame at max(departure + latency, now). Engine thread only.
-void deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f, std::size_t length,
-                         const ip_address& source);
+/// Hands a record body of `length` bytes read into `f` from `source` to the engine
+/// (split_socket_body decides; engine thread only):
+/// - frame: moves the receiver's clock up to the sender's departure (scheduler::advance_to) and
+///   schedules the frame at max(departure + latency, now);
+/// - bad_frame: hands the packet to the engine now, without reading its trailer, so the engine
+///   drops and counts it by cause as it does any bad frame (engine_counters::bad_frames);
+/// - bad_size: counts it in socket_counters::bad_frames and releases it;
+/// - bad_departure: counts it in socket_counters::departures_refused and releases it.
+/// The first refusal of each kind is logged; later ones are only counted. Returns the verdict,
+/// so the TCP transport can close the connection that carried a bad departure.
+socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f,
+                                std::size_t length, const ip_address& source);
 
 /// Runs `fn` on `sched`'s engine thread and returns once it has run (at once when called on
 /// that thread), so a transport's sockets are closed where their handlers run.

@@ -224,8 +224,9 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
 };
 
 // One incoming connection: reads records and hands their bodies to the engine. A length
-// prefix out of bounds kills this connection only (counted); a body that is no valid packet is
-// counted and dropped, and the connection goes on.
+// prefix out of bounds, or a frame whose departure is beyond max_departure_lead, kills this
+// connection only (counted); a body that is no valid frame is counted and dropped, and the
+// connection goes on.
 struct tcp_in : std::enable_shared_from_this<tcp_in> {
     tcp_in(std::shared_ptr<socket_receiver> r, tcp::socket s, const ip_address& from)
         : rx(std::move(r)), socket(std::move(s)), source(from) {}
@@ -277,7 +278,13 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
             end(ec);
             return;
         }
-        deliver_from_socket(rx, f, n, source);
+        if (deliver_from_socket(rx, f, n, source) == socket_body::bad_departure) {
+            // A valid frame from a clock no peer of this simulation has: the connection that
+            // carried it is hostile or broken, so it ends here, like one whose length prefix
+            // is out of bounds; the sender's next frame opens a new one.
+            close();
+            return;
+        }
         read_prefix();
     }
 

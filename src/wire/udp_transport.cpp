@@ -5,6 +5,10 @@
 #include <boost/asio/ip/udp.hpp>
 #include <boost/asio/post.hpp>
 
+#include <sys/socket.h>
+
+#include <cerrno>
+#include <cstring>
 #include <stdexcept>
 
 #include "util/log.hpp"
@@ -16,10 +20,9 @@ using boost::asio::ip::udp;
 
 namespace {
 
-// Socket buffer sizes asked for [bytes]. A burst of a large transfer (a 1 MiB write is 256
-// datagrams at once) overflows Linux's default 208 KiB receive buffer, and a datagram that
-// does not fit is lost. The kernel caps the request at net.core.rmem_max / wmem_max.
-constexpr int k_socket_buffer = 4 * 1024 * 1024;
+// Datagrams read per wake-up at most, so one busy socket does not hold the engine thread from
+// its timers for a whole burst.
+constexpr int k_receive_batch = 64;
 
 }  // namespace
 
@@ -48,9 +51,10 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
     frame* tx_tail = nullptr;
     frame* tx_flight = nullptr;
     udp::endpoint tx_to;
-    // Receiving: the frame the pending receive writes into, and the sender's endpoint.
+    // Receiving: the frame the next datagram is read into, and the socket's drop count as the
+    // last SO_RXQ_OVFL reported it.
     frame* rx_frame = nullptr;
-    udp::endpoint rx_from;
+    std::uint32_t overruns_seen = 0;
 
     void enqueue(frame* f) {
         if (closed) {
@@ -99,37 +103,83 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
         send_next();
     }
 
+    // Receiving waits for the socket to be readable and then reads with recvmsg, which Asio's
+    // receive_from cannot: the SO_RXQ_OVFL control message (socket(7)) carries the count of
+    // datagrams the kernel dropped on this socket for want of buffer space.
     void receive_next() {
         if (closed) {
             return;
         }
-        if (rx_frame == nullptr) {
-            rx_frame = rx->rx_pool->take();
-        }
-        socket.async_receive_from(
-            boost::asio::buffer(rx_frame->data, sizeof rx_frame->data), rx_from,
-            [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
-                self->received(ec, n);
-            });
+        socket.async_wait(udp::socket::wait_read,
+                          [self = shared_from_this()](const boost::system::error_code& ec) {
+                              self->readable(ec);
+                          });
     }
 
-    void received(const boost::system::error_code& ec, std::size_t n) {
+    void readable(const boost::system::error_code& ec) {
         if (ec == boost::asio::error::operation_aborted || closed) {
-            frame_pool::release(rx_frame);
-            rx_frame = nullptr;
             return;
         }
         if (ec) {
             rx->socket.receive_errors.fetch_add(1, std::memory_order_relaxed);
-            log_socket_error_once(rx->receive_error_logged, rx->who, "recvfrom", ec);
-        } else {
-            frame* f = rx_frame;
-            rx_frame = nullptr;
-            // A datagram that filled the whole buffer may have been cut: refused as too long.
-            deliver_from_socket(rx, f, n >= sizeof f->data ? max_socket_body + 1 : n,
-                                from_asio(rx_from.address()));
+            log_socket_error_once(rx->receive_error_logged, rx->who, "wait", ec);
+        }
+        for (int i = 0; i < k_receive_batch && !closed && read_one(); ++i) {
         }
         receive_next();
+    }
+
+    // Reads one datagram, if one is waiting, and hands it on; false when there was none (or
+    // the read failed, counted).
+    bool read_one() {
+        if (rx_frame == nullptr) {
+            rx_frame = rx->rx_pool->take();
+        }
+        udp::endpoint from;
+        iovec io{rx_frame->data, sizeof rx_frame->data};
+        alignas(cmsghdr) std::byte control[CMSG_SPACE(sizeof(std::uint32_t))];
+        msghdr msg{};
+        msg.msg_name = from.data();
+        msg.msg_namelen = static_cast<socklen_t>(from.capacity());
+        msg.msg_iov = &io;
+        msg.msg_iovlen = 1;
+        msg.msg_control = control;
+        msg.msg_controllen = sizeof control;
+        const ssize_t n = ::recvmsg(socket.native_handle(), &msg, MSG_DONTWAIT);
+        if (n < 0) {
+            if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
+                rx->socket.receive_errors.fetch_add(1, std::memory_order_relaxed);
+                log_socket_error_once(rx->receive_error_logged, rx->who, "recvmsg",
+                                      std::error_code(errno, std::generic_category()));
+            }
+            return false;
+        }
+        from.resize(msg.msg_namelen);
+        note_overruns(msg);
+        frame* f = rx_frame;
+        rx_frame = nullptr;
+        // A datagram cut to the buffer is refused as too long.
+        const bool cut = (msg.msg_flags & MSG_TRUNC) != 0;
+        deliver_from_socket(rx, f, cut ? max_socket_body + 1 : static_cast<std::size_t>(n),
+                            from_asio(from.address()));
+        return true;
+    }
+
+    // SO_RXQ_OVFL reports the socket's drop count since it was opened, as it stood when this
+    // datagram was queued (32 bits, wrapping): the counter grows by the difference.
+    void note_overruns(msghdr& msg) {
+        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
+            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL &&
+                c->cmsg_len >= CMSG_LEN(sizeof(std::uint32_t))) {
+                std::uint32_t dropped = 0;
+                std::memcpy(&dropped, CMSG_DATA(c), sizeof dropped);
+                const std::uint32_t more = dropped - overruns_seen;
+                if (more != 0 && more < (1U << 31)) {
+                    overruns_seen = dropped;
+                    rx->socket.receive_overruns.fetch_add(more, std::memory_order_relaxed);
+                }
+            }
+        }
     }
 
     void close() {
@@ -162,6 +212,31 @@ class udp_peer final : public transport::peer {
     ip_address address;
 };
 
+// Asks for udp_socket_buffer_bytes each way, logs what the kernel granted, and turns on the
+// drop count. None of it is needed to work, so a refusal is logged and the socket goes on
+// with what it has.
+void configure_buffers(udp_state& s) {
+    const int fd = s.socket.native_handle();
+    const int asked = static_cast<int>(udp_socket_buffer_bytes);
+    boost::system::error_code ec;
+    s.socket.set_option(udp::socket::receive_buffer_size(asked), ec);
+    s.socket.set_option(udp::socket::send_buffer_size(asked), ec);
+    const int one = 1;
+    [[maybe_unused]] const bool counted =
+        ::setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one) == 0;
+    udp::socket::receive_buffer_size rcv;
+    udp::socket::send_buffer_size snd;
+    s.socket.get_option(rcv, ec);
+    s.socket.get_option(snd, ec);
+    // Linux reports twice the size it granted (the rest is its bookkeeping), after capping
+    // the request at net.core.rmem_max / wmem_max.
+    NDKSIM_DEBUG(
+        "{}: bound; socket buffers: receive {} bytes, send {} bytes as the kernel reports them "
+        "(asked {} each; raise net.core.rmem_max / wmem_max for more); receive overruns {}",
+        s.rx->who, rcv.value(), snd.value(), asked,
+        counted ? "counted (SO_RXQ_OVFL)" : "not counted: SO_RXQ_OVFL refused");
+}
+
 }  // namespace
 
 udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
@@ -176,15 +251,12 @@ udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
     boost::system::error_code ec;
     state_->socket.open(local.protocol(), ec);
     if (!ec) {
-        boost::system::error_code ignored;
-        state_->socket.set_option(udp::socket::receive_buffer_size(k_socket_buffer), ignored);
-        state_->socket.set_option(udp::socket::send_buffer_size(k_socket_buffer), ignored);
         state_->socket.bind(local, ec);
     }
     if (ec) {
         throw socket_setup_error(ec.value(), "cannot bind UDP " + endpoint_text(address, port));
     }
-    NDKSIM_DEBUG("{}: bound", state_->rx->who);
+    configure_buffers(*state_);
 }
 
 void udp_transport::start() {

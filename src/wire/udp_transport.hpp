@@ -5,6 +5,7 @@
 // socket"). Threaded mode only: every socket handler runs on the adapter's engine thread (the
 // scheduler's io_context).
 
+#include <cstddef>
 #include <memory>
 
 #include "timing/scheduler.hpp"
@@ -14,6 +15,13 @@
 namespace ndksim::wire {
 
 struct udp_state;
+
+/// Socket buffer size a UDP adapter asks for, each way [bytes]. A burst of a large transfer (a
+/// 1 MiB write is 256 datagrams at once) overflows Linux's default receive buffer (208 KiB),
+/// and a datagram that does not fit is lost (socket_counters::receive_overruns) until the RC
+/// layer resends it. The kernel caps the request at net.core.rmem_max / wmem_max; the
+/// adapter's debug log shows what it granted.
+inline constexpr std::size_t udp_socket_buffer_bytes = 4 * 1024 * 1024;
 
 class udp_transport final : public socket_transport {
   public:

@@ -1,14 +1,21 @@
 // The socket transports on their own (no engine): the departure-time trailer pulls a
-// receiver's clock up to its sender's, and a TCP connection to a peer that went away drops
-// its frames (counted) and opens again once the peer is back.
+// receiver's clock up to its sender's, a TCP connection to a peer that went away drops
+// its frames (counted) and opens again once the peer is back, and the datagrams a full UDP
+// receive buffer loses are counted.
 
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <array>
 #include <chrono>
 #include <condition_variable>
+#include <fstream>
+#include <future>
 #include <memory>
 #include <mutex>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -192,6 +199,66 @@ TEST(TcpTransport, ABrokenConnectionDropsItsFramesAndOpensAgainOnTheNextSend) {
     std::lock_guard lock(b->box.m);
     EXPECT_EQ(std::vector<std::uint32_t>{3}, b->box.psns);
     EXPECT_EQ(2U, a->stats().connections_opened.load());
+}
+
+/// The kernel's count of datagrams dropped on the UDP socket bound to 127.0.0.6:`port`: the
+/// last column of its line in /proc/net/udp (addresses in hex, the IPv4 one in host order).
+std::uint64_t kernel_drops(std::uint16_t port) {
+    char local[32];
+    std::snprintf(local, sizeof local, "%08X:%04X", 0x0600007FU, port);
+    std::ifstream table("/proc/net/udp");
+    std::string line;
+    while (std::getline(table, line)) {
+        std::istringstream fields(line);
+        std::string slot;
+        std::string address;
+        fields >> slot >> address;
+        if (address == local) {
+            std::string last;
+            for (std::string field; fields >> field;) {
+                last = field;
+            }
+            return std::stoull(last);
+        }
+    }
+    ADD_FAILURE() << "no UDP socket on " << local << " in /proc/net/udp";
+    return 0;
+}
+
+TEST(UdpTransport, DatagramsAFullReceiveBufferLosesAreCountedAsOverruns) {
+    std::uint16_t port = first_port() + 9000;
+    std::unique_ptr<node> b = make_node(kind::udp, k_b, port);
+    ASSERT_NE(nullptr, b);
+    // b's engine thread waits here, so nothing reads its socket while the burst arrives.
+    std::promise<void> go;
+    std::shared_future<void> released = go.get_future().share();
+    b->sched.post([released] { released.wait(); });
+    const int fd = ::socket(AF_INET, SOCK_DGRAM, 0);
+    ASSERT_GE(fd, 0);
+    sockaddr_in to{};
+    to.sin_family = AF_INET;
+    to.sin_port = htons(port);
+    to.sin_addr.s_addr = htonl(0x7F000006);
+    const auto* addr = reinterpret_cast<const sockaddr*>(&to);
+    // Longer than any frame, so each is refused as bad_size and counted; 32 MiB in all, four
+    // times the largest buffer the transport can be granted (twice udp_socket_buffer_bytes).
+    std::vector<unsigned char> junk(max_socket_body + 100, 0xAB);
+    const std::uint64_t burst = 8 * udp_socket_buffer_bytes / 4096;
+    for (std::uint64_t i = 0; i < burst; ++i) {
+        ASSERT_EQ(static_cast<ssize_t>(junk.size()),
+                  ::sendto(fd, junk.data(), junk.size(), 0, addr, sizeof to));
+    }
+    const std::uint64_t dropped = kernel_drops(port);
+    ASSERT_GT(dropped, 0U) << "the burst fit the receive buffer";
+    go.set_value();
+    // Every datagram the kernel kept is read; then one more, which carries the drop count.
+    ASSERT_TRUE(wait_counter(b->stats().bad_frames, burst - dropped, "the burst to be read"));
+    ASSERT_EQ(static_cast<ssize_t>(junk.size()),
+              ::sendto(fd, junk.data(), junk.size(), 0, addr, sizeof to));
+    ASSERT_TRUE(wait_counter(b->stats().bad_frames, burst - dropped + 1, "the last datagram"));
+    ::close(fd);
+    EXPECT_EQ(dropped, b->stats().receive_overruns.load());
+    EXPECT_EQ(burst + 1, b->stats().bad_frames.load() + b->stats().receive_overruns.load());
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Every data-path operation between two threaded adapters over real sockets on the loopback
 // interface, once over UDP and once over TCP: connection with private data, RDMA writes of every
 // size class, reads, sends, send-and-invalidate, memory windows, disconnect, and bad input
-// from a plain socket that is counted and dropped while the connection keeps working.
+// from a plain socket that is counted and dropped while the connection keeps working: bodies
+// that are no frame, forged frames whose departure trailer must not move the clock, and
+// valid frames whose departure lies beyond wire::max_departure_lead.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -9,8 +11,13 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <array>
+#include <thread>
+
 #include "api/adapter_state.hpp"
 #include "integration/socket_pair.hpp"
+#include "nic/engine.hpp"
+#include "wire/codec.hpp"
 #include "wire/socket_common.hpp"
 
 namespace ndksim::integration {
@@ -22,6 +29,14 @@ class SocketWire : public SocketPair {
     const wire::socket_counters& socket_stats(pair_side& s) {
         return dynamic_cast<wire::socket_transport&>(*s.nic->link.base).socket_stats();
     }
+
+    /// Side `s`'s engine drops of frames that failed to decode with `cause`.
+    std::uint64_t bad_frames(pair_side& s, wire::decode_error cause) {
+        return s.nic->engine->counters().bad_frames[static_cast<std::size_t>(cause)].load();
+    }
+
+    /// Side `s`'s simulated clock [ps].
+    timing::sim_time now(pair_side& s) { return s.nic->dev.sched().now(); }
 
     /// Returns once side `s`'s engine has run every task due so far. A write's completion at
     /// a follows the placement at b only through the sockets, an order TSan cannot see; a task
@@ -193,7 +208,10 @@ TEST_P(SocketWire, BadInputFromAPlainSocketIsCountedAndDroppedAndTheConnectionWo
         ::close(fd);
         // b reads its socket in order, so once a's send has arrived both datagrams were seen.
         send_and_check(0, 0, 300, 9);
-        EXPECT_EQ(2U, socket_stats(b_).bad_frames.load());
+        // The 5 bytes are no frame (the transport drops them); the 100 are a body of frame
+        // size that the codec refuses, which the engine counts by cause as on any link.
+        EXPECT_EQ(1U, socket_stats(b_).bad_frames.load());
+        EXPECT_EQ(1U, bad_frames(b_, wire::decode_error::bad_version));
     } else {
         const int fd = plain_socket(SOCK_STREAM);
         ASSERT_GE(fd, 0);
@@ -208,6 +226,128 @@ TEST_P(SocketWire, BadInputFromAPlainSocketIsCountedAndDroppedAndTheConnectionWo
         send_and_check(0, 0, 300, 9);
     }
     send_and_check(4096, 4096, 5000, 10);
+}
+
+/// Yields until `done()` holds; fails naming `what` after 30 s.
+template <class Pred>
+bool wait_until(Pred done, const char* what) {
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (!done()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "timed out after 30 s waiting for " << what;
+            return false;
+        }
+        std::this_thread::yield();
+    }
+    return true;
+}
+
+/// A socket body from 127.0.0.3 to adapter b (127.0.0.2): a SEND_ONLY to QP 0x7777, which b
+/// does not have, with its ICRC over that flow (damaged when `break_icrc`), then the trailer
+/// carrying `departure`. Over TCP the record's length prefix goes first.
+std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_icrc, bool tcp) {
+    wire::packet_headers h;
+    h.bth.op = wire::opcode::rc_send_only;
+    h.bth.dest_qp = 0x7777;
+    const std::array<std::byte, 32> payload{};
+    std::array<std::byte, 256> frame{};
+    const wire::flow fl{wire::ip_address::v4(127, 0, 0, 3), wire::ip_address::v4(127, 0, 0, 2)};
+    const wire::encode_result r = wire::encode_frame(h, payload, fl, frame);
+    EXPECT_TRUE(r.ok());
+    if (break_icrc) {
+        frame[r.frame_size - 1] ^= std::byte{0x01};
+    }
+    const std::size_t body = r.frame_size + wire::socket_trailer_size;
+    std::vector<unsigned char> out(tcp ? 4 : 0);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i] = static_cast<unsigned char>(body >> (8 * (3 - i)));
+    }
+    for (std::size_t i = 0; i < r.frame_size; ++i) {
+        out.push_back(std::to_integer<unsigned char>(frame[i]));
+    }
+    for (int i = 7; i >= 0; --i) {
+        out.push_back(static_cast<unsigned char>(departure >> (8 * i)));
+    }
+    return out;
+}
+
+/// Sends `body` to adapter b from a plain socket on 127.0.0.3: one datagram, or one record on
+/// a new TCP connection. Over TCP returns the connected socket (the caller closes it), over UDP
+/// -1.
+int send_forged(int wire_kind, USHORT port, const std::vector<unsigned char>& body) {
+    const sockaddr_in to = adapter_b(port);
+    const auto* addr = reinterpret_cast<const sockaddr*>(&to);
+    const bool tcp = wire_kind == NDKSIM_WIRE_TCP;
+    const int fd = plain_socket(tcp ? SOCK_STREAM : SOCK_DGRAM);
+    EXPECT_GE(fd, 0);
+    const auto size = static_cast<ssize_t>(body.size());
+    if (tcp) {
+        EXPECT_EQ(0, ::connect(fd, addr, sizeof to));
+        EXPECT_EQ(size, ::send(fd, body.data(), body.size(), MSG_NOSIGNAL));
+        return fd;
+    }
+    EXPECT_EQ(size, ::sendto(fd, body.data(), body.size(), 0, addr, sizeof to));
+    ::close(fd);
+    return -1;
+}
+
+TEST_P(SocketWire, AForgedFrameWithABadIcrcNeverMovesTheClockAndIsCountedByCause) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    // Far beyond any clock and beyond the bound: had the trailer been read, the frame would
+    // have been refused as a bad departure instead.
+    const timing::sim_time forged = timing::sim_time{1} << 63;
+    const int fd = send_forged(GetParam(), port_, forged_body(forged, true, tcp));
+    ASSERT_TRUE(wait_until([&] { return bad_frames(b_, wire::decode_error::bad_icrc) == 1; },
+                           "b's engine to drop the forged frame as bad_icrc"));
+    EXPECT_LT(now(b_), wire::max_departure_lead) << "the forged trailer moved b's clock";
+    EXPECT_EQ(0U, socket_stats(b_).bad_frames.load());
+    EXPECT_EQ(0U, socket_stats(b_).departures_refused.load());
+    EXPECT_EQ(0U, b_.nic->engine->counters().frames_for_unknown_qp.load());
+    if (tcp) {
+        ::close(fd);
+    }
+    send_and_check(0, 0, 300, 11);
+}
+
+TEST_P(SocketWire, AValidFrameMovesTheClockToItsDepartureTime) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    // As a process that started 100 s earlier would stamp it.
+    const timing::sim_time departure = now(b_) + timing::seconds(100);
+    const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp));
+    ASSERT_TRUE(
+        wait_until([&] { return b_.nic->engine->counters().frames_for_unknown_qp.load() == 1; },
+                   "b's engine to drop the frame for QP 0x7777"));
+    EXPECT_GE(now(b_), departure);
+    EXPECT_EQ(0U, bad_frames(b_, wire::decode_error::bad_icrc));
+    EXPECT_EQ(0U, socket_stats(b_).departures_refused.load());
+    if (tcp) {
+        ::close(fd);
+    }
+    send_and_check(0, 0, 300, 12);
+}
+
+TEST_P(SocketWire, ADepartureBeyondTheBoundIsRefusedAndOverTcpEndsItsConnection) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    const timing::sim_time start = now(b_);
+    const timing::sim_time departure = start + wire::max_departure_lead + timing::seconds(1);
+    const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp));
+    ASSERT_TRUE(wait_until([&] { return socket_stats(b_).departures_refused.load() == 1; },
+                           "b to refuse the departure"));
+    EXPECT_LT(now(b_), start + wire::max_departure_lead) << "the refused trailer moved b's clock";
+    if (tcp) {
+        // b closed that connection (only): the read sees the end of the stream.
+        char byte = 0;
+        EXPECT_EQ(0, ::recv(fd, &byte, 1, 0)) << "b did not close the connection";
+        ::close(fd);
+    }
+    EXPECT_EQ(0U, b_.nic->engine->counters().frames_for_unknown_qp.load()) << "it was delivered";
+    EXPECT_EQ(0U, socket_stats(b_).bad_frames.load());
+    // The connection between a and b (its own TCP connection) goes on.
+    send_and_check(0, 0, 300, 13);
+    ndksim_adapter_stats stats{};
+    stats.size = sizeof stats;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(b_.nic, &stats));
+    EXPECT_EQ(1U, stats.socket_departures_refused);
 }
 
 INSTANTIATE_TEST_SUITE_P(Wires, SocketWire, ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP),
