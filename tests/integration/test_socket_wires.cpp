@@ -11,7 +11,7 @@
 
 #include "api/adapter_state.hpp"
 #include "integration/socket_pair.hpp"
-#include "wire/socket_common.hpp"
+#include "wire/socket_transport.hpp"
 
 namespace ndksim::integration {
 namespace {
