@@ -1,7 +1,8 @@
 /*
  * ndk_example.h - the plumbing the examples share, so that each example file shows only its own
  * idea: two simulated NICs on one deterministic loop, each with a PD, a CQ, a QP and a registered
- * buffer, connected the NDK way (listener, connector, accept). Public API only (C11).
+ * buffer, connected the NDK way (listener, connector, accept). Public API only (C11). The helpers
+ * are static inline so that an example may leave one unused (02 spells the connection out).
  */
 #pragma once
 
@@ -42,32 +43,32 @@ typedef struct example_side {
     NDK_CONNECTOR* connector;
 } example_side;
 
-static void example_on_create(PVOID ctx, NTSTATUS s, NDK_OBJECT_HEADER* o) {
+static inline void example_on_create(PVOID ctx, NTSTATUS s, NDK_OBJECT_HEADER* o) {
     (void)s;
     *(NDK_OBJECT_HEADER**)ctx = o;
 }
-static void example_on_request(PVOID ctx, NTSTATUS s) {
+static inline void example_on_request(PVOID ctx, NTSTATUS s) {
     *(NTSTATUS*)ctx = s;
 }
-static void example_on_close(PVOID ctx) {
+static inline void example_on_close(PVOID ctx) {
     ++*(int*)ctx;
 }
-static void example_on_cq(PVOID ctx, NTSTATUS s) {
+static inline void example_on_cq(PVOID ctx, NTSTATUS s) {
     (void)ctx, (void)s;
 }
-static void example_on_connect(PVOID ctx, NDK_CONNECTOR* c) {
+static inline void example_on_connect(PVOID ctx, NDK_CONNECTOR* c) {
     *(NDK_CONNECTOR**)ctx = c;
 }
 
 /* Runs the simulation until *status leaves STATUS_PENDING (or nothing is left to run). */
-static NTSTATUS example_wait(volatile NTSTATUS* status) {
+static inline NTSTATUS example_wait(volatile NTSTATUS* status) {
     while (*status == STATUS_PENDING && ndksim_loop_run_one(g_loop)) {
     }
     return *status;
 }
 
 /* The next completion of `cq`; Status is STATUS_PENDING when the simulation ran dry first. */
-static NDK_RESULT_EX example_next(NDK_CQ* cq) {
+static inline NDK_RESULT_EX example_next(NDK_CQ* cq) {
     NDK_RESULT_EX r;
     memset(&r, 0, sizeof r);
     r.Status = STATUS_PENDING;
@@ -81,7 +82,7 @@ static NDK_RESULT_EX example_next(NDK_CQ* cq) {
 }
 
 /* Adapter, PD, CQ and a registered buffer of `size` bytes (local write, remote read/write). */
-static void example_open(example_side* s, const char* name, const char* ip, ULONG size) {
+static inline void example_open(example_side* s, const char* name, const char* ip, ULONG size) {
     ndksim_adapter_config c;
     NDIS_OPEN_NDK_ADAPTER_PARAMETERS p;
     NDK_OBJECT_HEADER* o = NULL;
@@ -117,7 +118,7 @@ static void example_open(example_side* s, const char* name, const char* ip, ULON
 }
 
 /* A QP on the side's CQ with its own receive queue, unless one was created already. */
-static void example_make_qp(example_side* s) {
+static inline void example_make_qp(example_side* s) {
     NDK_OBJECT_HEADER* o = NULL;
     if (s->qp == NULL) {
         s->pd->Dispatch->NdkCreateQp(s->pd, s->cq, s->cq, s, 64, 64, 4, 4, 128, example_on_create,
@@ -126,7 +127,7 @@ static void example_make_qp(example_side* s) {
 }
 
 /* An SGE over [offset, offset + length) of the side's registered buffer. */
-static NDK_SGE example_sge(const example_side* s, ULONG offset, ULONG length) {
+static inline NDK_SGE example_sge(const example_side* s, ULONG offset, ULONG length) {
     NDK_SGE g;
     memset(&g, 0, sizeof g);
     g.VirtualAddress = s->buffer + offset;
@@ -135,7 +136,7 @@ static NDK_SGE example_sge(const example_side* s, ULONG offset, ULONG length) {
     return g;
 }
 
-static SOCKADDR_IN example_address(const char* ip, USHORT port) {
+static inline SOCKADDR_IN example_address(const char* ip, USHORT port) {
     SOCKADDR_IN a;
     unsigned b0 = 0, b1 = 0, b2 = 0, b3 = 0;
     memset(&a, 0, sizeof a);
@@ -150,8 +151,8 @@ static SOCKADDR_IN example_address(const char* ip, USHORT port) {
 
 /* `b` listens on `b_ip`:445 and accepts; `a` connects from `a_ip`. Returns the listener, which
  * the caller closes. Each QP is created on demand. */
-static NDK_LISTENER* example_connect(example_side* a, const char* a_ip, example_side* b,
-                                     const char* b_ip) {
+static inline NDK_LISTENER* example_connect(example_side* a, const char* a_ip, example_side* b,
+                                            const char* b_ip) {
     NDK_LISTENER* listener = NULL;
     NDK_OBJECT_HEADER* o = NULL;
     NDK_CONNECTOR* incoming = NULL;
@@ -187,7 +188,7 @@ static NDK_LISTENER* example_connect(example_side* a, const char* a_ip, example_
 
 /* Closes any NDK object (every close is the first entry of its dispatch table) and waits for
  * its close completion. */
-static void example_close(NDK_OBJECT_HEADER* o) {
+static inline void example_close(NDK_OBJECT_HEADER* o) {
     int closed = 0;
     if (o == NULL) {
         return;
@@ -200,7 +201,7 @@ static void example_close(NDK_OBJECT_HEADER* o) {
 
 /* Closes everything example_open and example_connect made, children first, and checks that the
  * adapter reports no leaked object. */
-static void example_teardown(example_side* s) {
+static inline void example_teardown(example_side* s) {
     NTSTATUS st = STATUS_PENDING;
     if (s->connector != NULL) {
         example_close(&s->connector->Header);
@@ -223,7 +224,7 @@ static void example_teardown(example_side* s) {
 }
 
 /* Prints the verdict and returns the process exit status. */
-static int example_finish(const char* name) {
+static inline int example_finish(const char* name) {
     ndksim_loop_destroy(g_loop);
     if (g_failures != 0) {
         fprintf(stderr, "%s: %d check(s) failed\n", name, g_failures);

@@ -19,7 +19,7 @@
 #include "nic/engine.hpp"
 #include "timing/profile.hpp"
 #include "timing/scheduler.hpp"
-#include "wire/socket_common.hpp"
+#include "wire/socket_transport.hpp"
 
 namespace ndksim::api {
 namespace {

@@ -18,7 +18,7 @@
 #include "util/log.hpp"
 #include "wire/codec.hpp"
 #include "wire/faulty_link.hpp"
-#include "wire/socket_common.hpp"
+#include "wire/socket_transport.hpp"
 
 namespace ndksim::api {
 namespace {

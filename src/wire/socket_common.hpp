@@ -2,8 +2,9 @@
 // What the UDP and TCP transports share: the 8-byte trailer that carries a frame's simulated
 // departure time across processes, the checks a body read from a socket passes before its
 // trailer is trusted (the whole codec, ICRC included, then a bound on the departure time), the
-// counters of a socket transport, and the exception a socket transport throws when it cannot
-// bind its adapter's address (docs/wire-format.md, "On the socket" and "Hostile input").
+// counters of a socket transport, the receiving half of one, and the exception a socket transport
+// throws when it cannot bind its adapter's address (docs/wire-format.md, "On the socket" and
+// "Hostile input").
 
 #include <atomic>
 #include <cstddef>
@@ -66,19 +67,6 @@ class socket_setup_error : public std::system_error {
   public:
     socket_setup_error(int error, const std::string& what)
         : std::system_error(error, std::generic_category(), what) {}
-};
-
-/// What the UDP and TCP transports have beyond the transport interface.
-class socket_transport : public transport {
-  public:
-    /// Starts receiving (and, over TCP, accepting). The constructor binds the socket but
-    /// receives nothing, because a frame may arrive at once and its receiver (the engine that
-    /// built this transport) is not complete until the constructor has returned. Called once,
-    /// by the composition root, after the engine is built.
-    virtual void start() = 0;
-
-    /// Counters of the sockets (bad frames and records, dropped frames, errors, connections).
-    virtual const socket_counters& socket_stats() const noexcept = 0;
 };
 
 /// Appends the trailer carrying `departure` [ps] to `f`. Returns false, leaving `f` unchanged,

@@ -2,6 +2,7 @@
 
 #include <boost/asio/buffer.hpp>
 #include <boost/asio/connect.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
@@ -14,10 +15,10 @@
 #include <mutex>
 #include <optional>
 #include <span>
-#include <stdexcept>
 #include <vector>
 
 #include "util/log.hpp"
+#include "wire/frame_queue.hpp"
 #include "wire/socket_address.hpp"
 
 namespace ndksim::wire {
@@ -53,8 +54,7 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
     state st = state::idle;
     std::uint64_t generation = 0;
     bool closed = false;
-    frame* queue_head = nullptr;
-    frame* queue_tail = nullptr;
+    frame_queue queue;
     std::array<frame*, k_gather> flight{};
     std::size_t flight_count = 0;
     std::array<std::array<std::byte, k_prefix_size>, k_gather> prefixes{};
@@ -69,13 +69,7 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
             frame_pool::release(f);
             return;
         }
-        f->next = nullptr;
-        if (queue_tail == nullptr) {
-            queue_head = f;
-        } else {
-            queue_tail->next = f;
-        }
-        queue_tail = f;
+        queue.push(f);
         if (st == state::idle) {
             open();
         } else if (st == state::open && flight_count == 0) {
@@ -137,21 +131,16 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
     }
 
     void write_next() {
-        if (flight_count != 0 || queue_head == nullptr) {
+        if (flight_count != 0 || queue.empty()) {
             return;
         }
         std::size_t n = 0;
-        while (queue_head != nullptr && n < k_gather) {
-            frame* f = queue_head;
-            queue_head = f->next;
-            f->next = nullptr;
+        while (n < k_gather && !queue.empty()) {
+            frame* f = queue.pop();
             store_be<k_prefix_size>(prefixes[n].data(), f->length);
             buffers[2 * n] = boost::asio::buffer(prefixes[n]);
             buffers[2 * n + 1] = boost::asio::buffer(f->data, f->length);
             flight[n++] = f;
-        }
-        if (queue_head == nullptr) {
-            queue_tail = nullptr;
         }
         flight_count = n;
         const std::uint64_t gen = generation;
@@ -201,13 +190,7 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
             boost::system::error_code ignored;
             socket->close(ignored);
         }
-        while (queue_head != nullptr) {
-            frame* f = queue_head;
-            queue_head = f->next;
-            rx->socket.frames_dropped.fetch_add(1, std::memory_order_relaxed);
-            frame_pool::release(f);
-        }
-        queue_tail = nullptr;
+        queue.drop_all(rx->socket.frames_dropped);
         // Frames of a write in flight come back when its handler runs (operation_aborted).
     }
 
@@ -307,10 +290,8 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
 };
 
 struct tcp_state : std::enable_shared_from_this<tcp_state> {
-    tcp_state(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
-              transport::receive_fn receive, timing::sim_time latency)
-        : rx(std::make_shared<socket_receiver>(address, port, sched, std::move(receive), latency)),
-          acceptor(sched.io()) {}
+    explicit tcp_state(std::shared_ptr<socket_receiver> r)
+        : rx(std::move(r)), acceptor(rx->sched.io()) {}
 
     std::shared_ptr<socket_receiver> rx;
     tcp::acceptor acceptor;
@@ -379,13 +360,9 @@ class tcp_peer final : public transport::peer {
 }  // namespace
 
 tcp_transport::tcp_transport(const ip_address& address, std::uint16_t port,
-                             timing::scheduler& sched, receive_fn receive,
-                             timing::sim_time latency) {
-    if (sched.mode() != timing::run_mode::threaded) {
-        throw std::invalid_argument("the TCP wire needs a threaded adapter (no loop)");
-    }
-    state_ = std::make_shared<tcp_state>(address, port, sched, std::move(receive), latency);
-    state_->rx->who = "tcp " + endpoint_text(address, port);
+                             timing::scheduler& sched, receive_fn receive, timing::sim_time latency)
+    : socket_transport("tcp", address, port, sched, std::move(receive), latency),
+      state_(std::make_shared<tcp_state>(receiver())) {
     const tcp::endpoint local(to_asio(address), port);
     boost::system::error_code ec;
     state_->acceptor.open(local.protocol(), ec);
@@ -430,34 +407,10 @@ std::shared_ptr<transport::peer> tcp_transport::resolve(const ip_address& destin
     return std::make_shared<tcp_peer>(slot);
 }
 
-void tcp_transport::send(peer& to, frame* f, timing::sim_time departure) {
-    socket_receiver& rx = *state_->rx;
-    if (!append_departure(*f, departure)) {
-        rx.socket.bad_frames.fetch_add(1, std::memory_order_relaxed);
-        frame_pool::release(f);
-        return;
-    }
-    f->length += static_cast<std::uint32_t>(socket_trailer_size);
-    rx.counters.frames_sent.fetch_add(1, std::memory_order_relaxed);
-    rx.counters.bytes_sent.fetch_add(f->length, std::memory_order_relaxed);
-    const std::shared_ptr<tcp_out>& out = static_cast<tcp_peer&>(to).out;
-    if (rx.sched.io().get_executor().running_in_this_thread()) {
-        out->enqueue(f);
-    } else {
-        boost::asio::post(rx.sched.io(), [out, f] { out->enqueue(f); });
-    }
-}
-
-const ip_address& tcp_transport::local_address() const noexcept {
-    return state_->rx->address;
-}
-
-const link_counters& tcp_transport::counters() const noexcept {
-    return state_->rx->counters;
-}
-
-const socket_counters& tcp_transport::socket_stats() const noexcept {
-    return state_->rx->socket;
+void tcp_transport::enqueue(peer& to, frame* f) {
+    // Runs at once on the engine thread (the common case: the engine sends), else posts there.
+    boost::asio::dispatch(state_->rx->sched.io(),
+                          [out = static_cast<tcp_peer&>(to).out, f] { out->enqueue(f); });
 }
 
 }  // namespace ndksim::wire

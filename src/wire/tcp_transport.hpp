@@ -9,8 +9,7 @@
 #include <memory>
 
 #include "timing/scheduler.hpp"
-#include "wire/socket_common.hpp"
-#include "wire/transport.hpp"
+#include "wire/socket_transport.hpp"
 
 namespace ndksim::wire {
 
@@ -37,18 +36,14 @@ class tcp_transport final : public socket_transport {
     /// connection itself opens on the first send); nullptr when its address family differs.
     std::shared_ptr<peer> resolve(const ip_address& destination) override;
 
+    void start() override;
+
+  private:
     /// Queues `f` on the destination's connection behind the write in flight (one per socket;
     /// queued frames are gathered into one write). A connection that breaks drops its queued
     /// frames (counted) and opens again on the next send.
-    void send(peer& to, frame* f, timing::sim_time departure) override;
+    void enqueue(peer& to, frame* f) override;
 
-    const ip_address& local_address() const noexcept override;
-    const link_counters& counters() const noexcept override;
-
-    void start() override;
-    const socket_counters& socket_stats() const noexcept override;
-
-  private:
     std::shared_ptr<tcp_state> state_;
 };
 

@@ -1,6 +1,7 @@
 #include "wire/udp_transport.hpp"
 
 #include <boost/asio/buffer.hpp>
+#include <boost/asio/dispatch.hpp>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/udp.hpp>
 #include <boost/asio/post.hpp>
@@ -12,6 +13,7 @@
 #include <stdexcept>
 
 #include "util/log.hpp"
+#include "wire/frame_queue.hpp"
 #include "wire/socket_address.hpp"
 
 namespace ndksim::wire {
@@ -38,17 +40,14 @@ constexpr int k_receive_batch = 64;
 // flight; while a frame is queued its `source` field holds the destination's address (every
 // adapter uses the same port), so queueing never allocates.
 struct udp_state : std::enable_shared_from_this<udp_state> {
-    udp_state(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
-              transport::receive_fn receive, timing::sim_time latency)
-        : rx(std::make_shared<socket_receiver>(address, port, sched, std::move(receive), latency)),
-          socket(sched.io()) {}
+    explicit udp_state(std::shared_ptr<socket_receiver> r)
+        : rx(std::move(r)), socket(rx->sched.io()) {}
 
     std::shared_ptr<socket_receiver> rx;
     udp::socket socket;
     bool closed = false;
     // Sending.
-    frame* tx_head = nullptr;
-    frame* tx_tail = nullptr;
+    frame_queue tx_queue;
     frame* tx_flight = nullptr;
     udp::endpoint tx_to;
     // Receiving: the frame the next datagram is read into, and the socket's drop count as the
@@ -62,28 +61,17 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
             frame_pool::release(f);
             return;
         }
-        f->next = nullptr;
-        if (tx_tail == nullptr) {
-            tx_head = f;
-        } else {
-            tx_tail->next = f;
-        }
-        tx_tail = f;
+        tx_queue.push(f);
         if (tx_flight == nullptr) {
             send_next();
         }
     }
 
     void send_next() {
-        frame* f = tx_head;
-        if (f == nullptr || closed) {
+        if (closed || tx_queue.empty()) {
             return;
         }
-        tx_head = f->next;
-        if (tx_head == nullptr) {
-            tx_tail = nullptr;
-        }
-        f->next = nullptr;
+        frame* f = tx_queue.pop();
         tx_flight = f;
         tx_to = udp::endpoint(to_asio(f->source), rx->port);
         socket.async_send_to(boost::asio::buffer(f->data, f->length), tx_to,
@@ -194,13 +182,7 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
         rx_frame = nullptr;
         frame_pool::release(tx_flight);
         tx_flight = nullptr;
-        while (tx_head != nullptr) {
-            frame* f = tx_head;
-            tx_head = f->next;
-            rx->socket.frames_dropped.fetch_add(1, std::memory_order_relaxed);
-            frame_pool::release(f);
-        }
-        tx_tail = nullptr;
+        tx_queue.drop_all(rx->socket.frames_dropped);
     }
 };
 
@@ -240,13 +222,9 @@ void configure_buffers(udp_state& s) {
 }  // namespace
 
 udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
-                             timing::scheduler& sched, receive_fn receive,
-                             timing::sim_time latency) {
-    if (sched.mode() != timing::run_mode::threaded) {
-        throw std::invalid_argument("the UDP wire needs a threaded adapter (no loop)");
-    }
-    state_ = std::make_shared<udp_state>(address, port, sched, std::move(receive), latency);
-    state_->rx->who = "udp " + endpoint_text(address, port);
+                             timing::scheduler& sched, receive_fn receive, timing::sim_time latency)
+    : socket_transport("udp", address, port, sched, std::move(receive), latency),
+      state_(std::make_shared<udp_state>(receiver())) {
     const udp::endpoint local(to_asio(address), port);
     boost::system::error_code ec;
     state_->socket.open(local.protocol(), ec);
@@ -274,34 +252,10 @@ std::shared_ptr<transport::peer> udp_transport::resolve(const ip_address& destin
     return std::make_shared<udp_peer>(destination);
 }
 
-void udp_transport::send(peer& to, frame* f, timing::sim_time departure) {
-    socket_receiver& rx = *state_->rx;
-    if (!append_departure(*f, departure)) {
-        rx.socket.bad_frames.fetch_add(1, std::memory_order_relaxed);
-        frame_pool::release(f);
-        return;
-    }
-    f->length += static_cast<std::uint32_t>(socket_trailer_size);
+void udp_transport::enqueue(peer& to, frame* f) {
     f->source = static_cast<udp_peer&>(to).address;
-    rx.counters.frames_sent.fetch_add(1, std::memory_order_relaxed);
-    rx.counters.bytes_sent.fetch_add(f->length, std::memory_order_relaxed);
-    if (rx.sched.io().get_executor().running_in_this_thread()) {
-        state_->enqueue(f);
-    } else {
-        boost::asio::post(rx.sched.io(), [s = state_, f] { s->enqueue(f); });
-    }
-}
-
-const ip_address& udp_transport::local_address() const noexcept {
-    return state_->rx->address;
-}
-
-const link_counters& udp_transport::counters() const noexcept {
-    return state_->rx->counters;
-}
-
-const socket_counters& udp_transport::socket_stats() const noexcept {
-    return state_->rx->socket;
+    // Runs at once on the engine thread (the common case: the engine sends), else posts there.
+    boost::asio::dispatch(state_->rx->sched.io(), [s = state_, f] { s->enqueue(f); });
 }
 
 }  // namespace ndksim::wire

@@ -9,8 +9,7 @@
 #include <memory>
 
 #include "timing/scheduler.hpp"
-#include "wire/socket_common.hpp"
-#include "wire/transport.hpp"
+#include "wire/socket_transport.hpp"
 
 namespace ndksim::wire {
 
@@ -43,17 +42,13 @@ class udp_transport final : public socket_transport {
     /// family differs from this adapter's.
     std::shared_ptr<peer> resolve(const ip_address& destination) override;
 
-    /// Queues `f` behind the datagram in flight (one send per socket at a time) and sends it
-    /// with its departure trailer; the frame goes back to its pool when its send completes.
-    void send(peer& to, frame* f, timing::sim_time departure) override;
-
-    const ip_address& local_address() const noexcept override;
-    const link_counters& counters() const noexcept override;
-
     void start() override;
-    const socket_counters& socket_stats() const noexcept override;
 
   private:
+    /// Queues `f` behind the datagram in flight (one send per socket at a time); the frame goes
+    /// back to its pool when its send completes.
+    void enqueue(peer& to, frame* f) override;
+
     std::shared_ptr<udp_state> state_;
 };
 

@@ -1,7 +1,8 @@
 // The socket transports on their own (no engine): the departure-time trailer pulls a
 // receiver's clock up to its sender's, a TCP connection to a peer that went away drops
-// its frames (counted) and opens again once the peer is back, and the datagrams a full UDP
-// receive buffer loses are counted.
+// its frames (counted) and opens again once the peer is back, the datagrams a full UDP
+// receive buffer loses are counted, the shared send path refuses a frame with no room for its
+// trailer, and both refuse a deterministic scheduler.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -11,11 +12,13 @@
 #include <array>
 #include <chrono>
 #include <condition_variable>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
 #include <sstream>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -167,6 +170,39 @@ TEST_P(SocketTransport, DepartureTrailerPullsTheReceiverClockUpToTheSender) {
     EXPECT_GE(b->box.arrivals[1], departure + timing::microseconds(1) + timing::nanoseconds(500));
     EXPECT_GE(b->sched.now(), departure) << "the receiver's clock is behind its sender's";
     EXPECT_EQ(0U, b->stats().bad_frames.load());
+}
+
+TEST_P(SocketTransport, RefusesADeterministicScheduler) {
+    // Socket handlers run on an engine thread; a deterministic scheduler has none.
+    timing::scheduler sched({timing::run_mode::deterministic, timing::poll_policy::block, "det"});
+    const char* expected = GetParam() == kind::udp ? "the UDP wire needs a threaded adapter"
+                                                   : "the TCP wire needs a threaded adapter";
+    try {
+        if (GetParam() == kind::udp) {
+            udp_transport t(
+                k_a, first_port(), sched, [](frame* f) { frame_pool::release(f); }, 0);
+        } else {
+            tcp_transport t(
+                k_a, first_port(), sched, [](frame* f) { frame_pool::release(f); }, 0);
+        }
+        ADD_FAILURE() << "no exception";
+    } catch (const std::invalid_argument& e) {
+        EXPECT_NE(nullptr, std::strstr(e.what(), expected)) << e.what();
+    }
+}
+
+TEST_P(SocketTransport, AFrameWithNoRoomForTheTrailerIsCountedAsBadAndNotSent) {
+    std::uint16_t port = first_port() + 10000;
+    std::unique_ptr<node> a = make_node(GetParam(), k_a, port);
+    ASSERT_NE(nullptr, a);
+    auto to_b = a->link->resolve(k_b);
+    ASSERT_NE(nullptr, to_b);
+    frame* f = a->pool->take();
+    f->length = static_cast<std::uint32_t>(sizeof f->data - socket_trailer_size + 1);
+    a->link->send(*to_b, f, a->sched.now());
+    EXPECT_EQ(1U, a->stats().bad_frames.load());
+    EXPECT_EQ(0U, a->link->counters().frames_sent.load());
+    EXPECT_EQ(0U, a->link->counters().bytes_sent.load());
 }
 
 INSTANTIATE_TEST_SUITE_P(Wires, SocketTransport, ::testing::Values(kind::udp, kind::tcp),

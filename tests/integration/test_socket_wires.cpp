@@ -19,6 +19,7 @@
 #include "nic/engine.hpp"
 #include "wire/codec.hpp"
 #include "wire/socket_common.hpp"
+#include "wire/socket_transport.hpp"
 
 namespace ndksim::integration {
 namespace {
