@@ -72,6 +72,7 @@ struct send_wqe {
     std::uint32_t packets = 0;  ///< PSNs this request occupies on the wire
     std::uint64_t placed = 0;   ///< read: response bytes placed so far
     std::uint32_t resume = 0;   ///< next packet index to (re)transmit
+    std::uint32_t acked = 0;    ///< send/write: packets the peer acknowledged inside the message
     bool read_counted = false;  ///< read: counted in the outstanding reads
     bool started = false;       ///< requester has assigned its PSNs
     bool done = false;          ///< finished (result final); completes in queue order

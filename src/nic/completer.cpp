@@ -93,6 +93,25 @@ core::send_wqe* request_at(core::qp& q, std::uint32_t psn) {
     return nullptr;
 }
 
+// An ACK for a PSN inside a SEND or WRITE (the requester asks for one every few packets of a
+// long message) finishes nothing, but says the peer holds every packet up to it: the transport
+// timer restarts and a retry resumes after them. Returns false for an ACK that adds nothing.
+bool ack_within(engine& e, core::qp& q, std::uint32_t psn) {
+    core::send_wqe* w = request_at(q, psn);
+    if (w == nullptr || w->kind == wr_kind::read) {
+        return false;
+    }
+    const auto received = static_cast<std::uint32_t>(wire::psn_diff(psn, w->first_psn)) + 1;
+    // An ACK for the last packet is ack_through's: it finishes the message, or, behind an
+    // unanswered READ, waits for it (an ACK does not stand in for read responses).
+    if (received <= w->acked || received >= w->packets) {
+        return false;
+    }
+    w->acked = received;
+    note_progress(e, q);
+    return true;
+}
+
 void fail_request(engine& e, core::qp& q, core::send_wqe& w, status result,
                   std::uint32_t provider_error) {
     w.done = true;
@@ -108,7 +127,7 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
     const std::uint8_t syndrome = p.headers.aeth.syndrome;
     switch (wire::syndrome_type(syndrome)) {
         case wire::aeth_type::ack:
-            if (ack_through(e, q, psn) > 0) {
+            if (ack_through(e, q, psn) + static_cast<std::uint32_t>(ack_within(e, q, psn)) > 0) {
                 ctx.rnr_retries = 0;  // only an ACK that moves on ends a run of RNR NAKs
             } else {
                 e.counters().stale_responses.fetch_add(1, std::memory_order_relaxed);

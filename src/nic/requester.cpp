@@ -74,6 +74,12 @@ void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time r
     w.resume = w.packets;
 }
 
+// A long message asks for an ACK every this many packets as well as on its last (the AckReq bit,
+// IBA 9.2.3; HCAs set it periodically). The peer's ACKs then show progress inside the message,
+// so the transport timer measures silence rather than the length of the message, and a retry
+// resumes after the acknowledged part instead of resending all of it.
+constexpr std::uint32_t k_ack_request_interval = 16;
+
 // Sends the packets of a SEND or WRITE from w.resume on. Returns false when a local SGE was
 // refused by the memory unit (w.result then holds the status).
 bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready) {
@@ -92,7 +98,7 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
         wire::packet_headers h;
         h.bth.op = opcode_for(w.kind, i, w.packets);
         h.bth.psn = wire::psn_add(w.first_psn, i);
-        h.bth.ack_req = last;
+        h.bth.ack_req = last || (i + 1) % k_ack_request_interval == 0;
         h.bth.solicited = last && (w.flags & core::op_flag::solicit_event) != 0;
         if (w.kind == wr_kind::write && i == 0) {
             h.reth.va = w.remote_address;

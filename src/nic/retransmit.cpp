@@ -8,9 +8,9 @@
 //   nothing is waiting                  -> the timer stops (the next transmission arms it)
 //   the interval has not passed         -> it checks again when it will have
 //   an RNR back-off is running          -> the peer answered; it checks again a full interval on
-//   the interval passed, retries left   -> go-back-N from the oldest unacknowledged PSN (the
-//                                          request's first: ACKs cover whole messages), retry
-//                                          count + 1, interval doubled (back-off, below)
+//   the interval passed, retries left   -> go-back-N from the oldest unacknowledged PSN (past
+//                                          the part of a long message the peer acknowledged),
+//                                          retry count + 1, interval doubled (back-off, below)
 //   the interval passed, none left      -> the request fails with STATUS_IO_TIMEOUT, the rest
 //                                          flush with STATUS_CANCELLED, the QP moves to error,
 //                                          and the connection is torn down (the consumer gets
@@ -105,8 +105,11 @@ void on_timer(engine& e, core::qp& q) {
     e.counters().ack_timeouts.fetch_add(1, std::memory_order_relaxed);
     NDKSIM_DEBUG("{}: ACK timeout at PSN {:#x}, retry {}", q.ident(), w->first_psn,
                  ctx.transport_retries);
-    // Go-back-N from the oldest request (retransmitted_packets counts what is sent again).
-    rewind_requester(e, q, w->first_psn);
+    // Go-back-N from the oldest unacknowledged PSN (retransmitted_packets counts what is sent
+    // again): past the part of a message the peer acknowledged; a READ is asked for again.
+    rewind_requester(
+        e, q,
+        w->kind == core::wr_kind::read ? w->first_psn : wire::psn_add(w->first_psn, w->acked));
     run_requester(e, q);
     if (!ctx.ack_timer_armed && q.state() == core::qp_state::connected) {
         schedule_check(e, q, ack_timeout_after(base, ctx.transport_retries));

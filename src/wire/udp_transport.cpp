@@ -112,7 +112,17 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
             rx->socket.receive_errors.fetch_add(1, std::memory_order_relaxed);
             log_socket_error_once(rx->receive_error_logged, rx->who, "wait", ec);
         }
-        for (int i = 0; i < k_receive_batch && !closed && read_one(); ++i) {
+        int read = 0;
+        while (read < k_receive_batch && !closed && read_one()) {
+            ++read;
+        }
+        if (read == k_receive_batch && !closed) {
+            // More may be queued. Asio's reactor watches the socket edge-triggered and does not
+            // look before a wait, so waiting now could sleep on datagrams already here until the
+            // next one arrives; read on after the handlers queued meanwhile have run instead.
+            boost::asio::post(socket.get_executor(),
+                              [self = shared_from_this()] { self->readable({}); });
+            return;
         }
         receive_next();
     }

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 
 #include "reliability_support.hpp"
 
@@ -80,6 +81,53 @@ TEST_F(Reliability, TheSameSeedRepeatsARunExactly) {
     // The clock of the second loop starts at 0 too: the connection setup repeats as well.
     EXPECT_TRUE(first == second);
     set_faults(0, 0, 0, 0);
+}
+
+// A long message asks for an ACK every 16 packets (src/nic/requester.cpp), so the peer's ACKs
+// show progress inside it: a perfect link answers a 64-packet write with four ACKs.
+TEST_F(Reliability, ALongWriteAsksForAnAckEvery16Packets) {
+    constexpr ULONG k_bytes = 64 * 4096;  // 64 packets at the 4096-byte path MTU
+    for (std::size_t i = 0; i < k_bytes; ++i) {
+        a_.buf.bytes[i] = static_cast<std::byte>(i * 7);
+    }
+    const std::uint64_t sent_before = counters(a_).packets_sent.load();
+    const std::uint64_t acks_before = counters(b_).acks_sent.load();
+    NDK_SGE sge = a_.buf.sge(0, k_bytes);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
+    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, k_bytes));
+    EXPECT_EQ(64U, counters(a_).packets_sent.load() - sent_before);
+    EXPECT_EQ(4U, counters(b_).acks_sent.load() - acks_before);
+    EXPECT_EQ(0U, counters(a_).stale_responses.load()) << "every ACK moved the request on";
+}
+
+// The peer stops hearing a long write after 40 of its 64 packets. Its ACK for packet 32 came
+// back, so the retry resumes at packet 33 (go-back-N from the oldest unacknowledged PSN)
+// rather than resending the whole message.
+TEST_F(Reliability, ARetryResumesAfterThePartOfAMessageThePeerAcknowledged) {
+    constexpr ULONG k_bytes = 64 * 4096;
+    for (std::size_t i = 0; i < k_bytes; ++i) {
+        a_.buf.bytes[i] = static_cast<std::byte>(i * 13 + 1);
+    }
+    const std::uint64_t received_before = counters(b_).packets_received.load();
+    auto received = [&] { return counters(b_).packets_received.load() - received_before; };
+    NDK_SGE sge = a_.buf.sge(0, k_bytes);
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
+    ASSERT_TRUE(drive([&] { return received() >= 40; }, "40 packets at b"));
+    ASSERT_EQ(40U, received()) << "one packet arrives per step of the loop";
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, TRUE));
+    // Let what is on the wire arrive (and be lost), well within the ACK timeout.
+    ndksim_loop_run_for(loop_, timing::microseconds(100));
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, FALSE));
+    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, k_bytes));
+    EXPECT_EQ(1U, counters(a_).ack_timeouts.load());
+    EXPECT_EQ(32U, counters(a_).retransmitted_packets.load()) << "packets 33..64 again, no more";
+    EXPECT_EQ(8U, counters(b_).duplicate_packets.load()) << "packets 33..40 arrived twice";
 }
 
 // Posts `n` writes from a to b and returns the simulated time they were posted at.
