@@ -7,6 +7,8 @@
 // check runs:
 //   nothing is waiting                  -> the timer stops (the next transmission arms it)
 //   the interval has not passed         -> it checks again when it will have
+//   the check ran a whole timeout late  -> (threaded) the engine was starved, not the wire
+//                                          silent: the interval restarts, no retry counted
 //   an RNR back-off is running          -> the peer answered; it checks again a full interval on
 //   the interval passed, retries left   -> go-back-N from the oldest unacknowledged PSN (past
 //                                          the part of a long message the peer acknowledged),
@@ -87,6 +89,18 @@ void on_timer(engine& e, core::qp& q) {
     }
     if (now < deadline) {
         schedule_check(e, q, deadline - now);
+        return;
+    }
+    if (now - deadline > base && e.dev().sched().mode() == timing::run_mode::threaded) {
+        // The check ran more than a whole timeout after it was due: the engine thread was
+        // busy (a sanitizer build, a loaded host), not watching the wire, so the answers the
+        // peer sent meanwhile may still sit unread in the socket. A NIC's timer is never late;
+        // what it measures is silence it could hear, so the interval restarts instead of
+        // counting a retry. A dead peer leaves the engine idle, and then checks run on time.
+        NDKSIM_DEBUG("{}: transport timer ran {} ps late; interval restarted", q.ident(),
+                     now - deadline);
+        ctx.progress_at = now;
+        schedule_check(e, q, interval);
         return;
     }
     if (ctx.transport_retries >= e.config().retry_limit) {

@@ -48,8 +48,7 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
     bool closed = false;
     // Sending.
     frame_queue tx_queue;
-    frame* tx_flight = nullptr;
-    udp::endpoint tx_to;
+    frame* tx_flight = nullptr;  ///< taken from the queue, waiting for the socket to take it
     // Receiving: the frame the next datagram is read into, and the socket's drop count as the
     // last SO_RXQ_OVFL reported it.
     frame* rx_frame = nullptr;
@@ -63,32 +62,53 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
         }
         tx_queue.push(f);
         if (tx_flight == nullptr) {
-            send_next();
+            send_now();
         }
     }
 
-    void send_next() {
-        if (closed || tx_queue.empty()) {
+    // Hands queued datagrams to the kernel at once, without blocking, until the queue is empty
+    // or the socket's send buffer is full; then waits until it is writable and goes on. One
+    // asynchronous send per datagram would cost the engine thread a turn of its event loop per
+    // datagram: a burst of responses built in one event would wait in this queue, behind the
+    // host's speed rather than the modelled wire's, long enough for the peer's transport timer
+    // to ask for it all again.
+    void send_now() {
+        while (!closed) {
+            frame* f = tx_flight != nullptr ? tx_flight : tx_queue.pop();
+            if (f == nullptr) {
+                return;
+            }
+            tx_flight = nullptr;
+            boost::system::error_code ec;
+            socket.send_to(boost::asio::buffer(f->data, f->length),
+                           udp::endpoint(to_asio(f->source), rx->port), 0, ec);
+            if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
+                tx_flight = f;
+                socket.async_wait(udp::socket::wait_write,
+                                  [self = shared_from_this()](const boost::system::error_code& e) {
+                                      self->writable(e);
+                                  });
+                return;
+            }
+            if (ec) {
+                // A datagram that cannot be sent is lost, as on a network; the RC layer's
+                // retransmission recovers it.
+                rx->socket.send_errors.fetch_add(1, std::memory_order_relaxed);
+                log_socket_error_once(rx->send_error_logged, rx->who, "sendto", ec);
+            }
+            frame_pool::release(f);
+        }
+    }
+
+    void writable(const boost::system::error_code& ec) {
+        if (ec == boost::asio::error::operation_aborted || closed) {
             return;
         }
-        frame* f = tx_queue.pop();
-        tx_flight = f;
-        tx_to = udp::endpoint(to_asio(f->source), rx->port);
-        socket.async_send_to(boost::asio::buffer(f->data, f->length), tx_to,
-                             [self = shared_from_this()](const boost::system::error_code& ec,
-                                                         std::size_t) { self->sent(ec); });
-    }
-
-    void sent(const boost::system::error_code& ec) {
-        frame_pool::release(tx_flight);
-        tx_flight = nullptr;
-        if (ec && ec != boost::asio::error::operation_aborted) {
-            // A datagram that cannot be sent is lost, as on a network; the RC layer's
-            // retransmission recovers it.
+        if (ec) {
             rx->socket.send_errors.fetch_add(1, std::memory_order_relaxed);
-            log_socket_error_once(rx->send_error_logged, rx->who, "sendto", ec);
+            log_socket_error_once(rx->send_error_logged, rx->who, "wait", ec);
         }
-        send_next();
+        send_now();
     }
 
     // Receiving waits for the socket to be readable and then reads with recvmsg, which Asio's
@@ -245,6 +265,14 @@ udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
         throw socket_setup_error(ec.value(), "cannot bind UDP " + endpoint_text(address, port));
     }
     configure_buffers(*state_);
+    // send_now() must never block the engine thread.
+    state_->socket.non_blocking(true, ec);
+    if (ec) {
+        std::string what = "cannot make UDP ";
+        what += endpoint_text(address, port);
+        what += " non-blocking";
+        throw socket_setup_error(ec.value(), what);
+    }
 }
 
 void udp_transport::start() {
