@@ -552,12 +552,17 @@ void rig::reap(endpoint& ep) {
 }
 
 std::string rig::stats_json(const side& s) {
+    // A threaded adapter keeps running (its clock, a late frame), so the document can grow
+    // between the size query and the copy: ask again with what it needs now, and some room.
     SIZE_T length = 0;
-    if (ndksim_adapter_stats_json(s.nic, nullptr, &length) != STATUS_BUFFER_TOO_SMALL) {
-        return "null";
+    NTSTATUS st = ndksim_adapter_stats_json(s.nic, nullptr, &length);
+    std::string text;
+    for (int i = 0; i < 8 && st == STATUS_BUFFER_TOO_SMALL; ++i) {
+        text.assign(length + 256, '\0');
+        length = text.size();
+        st = ndksim_adapter_stats_json(s.nic, text.data(), &length);
     }
-    std::string text(length, '\0');
-    if (ndksim_adapter_stats_json(s.nic, text.data(), &length) != STATUS_SUCCESS) {
+    if (st != STATUS_SUCCESS) {
         return "null";
     }
     text.resize(length - 1);
