@@ -123,7 +123,7 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
     app.add_option("--profile", o.profile, "NIC profile name or file (default cx4-edr)");
     app.add_option("--ack-timeout-us", o.ack_timeout_us,
                    "transport timer of the connections [us of simulated time]; 0: the "
-                   "adapter's default (4000)")
+                   "adapter's default (16000)")
         ->check(CLI::Range(0U, 60'000'000U));
     app.add_option("--wire", o.wire, "inproc, udp or tcp")
         ->transform(CLI::CheckedTransformer(wires, CLI::ignore_case));

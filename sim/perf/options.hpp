@@ -13,6 +13,12 @@ struct perf_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+/// The adapter's address and port are held by another socket (STATUS_ADDRESS_ALREADY_EXISTS)
+/// and the role may not search further: a two-process run then starts over on the next port.
+struct port_taken_error : perf_error {
+    using perf_error::perf_error;
+};
+
 enum class test_kind { write, read, send };
 enum class run_mode { lat, bw };
 enum class wire_kind { inproc, udp, tcp };

@@ -33,8 +33,6 @@ struct done {
     bool finished() const { return calls.load(std::memory_order_acquire) > 0; }
 };
 
-VOID on_cq_notification(PVOID, NTSTATUS) {}
-
 void check(NTSTATUS s, const std::string& what) {
     if (s != STATUS_SUCCESS && s != STATUS_PENDING) {
         throw perf_error(what + ": " + ndksim_status_name(s));
@@ -71,11 +69,27 @@ NDK_SGE side::sge(std::size_t offset, std::uint64_t length) const {
 }
 
 VOID rig::on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
-    static_cast<rig*>(context)->incoming_.store(connector);
+    auto* r = static_cast<rig*>(context);
+    r->incoming_.store(connector);
+    r->wake();
 }
 
 VOID rig::on_disconnect_event(PVOID context) {
-    static_cast<rig*>(context)->disconnects_.fetch_add(1);
+    auto* r = static_cast<rig*>(context);
+    r->disconnects_.fetch_add(1);
+    r->wake();
+}
+
+VOID rig::on_cq_notification(PVOID context, NTSTATUS) {
+    static_cast<rig*>(context)->wake();
+}
+
+void rig::wake() noexcept {
+    {
+        std::lock_guard lock(wake_mutex_);
+        ++wakes_;
+    }
+    woken_.notify_all();
 }
 
 rig::rig(const options& o, std::size_t buffer_size) {
@@ -186,8 +200,9 @@ void rig::open_sockets(const options& o) {
     }
     why += "): " + std::string(ndksim_status_name(s));
     if (s == STATUS_ADDRESS_ALREADY_EXISTS) {
-        why += " (the address and port are in use; pick another --port)";
-    } else if (s == STATUS_INVALID_ADDRESS) {
+        throw port_taken_error(why + " (the address and port are in use; pick another --port)");
+    }
+    if (s == STATUS_INVALID_ADDRESS) {
         why += " (the address is not one of this host's; see --local)";
     } else {
         why += " (the library log says why)";
@@ -266,8 +281,8 @@ void rig::add_endpoint(side& s, const options& o) {
     endpoint ep;
     const ULONG depth = o.outstanding + 16;
     done cq;
-    check(s.adapter->Dispatch->NdkCreateCq(s.adapter, 4 * depth, on_cq_notification, nullptr,
-                                           nullptr, done::on_create, &cq, &ep.cq),
+    check(s.adapter->Dispatch->NdkCreateCq(s.adapter, 4 * depth, on_cq_notification, this, nullptr,
+                                           done::on_create, &cq, &ep.cq),
           "NdkCreateCq");
     wait([&] { return ep.cq != nullptr || cq.finished(); }, "NdkCreateCq");
     if (ep.cq == nullptr) {
@@ -470,11 +485,45 @@ void rig::step(const char* waiting_for) {
     if (std::chrono::steady_clock::now() > deadline_) {
         throw perf_error(std::string("60 s without progress waiting for ") + waiting_for);
     }
-    if (remote_b() && disconnects_.load() > 0) {
+    // Closing this side's objects waits for nothing of the server's, which may have gone.
+    if (remote_b() && !tearing_down_ && disconnects_.load() > 0) {
         throw perf_error(std::string("the server disconnected while this side waited for ") +
                          waiting_for);
     }
-    std::this_thread::yield();
+    if (std::chrono::steady_clock::now() < spin_until_) {
+        std::this_thread::yield();
+    } else {
+        block();
+    }
+}
+
+void rig::begin_wait() noexcept {
+    const auto now = std::chrono::steady_clock::now();
+    deadline_ = now + std::chrono::seconds(60);
+    spin_until_ = now + k_spin_window;
+}
+
+// Arms every CQ of this process for its next completion, then sleeps until a notification or
+// a connection event, or one slice. A completion that came in before the arm notifies at once
+// (NdkArmCq: completions newer than the last notification satisfy it), so none is missed.
+// Teardown arms nothing: the CQs it closed are gone, and the completion of a close is seen
+// within one slice.
+void rig::block() noexcept {
+    std::unique_lock lock(wake_mutex_);
+    const std::uint64_t seen = wakes_;
+    lock.unlock();
+    for (side* s : {&a_, &b_}) {
+        if (s->nic == nullptr || tearing_down_) {
+            continue;
+        }
+        for (endpoint& ep : s->eps) {
+            if (ep.cq != nullptr) {
+                ep.cq->Dispatch->NdkArmCq(ep.cq, NDK_CQ_NOTIFY_ANY);
+            }
+        }
+    }
+    lock.lock();
+    woken_.wait_for(lock, k_block_slice, [&] { return wakes_ != seen; });
 }
 
 std::uint64_t rig::now() const noexcept {
@@ -503,12 +552,17 @@ void rig::reap(endpoint& ep) {
 }
 
 std::string rig::stats_json(const side& s) {
+    // A threaded adapter keeps running (its clock, a late frame), so the document can grow
+    // between the size query and the copy: ask again with what it needs now, and some room.
     SIZE_T length = 0;
-    if (ndksim_adapter_stats_json(s.nic, nullptr, &length) != STATUS_BUFFER_TOO_SMALL) {
-        return "null";
+    NTSTATUS st = ndksim_adapter_stats_json(s.nic, nullptr, &length);
+    std::string text;
+    for (int i = 0; i < 8 && st == STATUS_BUFFER_TOO_SMALL; ++i) {
+        text.assign(length + 256, '\0');
+        length = text.size();
+        st = ndksim_adapter_stats_json(s.nic, text.data(), &length);
     }
-    std::string text(length, '\0');
-    if (ndksim_adapter_stats_json(s.nic, text.data(), &length) != STATUS_SUCCESS) {
+    if (st != STATUS_SUCCESS) {
         return "null";
     }
     text.resize(length - 1);
@@ -571,6 +625,7 @@ rig::~rig() {
 }
 
 void rig::teardown() noexcept {
+    tearing_down_ = true;
     try {
         close_endpoints(a_);
         close_endpoints(b_);

@@ -6,8 +6,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -86,15 +88,17 @@ class rig {
     /// Connections whose peer disconnected (or that broke).
     std::uint32_t disconnected() const noexcept { return disconnects_.load(); }
 
-    /// Makes progress once: runs the next simulated event (deterministic), or yields to the
-    /// engine threads. Throws when the deterministic simulation has nothing left to run, or
-    /// after 60 s of wall time without the awaited event (threaded).
+    /// Makes progress once: runs the next simulated event (deterministic), or lets the engine
+    /// threads run (threaded): it yields for the first k_spin_window of a wait, then blocks
+    /// until a CQ notification or a connection event, or for k_block_slice at most. Throws
+    /// when the deterministic simulation has nothing left to run, or after 60 s of wall time
+    /// without the awaited event (threaded).
     void step(const char* waiting_for);
 
-    /// Steps until pred() holds.
+    /// Steps until pred() holds; the 60 s limit runs from this call.
     template <class Pred>
     void wait(Pred pred, const char* what) {
-        deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+        begin_wait();
         while (!pred()) {
             step(what);
         }
@@ -103,6 +107,7 @@ class rig {
     /// Steps until pred() holds, however long that takes (threaded mode only).
     template <class Pred>
     void wait_unbounded(Pred pred, const char* what) {
+        begin_wait();
         while (!pred()) {
             deadline_ = std::chrono::steady_clock::now() + std::chrono::seconds(60);
             step(what);
@@ -134,6 +139,18 @@ class rig {
     void close_side(side& s);
     void close(NDK_OBJECT_HEADER* object);
     void teardown() noexcept;
+    void begin_wait() noexcept;
+    void block() noexcept;
+    void wake() noexcept;
+
+    // A waiting thread yields this long before it blocks. Short waits (a ping-pong's round
+    // trip) thus see the completion as soon as it lands, as a polling consumer would, while a
+    // long one (a bandwidth run's window, the server waiting for the client to finish) leaves
+    // the CPU to the engine threads, which on a loaded host are otherwise starved by it.
+    static constexpr auto k_spin_window = std::chrono::milliseconds(1);
+    // The longest a blocked wait sleeps without a wake-up: what is awaited but not announced
+    // (a request's completion callback, a byte a write placed) is still seen this soon.
+    static constexpr auto k_block_slice = std::chrono::microseconds(500);
 
     ndksim_loop* loop_ = nullptr;
     side a_;
@@ -141,6 +158,12 @@ class rig {
     NDK_LISTENER* listener_ = nullptr;
     std::atomic<NDK_CONNECTOR*> incoming_{nullptr};
     std::chrono::steady_clock::time_point deadline_{};
+    std::chrono::steady_clock::time_point spin_until_{};
+    bool tearing_down_ = false;
+    // Wake-ups of a blocked wait: CQ notifications and connection events, from engine threads.
+    std::mutex wake_mutex_;
+    std::condition_variable woken_;
+    std::uint64_t wakes_ = 0;
     std::string pcap_;
     std::string address_a_;
     std::string address_b_;
@@ -148,6 +171,7 @@ class rig {
     std::atomic<std::uint32_t> disconnects_{0};
     static VOID on_connect_event(PVOID context, NDK_CONNECTOR* connector);
     static VOID on_disconnect_event(PVOID context);
+    static VOID on_cq_notification(PVOID context, NTSTATUS status);
 };
 
 }  // namespace ndksim::perf

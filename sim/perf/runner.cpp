@@ -190,24 +190,32 @@ void bandwidth_run(rig& r, const options& o, std::uint64_t size,
                 ++f.posted;
             }
         }
-        r.step("completions");
-        for (std::size_t j = 0; j < qps; ++j) {
-            flow& f = flows[j];
-            r.reap(a.eps[j]);
-            const std::uint64_t done = a.eps[j].counts.initiator_done - f.base;
-            const std::uint64_t now = r.now();
-            for (; f.done < done; ++f.done, ++finished) {
-                samples.push_back(now - f.posted_at[f.done % o.outstanding]);
-            }
-            if (o.test == test_kind::send && !r.remote_b()) {
-                r.reap(b.eps[j]);
-                const std::uint64_t got = b.eps[j].counts.received - f.received_base;
-                while (f.receives_posted < o.iterations && f.receives_posted - got < receives &&
-                       try_post_receive(b.eps[j], b, size)) {
-                    ++f.receives_posted;
+        // Until a request completes: its QP then takes the next one. Each wait has its own
+        // time limit, so a long sweep only fails when the completions stop coming.
+        const std::uint64_t before = finished;
+        r.wait(
+            [&] {
+                for (std::size_t j = 0; j < qps; ++j) {
+                    flow& f = flows[j];
+                    r.reap(a.eps[j]);
+                    const std::uint64_t done = a.eps[j].counts.initiator_done - f.base;
+                    const std::uint64_t now = r.now();
+                    for (; f.done < done; ++f.done, ++finished) {
+                        samples.push_back(now - f.posted_at[f.done % o.outstanding]);
+                    }
+                    if (o.test == test_kind::send && !r.remote_b()) {
+                        r.reap(b.eps[j]);
+                        const std::uint64_t got = b.eps[j].counts.received - f.received_base;
+                        while (f.receives_posted < o.iterations &&
+                               f.receives_posted - got < receives &&
+                               try_post_receive(b.eps[j], b, size)) {
+                            ++f.receives_posted;
+                        }
+                    }
                 }
-            }
-        }
+                return finished > before;
+            },
+            "completions");
         progress(finished);
     }
 }

@@ -13,6 +13,7 @@
 #include <cstring>
 #include <fstream>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -111,21 +112,21 @@ std::string read_text(const std::string& path) {
     return text.str();
 }
 
-}  // namespace
+// How many times a run starts over on the next port when the client's address and port turn
+// out to be taken (the server only searched its own address).
+constexpr int k_port_attempts = 16;
 
-int run_both(const options& o, const client_fn& client) {
-    std::string server_stats;
-    if (!o.stats_json.empty()) {
-        server_stats = (o.stats_json == "-" ? std::string("/tmp/ndksim-perf") : o.stats_json) +
-                       ".server." + std::to_string(::getpid());
-    }
+// Forks and executes the server with `o` (its port search starting at o.port) and waits until
+// it listens. Returns the child's pid and the port it bound, or a pid of -1 after printing why
+// the server did not start.
+std::pair<pid_t, std::uint16_t> start_server(const options& o, const std::string& stats) {
     int fds[2];
     if (::pipe2(fds, O_CLOEXEC) != 0) {
         throw perf_error(std::string("pipe: ") + std::strerror(errno));
     }
     // Everything the child needs is built before the fork: between fork and exec only
     // async-signal-safe calls are allowed in a process that may have threads.
-    std::vector<std::string> args = server_arguments(o, fds[1], server_stats);
+    std::vector<std::string> args = server_arguments(o, fds[1], stats);
     std::vector<char*> argv;
     for (std::string& a : args) {
         argv.push_back(a.data());
@@ -158,22 +159,57 @@ int run_both(const options& o, const client_fn& client) {
         const std::string how = join(child);
         std::fprintf(stderr, "ndksim-perf: the server process did not start listening%s%s\n",
                      how.empty() ? "" : ": it ", how.c_str());
-        return 1;
+        return {-1, 0};
     }
-    options c = o;
-    c.who = role::client;
-    c.port = port;
-    c.port_search = false;
-    c.local = k_client_address;
-    c.peer = k_server_address;
-    std::string client_stats;
+    return {child, port};
+}
+
+}  // namespace
+
+int run_both(const options& o, const client_fn& client) {
+    std::string server_stats;
+    if (!o.stats_json.empty()) {
+        server_stats = (o.stats_json == "-" ? std::string("/tmp/ndksim-perf") : o.stats_json) +
+                       ".server." + std::to_string(::getpid());
+    }
+    options first = o;
+    pid_t child = -1;
     int rc = 1;
-    try {
-        rc = client(c, client_stats);
-    } catch (const perf_error& e) {
-        std::fprintf(stderr, "ndksim-perf: %s\n", e.what());
-        // The server waits for a disconnect that may never come.
-        ::kill(child, SIGKILL);
+    std::string client_stats;
+    for (int attempt = 1;; ++attempt) {
+        const auto [pid, port] = start_server(first, server_stats);
+        if (pid < 0) {
+            return 1;
+        }
+        child = pid;
+        options c = o;
+        c.who = role::client;
+        c.port = port;
+        c.port_search = false;
+        c.local = k_client_address;
+        c.peer = k_server_address;
+        try {
+            rc = client(c, client_stats);
+        } catch (const port_taken_error& e) {
+            // The server found its address free on this port but the client's is held (by a
+            // concurrent run whose sides bind in another order): both start over past it.
+            ::kill(child, SIGKILL);
+            join(child);
+            if (attempt == k_port_attempts) {
+                std::fprintf(stderr, "ndksim-perf: %s\n", e.what());
+                if (!server_stats.empty()) {
+                    std::remove(server_stats.c_str());
+                }
+                return 1;
+            }
+            first.port = static_cast<std::uint16_t>(port == 65535 ? 1024 : port + 1);
+            continue;
+        } catch (const perf_error& e) {
+            std::fprintf(stderr, "ndksim-perf: %s\n", e.what());
+            // The server waits for a disconnect that may never come.
+            ::kill(child, SIGKILL);
+        }
+        break;
     }
     const std::string how = join(child);
     if (!how.empty()) {

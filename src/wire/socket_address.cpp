@@ -35,8 +35,23 @@ ip_address from_asio(const boost::asio::ip::address& a) {
 }
 
 std::string endpoint_text(const ip_address& a, std::uint16_t port) {
-    return a.v6 ? "[" + to_string(a) + "]:" + std::to_string(port)
-                : to_string(a) + ":" + std::to_string(port);
+    // Built front to back by appending: `"[" + to_string(a)` would insert at the front of a
+    // temporary string, a path GCC 12 at -O3 misreads as a memcpy of up to SIZE_MAX bytes
+    // (-Wstringop-overflow). Appends copy sizes the compiler can bound.
+    const std::string host = to_string(a);
+    const std::string number = std::to_string(port);
+    std::string text;
+    text.reserve(host.size() + number.size() + 3);
+    if (a.v6) {
+        text += '[';
+    }
+    text += host;
+    if (a.v6) {
+        text += ']';
+    }
+    text += ':';
+    text += number;
+    return text;
 }
 
 }  // namespace ndksim::wire

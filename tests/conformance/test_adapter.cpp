@@ -23,9 +23,14 @@ void PrintTo(const version_case& c, std::ostream* os) {
     *os << "{" << c.requested.Major << "," << c.requested.Minor << "}";
 }
 
+// Appended front to back: `"V" + std::to_string(...)` inserts at the front of a temporary,
+// which GCC 12 at -O3 misreads as a memcpy of up to SIZE_MAX bytes (-Wstringop-overflow).
 std::string version_name(const testing::TestParamInfo<version_case>& info) {
-    return "V" + std::to_string(info.param.requested.Major) + "_" +
-           std::to_string(info.param.requested.Minor);
+    std::string name = "V";
+    name += std::to_string(info.param.requested.Major);
+    name += '_';
+    name += std::to_string(info.param.requested.Minor);
+    return name;
 }
 
 class AdapterOpen : public NdkTest, public testing::WithParamInterface<version_case> {};
