@@ -308,7 +308,7 @@ typedef struct ndksim_qp_stats {
     ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< indexed by ndksim_stats_op */
 } ndksim_qp_stats;
 
-/** Adapter-wide statistics (version 2). Set `size` to sizeof(ndksim_adapter_stats) before a
+/** Adapter-wide statistics (version 3). Set `size` to sizeof(ndksim_adapter_stats) before a
  *  call; each version only appends fields, and a call fills no more than `size` bytes. */
 typedef struct ndksim_adapter_stats {
     ULONG size;     /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
@@ -365,11 +365,17 @@ typedef struct ndksim_adapter_stats {
     ULONG64 socket_receive_errors; /**< failed receives, accepts and reads */
     ULONG64 socket_connections_opened;   /**< TCP: outgoing connections made */
     ULONG64 socket_connections_accepted; /**< TCP: incoming connections taken */
+    /* Version 3: the QP context cache model (nic.qpc_cache_entries of the profile). */
+    ULONG64 qp_context_cache_hits;   /**< QP context accesses that found it on the NIC */
+    ULONG64 qp_context_cache_misses; /**< accesses that fetched it over PCIe (qpc_miss_ns) */
 } ndksim_adapter_stats;
 
 /** Size of version 1 of ndksim_adapter_stats (up to translation_cache_stale_hits): the
  *  smallest `size` ndksim_adapter_get_stats accepts. */
 #define NDKSIM_ADAPTER_STATS_V1_SIZE ((ULONG)offsetof(ndksim_adapter_stats, ack_timeouts))
+
+/** Size of version 2 of ndksim_adapter_stats (up to socket_connections_accepted). */
+#define NDKSIM_ADAPTER_STATS_V2_SIZE ((ULONG)offsetof(ndksim_adapter_stats, qp_context_cache_hits))
 
 /**
  * Reads the adapter-wide statistics into *stats. Returns STATUS_SUCCESS, or
