@@ -10,6 +10,9 @@
 // and once per requester run that issues work (before the WQEs are fetched); docs/timing.md
 // lists where the miss is charged.
 //
+// Entries are not dropped when a QP goes: core::device hands out every fresh QP number before
+// it reuses one, so a stale entry can only make the first access of a reused number a hit.
+//
 // Storage is sized at construction (one slot per entry and one index per QP number), so a
 // touch never allocates. Touched only from the engine's tasks (one at a time); the counters
 // are atomics written by that single writer and readable from any thread.
