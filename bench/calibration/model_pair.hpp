@@ -124,6 +124,22 @@ class model_pair {
         return true;
     }
 
+    /// Arms `at`'s CQ for any completion (NdkArmCq); its notification callback records the
+    /// modelled time it ran at (notified_at) and counts (notifications).
+    void arm(end at) {
+        NDK_CQ* cq = side_of(at).cq;
+        cq->Dispatch->NdkArmCq(cq, NDK_CQ_NOTIFY_ANY);
+    }
+
+    /// Notification callbacks `at`'s CQ made so far.
+    unsigned notifications(end at) { return side_of(at).notifications; }
+
+    /// Modelled time of `at`'s last notification callback [ps].
+    ULONG64 notified_at(end at) { return side_of(at).notified_at; }
+
+    /// `at`'s adapter (for ndksim_adapter_get_stats).
+    ndksim_adapter* nic(end at) { return side_of(at).nic; }
+
     /// Completions taken so far on `at`'s CQ for QP `qp`.
     unsigned completions(end at, unsigned qp) { return side_of(at).completions[qp]; }
 
@@ -150,6 +166,9 @@ class model_pair {
         std::byte* bytes = nullptr;
         std::vector<registration> regions;
         std::vector<unsigned> completions;  // per QP
+        ndksim_loop* loop = nullptr;        // for the notification callback's timestamp
+        unsigned notifications = 0;
+        ULONG64 notified_at = 0;
     };
 
     static void on_create(PVOID c, NTSTATUS s, NDK_OBJECT_HEADER*) {
@@ -157,7 +176,11 @@ class model_pair {
     }
     static void on_request(PVOID c, NTSTATUS s) { *static_cast<NTSTATUS*>(c) = s; }
     static void on_close(PVOID c) { *static_cast<bool*>(c) = true; }
-    static void on_cq(PVOID, NTSTATUS) {}
+    static void on_cq(PVOID c, NTSTATUS) {
+        side& s = *static_cast<side*>(c);
+        ++s.notifications;
+        s.notified_at = ndksim_loop_now(s.loop);
+    }
     static void on_event(PVOID) {}
     static void on_connect_event(PVOID c, NDK_CONNECTOR* connector) {
         *static_cast<NDK_CONNECTOR**>(c) = connector;
@@ -236,7 +259,8 @@ class model_pair {
             return false;
         }
         const ULONG cq_depth = o_.qps * o_.queue_depth * 2;
-        if (!check(s.adapter->Dispatch->NdkCreateCq(s.adapter, cq_depth, on_cq, nullptr, nullptr,
+        s.loop = loop_;
+        if (!check(s.adapter->Dispatch->NdkCreateCq(s.adapter, cq_depth, on_cq, &s, nullptr,
                                                     on_create, &st, &s.cq),
                    "NdkCreateCq")) {
             return false;

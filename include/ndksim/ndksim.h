@@ -371,11 +371,18 @@ typedef struct ndksim_adapter_stats {
                                             connection is closed) */
     ULONG64 socket_receive_overruns;   /**< UDP: datagrams the kernel dropped because the
                                             socket's receive buffer was full (SO_RXQ_OVFL) */
+    /* Version 3, continued: the QP context cache model (nic.qpc_cache_entries of the profile). */
+    ULONG64 qp_context_cache_hits;   /**< QP context accesses that found it on the NIC */
+    ULONG64 qp_context_cache_misses; /**< accesses that fetched it over PCIe (qpc_miss_ns) */
 } ndksim_adapter_stats;
 
 /** Size of version 1 of ndksim_adapter_stats (up to translation_cache_stale_hits): the
  *  smallest `size` ndksim_adapter_get_stats accepts. */
 #define NDKSIM_ADAPTER_STATS_V1_SIZE ((ULONG)offsetof(ndksim_adapter_stats, ack_timeouts))
+
+/** Size of version 2 of ndksim_adapter_stats (up to socket_connections_accepted). */
+#define NDKSIM_ADAPTER_STATS_V2_SIZE \
+    ((ULONG)offsetof(ndksim_adapter_stats, socket_departures_refused))
 
 /**
  * Reads the adapter-wide statistics into *stats. Returns STATUS_SUCCESS, or

@@ -105,6 +105,10 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         return profile.error == timing::profile_error::not_found ? STATUS_NOT_SUPPORTED
                                                                  : STATUS_INVALID_PARAMETER;
     }
+    // What the device itself models from the profile: its translation cache's size (fixed
+    // here, so lookups never allocate) and the interrupt a CQ notification costs.
+    cfg.translation_cache_entries = profile.profile.costs.nic.mtt_cache_entries;
+    cfg.notification_interrupt = profile.profile.costs.host.interrupt;
     bool ok = false;
     cfg.style = to_style(config->completion_style, ok);
     if (!ok) {

@@ -133,6 +133,8 @@ ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
         s.socket_departures_refused = load(k.departures_refused);
         s.socket_receive_overruns = load(k.receive_overruns);
     }
+    s.qp_context_cache_hits = e.qp_contexts().hits();
+    s.qp_context_cache_misses = e.qp_contexts().misses();
     return s;
 }
 
@@ -246,6 +248,8 @@ std::string stats_document(ndksim_adapter& a) {
                         {{"hits", s.translation_cache_hits},
                          {"misses", s.translation_cache_misses},
                          {"stale_hits", s.translation_cache_stale_hits}}},
+                       {"qp_context_cache",
+                        {{"hits", s.qp_context_cache_hits}, {"misses", s.qp_context_cache_misses}}},
                        {"reliability",
                         {{"ack_timeouts", s.ack_timeouts},
                          {"retries_exhausted", s.retries_exhausted},

@@ -18,7 +18,9 @@
 //    concurrent with itself (completion-handling requirements page, rule 14). Each delivery
 //    task holds a reference and a begin_busy() span on the CQ, so a close waits for it, and it
 //    skips the call once a close has been requested, so nothing is called after the close
-//    completion (ddi/nc-ndkpi-ndk_fn_arm_cq.md remarks).
+//    completion (ddi/nc-ndkpi-ndk_fn_arm_cq.md remarks). The delivery task runs
+//    device_config::notification_interrupt (the profile's host.interrupt_ns) after the
+//    notification was requested: the modelled interrupt that wakes the consumer.
 //
 // Overrun (rule 15, ddi/nc-ndkpi-ndk_fn_cq_notification_callback.md): a post that finds the
 // ring full kills the CQ. The completion is dropped, post() returns status::buffer_overflow

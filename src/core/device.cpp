@@ -11,9 +11,10 @@
 namespace ndksim::core {
 namespace {
 
-mem::unit_config memory_config(const std::string& name, const adapter_limits& limits) {
+mem::unit_config memory_config(const device_config& cfg, const adapter_limits& limits) {
     mem::unit_config c;
-    c.name = name;
+    c.name = cfg.name;
+    c.cache = mem::cache_geometry(cfg.translation_cache_entries);
     c.max_fast_register_pages = limits.frmr_page_count;
     c.read_sink_not_required = (limits.adapter_flags & adapter_flag::read_sink_not_required) != 0;
     return c;
@@ -26,7 +27,7 @@ device::device(device_config cfg, const adapter_limits& limits)
       limits_(limits),
       sched_(cfg_.loop),
       policy_(cfg_.style, cfg_.pending_percent, cfg_.seed),
-      memory_(mem::host_memory::instance(), memory_config(cfg_.name, limits)),
+      memory_(mem::host_memory::instance(), memory_config(cfg_, limits)),
       qps_(k_max_qps, nullptr) {
     // The C entry point validated the literal already; an unparsable one leaves 0.0.0.0.
     (void)net_address::parse_ip(cfg_.address, own_address_);

@@ -18,6 +18,7 @@
 #include "core/net_address.hpp"
 #include "core/object.hpp"
 #include "mem/translation_unit.hpp"
+#include "timing/cost_model.hpp"
 #include "timing/scheduler.hpp"
 
 namespace ndksim::core {
@@ -43,6 +44,12 @@ struct device_config {
     wire_kind wire = wire_kind::inproc;
     std::uint16_t port = 4791;
     std::chrono::milliseconds close_timeout{10'000};
+    /// Entries of the memory unit's translation cache (the profile's nic.mtt_cache_entries;
+    /// mem::cache_geometry), sized once here.
+    std::uint32_t translation_cache_entries = timing::nic_params{}.mtt_cache_entries;
+    /// Modelled time from a satisfied CQ arm to the consumer's notification callback: the
+    /// MSI-X interrupt waking the consumer (the profile's host.interrupt_ns) [ps].
+    timing::sim_time notification_interrupt = timing::host_params{}.interrupt;
 };
 
 class device {

@@ -1,7 +1,5 @@
 #include "mem/translation_cache.hpp"
 
-#include <bit>
-
 #include "mem/token.hpp"
 
 namespace ndksim::mem {
@@ -25,7 +23,7 @@ std::uint64_t mix(std::uint32_t token, std::uint64_t page) noexcept {
 }  // namespace
 
 translation_cache::translation_cache(const cache_config& cfg)
-    : sets_(cfg.sets == 0 || cfg.ways == 0 ? 0 : std::bit_floor(cfg.sets)),
+    : sets_(cfg.sets == 0 || cfg.ways == 0 ? 0 : cfg.sets),
       ways_(sets_ == 0 ? 0 : cfg.ways),
       entries_(std::size_t{sets_} * ways_) {}
 
@@ -45,7 +43,8 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
         bump(c.misses_);
         return false;
     }
-    entry* set = &c.entries_[(mix(token, page) & (c.sets_ - 1)) * c.ways_];
+    // Any set count: a profile sizes the cache in entries, not in powers of two.
+    entry* set = &c.entries_[(mix(token, page) % c.sets_) * c.ways_];
     entry* victim = set;
     for (std::uint32_t w = 0; w < c.ways_; ++w) {
         entry& e = set[w];

@@ -24,9 +24,23 @@ namespace ndksim::mem {
 
 /// Geometry of a translation cache.
 struct cache_config {
-    std::uint32_t sets = 64;  ///< rounded down to a power of two; 0 disables (every probe misses)
+    std::uint32_t sets = 64;  ///< sets; 0 disables (every probe misses)
     std::uint32_t ways = 8;   ///< entries per set; 0 disables
 };
+
+/// Ways per set of a cache sized by its entry count (cache_geometry).
+inline constexpr std::uint32_t k_cache_ways = 8;
+
+/// The geometry of a cache of `entries` entries (a profile's nic.mtt_cache_entries):
+/// k_cache_ways ways and entries / k_cache_ways sets, so the capacity is `entries` rounded down
+/// to a multiple of k_cache_ways; fewer entries than that make one fully associative set; 0
+/// disables the cache.
+constexpr cache_config cache_geometry(std::uint32_t entries) noexcept {
+    if (entries < k_cache_ways) {
+        return cache_config{entries == 0 ? 0U : 1U, entries};
+    }
+    return cache_config{entries / k_cache_ways, k_cache_ways};
+}
 
 /// Counter snapshot.
 struct cache_counters {

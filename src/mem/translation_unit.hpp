@@ -285,6 +285,9 @@ class translation_unit {
     /// Translation-cache counters (hits, misses, last lookup's misses, stale hits).
     cache_counters cache_stats() const noexcept { return cache_.counters(); }
 
+    /// Entries of the translation cache (unit_config::cache).
+    std::uint32_t cache_capacity() const noexcept { return cache_.capacity(); }
+
     /// Pages currently mapped by the IOMMU (regions and LAMs).
     std::uint32_t mapped_pages() const;
 

@@ -1,6 +1,7 @@
 #include "nic/engine.hpp"
 
 #include <algorithm>
+#include <cstddef>
 
 #include "core/connector.hpp"
 #include "core/device.hpp"
@@ -11,10 +12,14 @@
 #include "nic/qp_context.hpp"
 #include "util/log.hpp"
 #include "wire/cm_proto.hpp"
+#include "wire/proto.hpp"
 
 namespace ndksim::nic {
 engine::engine(core::device& dev, engine_config cfg, const transport_factory& make_link)
-    : dev_(dev), cfg_(std::move(cfg)), frames_(wire::frame_pool::create()) {
+    : dev_(dev),
+      cfg_(std::move(cfg)),
+      frames_(wire::frame_pool::create()),
+      qpc_(cfg_.costs.nic.qpc_cache_entries, core::device::k_max_qps) {
     link_ = make_link([this](wire::frame* f) { on_frame(f); });
     local_address_ = link_->local_address();
     cm_ = std::make_unique<connection_manager>(*this);
@@ -72,6 +77,16 @@ void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_tim
     link_->send(to, f, port_free_at_);
 }
 
+timing::sim_time engine::load_qp_context(std::uint32_t qpn, timing::sim_time at) noexcept {
+    if (qpc_.touch(qpn)) {
+        return at;
+    }
+    const timing::sim_time penalty = cfg_.costs.cache_miss_penalty(timing::nic_cache::qp_context);
+    const timing::sim_time start = std::max(at, qpc_fetch_free_at_);
+    qpc_fetch_free_at_ = start + penalty / k_context_fetches_in_flight;
+    return start + penalty;
+}
+
 engine::dma_span engine::dma_read(timing::sim_time issued, std::uint64_t bytes) {
     const timing::cost_model& m = cfg_.costs;
     const timing::sim_time start =
@@ -101,10 +116,18 @@ timing::sim_time engine::issue_wqe(timing::sim_time& engine_free_at,
 // Malformed frames are only refused at dispatch, after the receive pipeline.
 timing::sim_time engine::receive_done(const wire::frame& f) {
     const timing::cost_model& m = cfg_.costs;
-    const timing::sim_time now = dev_.sched().now();
-    const timing::sim_time received = now + m.packet_latency(false);
     const wire::opcode_info& info =
         wire::opcode_lookup(f.length > 0 ? static_cast<std::uint32_t>(f.data[0]) : 0xFFU);
+    // An RC packet needs its QP's context (expected PSN, placement state) before the receive
+    // pipeline can handle it: a QPC miss holds the frame for the fetch. Connection management
+    // datagrams (UD, QP 1) use no QP context.
+    timing::sim_time now = dev_.sched().now();
+    if (info.valid && info.svc == wire::service::rc && f.length >= wire::bth_size) {
+        now = load_qp_context(static_cast<std::uint32_t>(
+                                  wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp))),
+                              now);
+    }
+    const timing::sim_time received = now + m.packet_latency(false);
     const std::size_t framing = info.header_size + wire::icrc_size;
     const std::uint64_t payload = info.valid && f.length > framing ? f.length - framing : 0;
     // The last packet of a message completes a request (a receive, a READ, or the sends an

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "core/engine_hooks.hpp"
+#include "nic/qp_context_cache.hpp"
 #include "nic/stats_registry.hpp"
 #include "timing/cost_model.hpp"
 #include "wire/codec.hpp"
@@ -117,6 +118,14 @@ class engine final : public core::engine_hooks {
     engine_counters& counters() noexcept { return counters_; }
     /// Operation statistics of the adapter and of each QP.
     stats_registry& stats() noexcept { return stats_; }
+    /// The QP context cache model (its hit and miss counters).
+    const qp_context_cache& qp_contexts() const noexcept { return qpc_; }
+
+    /// Records an access at `at` to QP `qpn`'s context and returns when the context is in
+    /// the NIC [ps]: `at` on a QPC hit; on a miss the context is read over PCIe, qpc_miss_ns
+    /// after its fetch could start (k_context_fetches_in_flight fetches overlap, as for
+    /// translation misses: a lone miss waits qpc_miss_ns, a burst of them a share more each).
+    timing::sim_time load_qp_context(std::uint32_t qpn, timing::sim_time at) noexcept;
 
     /// Gives a new QP its engine state. Called once, right after the QP is created.
     void attach_qp(core::qp& q);
@@ -165,6 +174,7 @@ class engine final : public core::engine_hooks {
     std::unique_ptr<connection_manager> cm_;
     engine_counters counters_;
     stats_registry stats_;
+    qp_context_cache qpc_;
     // Resources that queue (docs/timing.md): each is busy until its free-at time.
     timing::sim_time port_free_at_ = 0;
     timing::sim_time pipeline_free_at_ = 0;   ///< the NIC pipeline admits a packet per interval
@@ -176,6 +186,9 @@ class engine final : public core::engine_hooks {
     timing::sim_time miss_window_start_ = 0;  ///< misses seen later happened after this time
     /// Translation entries fetched over PCIe at once.
     static constexpr std::uint64_t k_translation_fetches_in_flight = 4;
+    /// QP contexts fetched over PCIe at once.
+    static constexpr std::uint64_t k_context_fetches_in_flight = 4;
+    timing::sim_time qpc_fetch_free_at_ = 0;  ///< the context fetch engine takes a new fetch
 
     void dispatch(wire::frame* f);
     timing::sim_time receive_done(const wire::frame& f);

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <array>
 #include <cstring>
+#include <optional>
 
 #include "core/device.hpp"
 #include "nic/engine.hpp"
@@ -185,6 +186,9 @@ void run_requester(engine& e, core::qp& q) {
     // doorbell. Each is then issued by the QP's WQE engine (docs/timing.md steps 2-3).
     const timing::sim_time now = e.dev().sched().now();
     timing::sim_time fetched = ctx.wqes_fetched ? now : 0;  // 0: read with the first WQE
+    // The QP's context (send queue address, PSNs) is loaded before the first WQE this run
+    // issues; a QPC miss delays the WQE fetch and the issue by the context fetch.
+    std::optional<timing::sim_time> context_at;
     ctx.wqes_fetched = false;
     // Each doorbell keeps the WQE engine busy after the WQE it announced (the per-QP rate).
     std::uint32_t doorbells = ctx.doorbells.exchange(0, std::memory_order_relaxed);
@@ -233,12 +237,15 @@ void run_requester(engine& e, core::qp& q) {
             e.counters().retransmitted_packets.fetch_add(
                 w.kind == wr_kind::read ? 1 : w.packets - w.resume, std::memory_order_relaxed);
         }
+        if (!context_at) {
+            context_at = e.load_qp_context(q.qpn(), now);
+        }
         const bool inline_wqe = (w.flags & core::op_flag::inline_data) != 0;
         if (!inline_wqe && fetched == 0) {
-            fetched = e.dma_read(now, e.config().costs.host.wqe_bytes).last;
+            fetched = e.dma_read(*context_at, e.config().costs.host.wqe_bytes).last;
         }
-        const timing::sim_time ready =
-            e.issue_wqe(ctx.wqe_engine_free_at, inline_wqe ? now : fetched);
+        const timing::sim_time ready = e.issue_wqe(
+            ctx.wqe_engine_free_at, inline_wqe ? *context_at : std::max(fetched, *context_at));
         if (doorbells > 0) {
             --doorbells;
             ctx.wqe_engine_free_at += doorbell_busy;

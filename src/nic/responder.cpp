@@ -46,7 +46,8 @@ void refuse(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
 
 void flush_ack(engine& e, core::qp& q);
 
-// ACK coalescing: the first packet asking for an ACK schedules one, a pipeline slot later;
+// ACK coalescing (IBA 9.7.5.1: an ACK may cover every PSN up to its own): the first packet
+// asking for an ACK schedules one, a pipeline slot plus the profile's coalescing window later;
 // packets asking before it leaves only move its PSN, so one ACK covers a back-to-back burst
 // (an RC ACK acknowledges every PSN up to its own). A lone message's ACK leaves at the same
 // simulated time as an immediate one did: the slot waited is the pipeline cost it paid anyway.
@@ -59,7 +60,10 @@ void schedule_ack(engine& e, core::qp& q, std::uint32_t psn) {
     }
     ctx.ack_pending = true;
     q.add_ref();
-    e.dev().sched().post_after(e.config().costs.packet_pipeline, [&e, qp = &q] {
+    // The profile's ack.coalesce_ns widens the window (0 for cx4-edr: the pipeline slot only);
+    // every ACK then leaves that much later, and fewer ACKs cover a stream.
+    const timing::cost_model& m = e.config().costs;
+    e.dev().sched().post_after(m.packet_pipeline + m.ack.coalesce_window, [&e, qp = &q] {
         flush_ack(e, *qp);
         qp->release();
     });
@@ -83,7 +87,9 @@ void flush_ack(engine& e, core::qp& q) {
     h.bth.psn = ctx.ack_psn;
     h.aeth.syndrome = wire::ack_syndrome();
     h.aeth.msn = ctx.msn;
-    send_packet(e, q, h, e.dev().sched().now());
+    // Building the ACK (ack.generation_ns) follows the coalescing wait, as for an ACK sent at
+    // once (send_ack).
+    send_packet(e, q, h, e.dev().sched().now() + e.config().costs.ack.generation);
 }
 
 // A receive's slot is released before its completion is queued: a consumer that reaps the

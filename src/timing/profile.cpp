@@ -44,7 +44,8 @@ std::uint32_t u32(double v) {
 }
 
 // Every field a profile may set, with its range (docs/profiles.md lists the same table). The
-// ranges keep every formula of cost_model finite and non-zero where it divides.
+// ranges keep every formula of cost_model finite and non-zero where it divides, and bound what
+// an adapter allocates for its caches at creation (a translation cache entry is 40 bytes).
 const std::array<field, 31> fields{{
     {"host.doorbell_mmio_ns", field_kind::ns, 0, 1e6, false,
      [](cost_model& m, double v) { m.host.doorbell_mmio = ns_to_ps(v); }},
@@ -88,7 +89,7 @@ const std::array<field, 31> fields{{
      [](cost_model& m, double v) {
          m.nic.max_packets_per_second = static_cast<std::uint64_t>(std::llround(v * 1e6));
      }},
-    {"nic.mtt_cache_entries", field_kind::count, 0, 1e9, false,
+    {"nic.mtt_cache_entries", field_kind::count, 0, 1 << 20, false,
      [](cost_model& m, double v) { m.nic.mtt_cache_entries = u32(v); }},
     {"nic.mtt_miss_ns", field_kind::ns, 0, 1e6, false,
      [](cost_model& m, double v) { m.nic.mtt_miss = ns_to_ps(v); }},

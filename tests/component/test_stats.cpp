@@ -167,8 +167,8 @@ TEST_F(Stats, JsonHasTheAdapterCountersAndOneEntryPerQp) {
          {"send", "receive", "read", "send_invalidate", "bind", "fast_register", "invalidate"}) {
         EXPECT_EQ(0, j.at("operations").at(key).at("completed")) << key;
     }
-    for (const char* key : {"packets", "drops", "cm", "link", "translation_cache", "reliability",
-                            "faults", "sockets"}) {
+    for (const char* key : {"packets", "drops", "cm", "link", "translation_cache",
+                            "qp_context_cache", "reliability", "faults", "sockets"}) {
         EXPECT_TRUE(j.at(key).is_object()) << key;
     }
     EXPECT_EQ(0, j.at("packets").at("retransmitted"));

@@ -136,9 +136,12 @@ ULONG64 sequential_writes(model_pair& p, unsigned count, Region region) {
 }
 
 TEST(ModelShape, CacheMissHeavyPatternIsSlowerThanCacheFriendly) {
-    // 1024 MRs of one page each on both sides: twice the translation cache's entries, so a
-    // round-robin over them misses on every access, while one MR stays cached.
+    // 1024 MRs of one page each on both sides: twice the translation cache's entries (a
+    // profile of 512), so a round-robin over them misses on every access, while one MR stays
+    // cached.
+    const std::string small = data_dir + "/small-mtt.toml";
     model_pair::options o;
+    o.profile = small.c_str();
     o.queue_depth = 64;
     o.buffer_bytes = 4 << 20;
     o.regions = 1024;

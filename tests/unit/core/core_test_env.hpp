@@ -27,7 +27,9 @@ namespace ndksim::core::test {
 /// One device with one adapter handle. Deterministic unless `threaded`.
 class env {
   public:
-    explicit env(bool threaded = false) {
+    /// `interrupt`: the device's notification interrupt [ps]; 0 by default, so the tests of
+    /// the arm and moderation rules see notifications at the time they are requested.
+    explicit env(bool threaded = false, timing::sim_time interrupt = 0) {
         if (!threaded) {
             loop_ = std::make_unique<timing::scheduler>(timing::scheduler::options{
                 timing::run_mode::deterministic, timing::poll_policy::block, "test-loop"});
@@ -37,6 +39,7 @@ class env {
         cfg.address = "10.0.0.1";
         cfg.loop = loop_.get();
         cfg.close_timeout = std::chrono::milliseconds(5'000);
+        cfg.notification_interrupt = interrupt;
         dev_ = std::make_unique<device>(std::move(cfg), connectx_like_limits());
         handle_ = adapter::open(*dev_, adapter::k_highest_v2).detach();
     }

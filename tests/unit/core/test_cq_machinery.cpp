@@ -493,6 +493,58 @@ TEST(CqModeration, NotificationWaitsAtMostTheIntervalInSimulatedTime) {
     poll(*q);
 }
 
+TEST(CqInterrupt, NotificationArrivesOneInterruptAfterTheSatisfyingCompletion) {
+    env e(false, timing::nanoseconds(2'000));
+    notify_recorder rec;
+    cq_under_test q(e, rec);
+    std::atomic<timing::sim_time> called_at{0};
+    timing::scheduler* s = &e.sched();
+    rec.on_call = [s, &called_at](notify_recorder&, std::int32_t) { called_at = s->now(); };
+    q->arm(notify_type::any);
+    const timing::sim_time t0 = e.sched().now();
+    ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
+    e.run_for(timing::nanoseconds(1'999));
+    EXPECT_EQ(rec.calls.load(), 0) << "the interrupt has not reached the consumer yet";
+    e.run();
+    EXPECT_EQ(rec.calls.load(), 1);
+    EXPECT_EQ(called_at.load() - t0, timing::nanoseconds(2'000));
+    // Polling pays no interrupt: the entry was in the ring as soon as it was queued.
+    EXPECT_EQ(poll(*q).size(), 1U);
+}
+
+TEST(CqInterrupt, ArmWithCompletionsQueuedNotifiesOneInterruptLater) {
+    env e(false, timing::nanoseconds(2'000));
+    notify_recorder rec;
+    cq_under_test q(e, rec);
+    std::atomic<timing::sim_time> called_at{0};
+    timing::scheduler* s = &e.sched();
+    rec.on_call = [s, &called_at](notify_recorder&, std::int32_t) { called_at = s->now(); };
+    ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
+    const timing::sim_time t0 = e.sched().now();
+    q->arm(notify_type::any);
+    e.run();
+    EXPECT_EQ(rec.calls.load(), 1);
+    EXPECT_EQ(called_at.load() - t0, timing::nanoseconds(2'000));
+    poll(*q);
+}
+
+TEST(CqInterrupt, ModeratedNotificationPaysTheInterruptAfterTheWindow) {
+    env e(false, timing::nanoseconds(2'000));
+    notify_recorder rec;
+    cq_under_test q(e, rec);
+    q->apply_moderation(10, 100);
+    std::atomic<timing::sim_time> called_at{0};
+    timing::scheduler* s = &e.sched();
+    rec.on_call = [s, &called_at](notify_recorder&, std::int32_t) { called_at = s->now(); };
+    q->arm(notify_type::any);
+    const timing::sim_time t0 = e.sched().now();
+    ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
+    e.run();
+    EXPECT_EQ(rec.calls.load(), 1);
+    EXPECT_EQ(called_at.load() - t0, timing::microseconds(10) + timing::nanoseconds(2'000));
+    poll(*q);
+}
+
 TEST(CqModeration, IntervalMaxulongLeavesOnlyTheCountBound) {
     env e;
     notify_recorder rec;

@@ -45,9 +45,30 @@ TEST(TranslationCache, DisabledCacheAlwaysMisses) {
     EXPECT_EQ(c.counters().misses, 2u);
 }
 
-TEST(TranslationCache, SetsAreRoundedToAPowerOfTwo) {
+TEST(TranslationCache, CapacityIsSetsTimesWaysForAnySetCount) {
     translation_cache c({6, 3});
-    EXPECT_EQ(c.capacity(), 12u);
+    EXPECT_EQ(c.capacity(), 18u);
+}
+
+TEST(TranslationCache, GeometryFromAnEntryCountKeepsThatManyEntries) {
+    EXPECT_EQ(translation_cache(cache_geometry(4096)).capacity(), 4096u);
+    EXPECT_EQ(translation_cache(cache_geometry(512)).capacity(), 512u);
+    EXPECT_EQ(translation_cache(cache_geometry(1000)).capacity(), 1000u);
+    EXPECT_EQ(translation_cache(cache_geometry(1001)).capacity(), 1000u);  // whole sets of 8
+    EXPECT_EQ(translation_cache(cache_geometry(5)).capacity(), 5u);        // one set of 5 ways
+    EXPECT_EQ(translation_cache(cache_geometry(0)).capacity(), 0u);
+}
+
+TEST(TranslationCache, AFullyAssociativeSmallCacheHoldsExactlyItsEntries) {
+    translation_cache c(cache_geometry(3));
+    for (std::uint64_t page = 0; page < 3; ++page) {
+        EXPECT_FALSE(touch(c, 0x100, page, page));
+    }
+    for (std::uint64_t page = 0; page < 3; ++page) {
+        EXPECT_TRUE(touch(c, 0x100, page, page));
+    }
+    EXPECT_FALSE(touch(c, 0x100, 3, 3));  // a fourth page evicts the least recently used
+    EXPECT_FALSE(touch(c, 0x100, 0, 0));
 }
 
 TEST(TranslationCache, InvalidatingAnIndexDropsAllItsKeysOnly) {

@@ -98,6 +98,23 @@ TEST(Profile, OutOfRangeValueIsRefused) {
     expect_refused("out_of_range.toml", ":3: pcie.lanes", "out of range");
     expect_refused("negative.toml", ":2: wire.propagation_ns", "out of range");
     expect_refused("not_power_of_two.toml", ":2: wire.mtu_bytes", "not a power of two");
+    // The translation cache is allocated at adapter creation: its size is bounded.
+    expect_refused("huge_mtt_cache.toml", ":2: nic.mtt_cache_entries", "out of range");
+}
+
+TEST(Profile, EveryCacheInterruptAndCoalescingFieldIsRead) {
+    const profile_result r = parse_profile(
+        "[host]\ninterrupt_ns = 3000\n[nic]\nmtt_cache_entries = 1000\n"
+        "qpc_cache_entries = 7\nqpc_miss_ns = 400\n[ack]\ncoalesce_ns = 1500\n",
+        "inline");
+    ASSERT_TRUE(r.ok()) << r.message;
+    const cost_model& m = r.profile.costs;
+    EXPECT_EQ(m.host.interrupt, nanoseconds(3'000));
+    EXPECT_EQ(m.nic.mtt_cache_entries, 1000U);
+    EXPECT_EQ(m.nic.qpc_cache_entries, 7U);
+    EXPECT_EQ(m.nic.qpc_miss, nanoseconds(400));
+    EXPECT_EQ(m.cache_miss_penalty(nic_cache::qp_context), nanoseconds(400));
+    EXPECT_EQ(m.ack.coalesce_window, nanoseconds(1'500));
 }
 
 TEST(Profile, SyntaxErrorNamesTheLine) {
