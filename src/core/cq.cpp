@@ -5,6 +5,7 @@
 
 #include "core/adapter.hpp"
 #include "core/device.hpp"
+#include "core/held_task.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::core {
@@ -192,13 +193,7 @@ void cq::request_notification_locked(status s) {
 }
 
 void cq::schedule_delivery_locked() {
-    begin_busy();
-    add_ref();
-    dev().sched().post([this] {
-        deliver();
-        end_busy();
-        release();
-    });
+    post_held(*this, 0, [this] { deliver(); });
 }
 
 void cq::deliver() {
