@@ -5,6 +5,7 @@
 
 #include "core/adapter.hpp"
 #include "core/device.hpp"
+#include "core/held_task.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::core {
@@ -192,16 +193,10 @@ void cq::request_notification_locked(status s) {
 }
 
 void cq::schedule_delivery_locked() {
-    begin_busy();
-    add_ref();
     // The consumer learns of the notification through an interrupt (MSI-X) that wakes it:
     // every callback is delivered host.interrupt_ns after it was requested (docs/timing.md,
     // "Interrupts"). Polling (NdkGetCqResults) pays nothing: the entry is in the ring already.
-    dev().sched().post_after(dev().config().notification_interrupt, [this] {
-        deliver();
-        end_busy();
-        release();
-    });
+    post_held(*this, dev().config().notification_interrupt, [this] { deliver(); });
 }
 
 void cq::deliver() {

@@ -4,6 +4,7 @@
 
 #include "core/adapter.hpp"
 #include "core/device.hpp"
+#include "core/held_task.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::core {
@@ -184,13 +185,7 @@ status object::finish_request(status result, request_fn done, timing::sim_time l
     if (!must_pend && !dev_->policy().should_pend()) {
         return result;
     }
-    begin_busy();
-    add_ref();
-    dev_->sched().post_after(latency, [this, result, fn = std::move(done)]() mutable {
-        fn(result);
-        end_busy();
-        release();
-    });
+    post_held(*this, latency, [result, fn = std::move(done)]() mutable { fn(result); });
     return status::pending;
 }
 

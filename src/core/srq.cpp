@@ -2,6 +2,7 @@
 
 #include "core/adapter.hpp"
 #include "core/device.hpp"
+#include "core/held_task.hpp"
 #include "core/pd.hpp"
 #include "util/log.hpp"
 
@@ -100,13 +101,7 @@ void srq::fire_locked() {
 }
 
 void srq::schedule_delivery_locked() {
-    begin_busy();
-    add_ref();
-    dev().sched().post([this] {
-        deliver();
-        end_busy();
-        release();
-    });
+    post_held(*this, 0, [this] { deliver(); });
 }
 
 void srq::deliver() {

@@ -5,6 +5,7 @@
 
 #include "core/connector.hpp"
 #include "core/device.hpp"
+#include "core/held_task.hpp"
 #include "core/listener.hpp"
 #include "core/qp.hpp"
 #include "nic/connection_manager.hpp"
@@ -220,14 +221,10 @@ void engine::qp_closing(core::qp& q) {
     if (quiet) {
         return;
     }
-    q.begin_busy();
-    q.add_ref();
-    dev_.sched().post([this, qp = &q] {
+    core::post_held(q, 0, [this, qp = &q] {
         if (qp->engine_state() != nullptr) {
             fail_qp(*this, *qp);
         }
-        qp->end_busy();
-        qp->release();
     });
 }
 

@@ -4,6 +4,7 @@
 
 #include "core/cq.hpp"
 #include "core/device.hpp"
+#include "core/held_task.hpp"
 #include "mem/access.hpp"
 #include "nic/engine.hpp"
 #include "nic/pipeline.hpp"
@@ -213,13 +214,7 @@ status post_receive(engine& e, core::qp& q, void* context, const core::sge* sges
 }
 
 void flush(engine& e, core::qp& q) {
-    q.begin_busy();
-    q.add_ref();
-    e.dev().sched().post([&e, qp = &q] {
-        fail_qp(e, *qp);
-        qp->end_busy();
-        qp->release();
-    });
+    core::post_held(q, 0, [&e, qp = &q] { fail_qp(e, *qp); });
 }
 
 }  // namespace ndksim::nic

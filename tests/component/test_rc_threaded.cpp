@@ -2,333 +2,43 @@
 // comes from one of them (as from a real provider), and the test waits on a condition variable
 // with a timeout that fails loudly. Built and run under TSan as well.
 
-#include <chrono>
-#include <condition_variable>
-#include <mutex>
-#include <thread>
+#include <cstdint>
+#include <cstring>
 #include <vector>
 
 #include <ndksim/testkit/rc_pair.hpp>
 
+#include "threaded_pair/adapter_pair.hpp"
+#include "threaded_pair/pattern.hpp"
+
 namespace ndksim::testkit {
 namespace {
 
-using namespace std::chrono_literals;
+using threaded::fill;
 
-constexpr auto k_timeout = 30s;  // wall clock; generous for sanitizer builds
-
-/// Everything the callbacks record, under one mutex, with the condition variable the test
-/// waits on.
-struct board {
-    std::mutex m;
-    std::condition_variable cv;
-    std::thread::id test_thread = std::this_thread::get_id();
-    int foreign_callbacks = 0;  // callbacks that ran on the test thread (must stay 0)
-
-    void touched() {
-        if (std::this_thread::get_id() == test_thread) {
-            ++foreign_callbacks;
-        }
-    }
-
-    /// Waits until pred() (evaluated under the mutex) holds; fails naming `what` on timeout.
-    template <class Pred>
-    bool wait(Pred pred, const char* what) {
-        std::unique_lock lock(m);
-        if (!cv.wait_for(lock, k_timeout, pred)) {
-            ADD_FAILURE() << "timed out after " << k_timeout.count() << " s waiting for: " << what;
-            return false;
-        }
-        return true;
-    }
-};
-
-board* g_board = nullptr;
-
-/// A request or close completion.
-struct tslot {
-    int calls = 0;
-    NTSTATUS status = STATUS_PENDING;
-    static void on_request(PVOID c, NTSTATUS s) {
-        std::lock_guard lock(g_board->m);
-        g_board->touched();
-        auto* self = static_cast<tslot*>(c);
-        ++self->calls;
-        self->status = s;
-        g_board->cv.notify_all();
-    }
-    static void on_close(PVOID c) { on_request(c, STATUS_SUCCESS); }
-};
-
-/// One side: its CQ is armed and drained from the notification callback, which re-arms it.
-struct tside {
-    ndksim_adapter* nic = nullptr;
-    NDK_ADAPTER* adapter = nullptr;
-    NDK_PD* pd = nullptr;
-    NDK_CQ* cq = nullptr;
-    NDK_QP* qp = nullptr;
-    NDK_CONNECTOR* connector = nullptr;
-    buffer buf;
-    std::vector<NDK_RESULT_EX> results;  // under g_board->m
-    int notifications = 0;
-    int disconnect_events = 0;
-
-    static void on_cq(PVOID c, NTSTATUS s) {
-        auto* self = static_cast<tside*>(c);
-        NDK_RESULT_EX batch[16];
-        std::vector<NDK_RESULT_EX> got;
-        ULONG n = 0;
-        while ((n = self->cq->Dispatch->NdkGetCqResultsEx(self->cq, batch, 16)) > 0) {
-            got.insert(got.end(), batch, batch + n);
-        }
-        self->cq->Dispatch->NdkArmCq(self->cq, NDK_CQ_NOTIFY_ANY);
-        std::lock_guard lock(g_board->m);
-        g_board->touched();
-        EXPECT_STATUS(STATUS_SUCCESS, s);
-        ++self->notifications;
-        self->results.insert(self->results.end(), got.begin(), got.end());
-        g_board->cv.notify_all();
-    }
-    static void on_disconnect(PVOID c) {
-        std::lock_guard lock(g_board->m);
-        g_board->touched();
-        ++static_cast<tside*>(c)->disconnect_events;
-        g_board->cv.notify_all();
-    }
-    std::size_t count() {
-        std::lock_guard lock(g_board->m);
-        return results.size();
-    }
-};
-
-struct incoming_event {
-    NDK_CONNECTOR* connector = nullptr;
-    static void on_connect(PVOID c, NDK_CONNECTOR* connector) {
-        std::lock_guard lock(g_board->m);
-        g_board->touched();
-        static_cast<incoming_event*>(c)->connector = connector;
-        g_board->cv.notify_all();
-    }
-};
-
-void fill(std::byte* p, std::size_t n, unsigned seed) {
-    for (std::size_t i = 0; i < n; ++i) {
-        p[i] = static_cast<std::byte>((i * 131 + seed) & 0xFF);
-    }
-}
-
-class RcThreaded : public ::testing::Test {
+class RcThreaded : public ::testing::Test, protected threaded::adapter_pair {
   protected:
-    static constexpr std::size_t k_buffer = 256 * 1024;
+    RcThreaded()
+        : adapter_pair({"10.0.0.1", "10.0.0.2", 256 * 1024, 64, "hello from a", "hello from b"}) {}
 
     void SetUp() override {
-        g_board = &board_;
-        make_side(a_, "10.0.0.1");
-        make_side(b_, "10.0.0.2");
-        connect();
+        make_adapter(a_.nic, shape().a_address);
+        make_adapter(b_.nic, shape().b_address);
+        ASSERT_FALSE(HasFatalFailure());
+        open_and_connect();
     }
 
     void TearDown() override {
-        for (tside* s : {&a_, &b_}) {
-            if (s->connector != nullptr) {
-                close(&s->connector->Header);
-            }
-            if (s->qp != nullptr) {
-                close(&s->qp->Header);
-            }
-            if (s->buf.mr != nullptr) {
-                close(&s->buf.mr->Header);
-            }
-            if (s->cq != nullptr) {
-                close(&s->cq->Header);
-            }
-            if (s->pd != nullptr) {
-                close(&s->pd->Header);
-            }
-        }
-        if (listener_ != nullptr) {
-            close(&listener_->Header);
-        }
-        for (tside* s : {&a_, &b_}) {
-            if (s->nic == nullptr) {
-                continue;
-            }
-            if (s->adapter != nullptr) {
-                ndksim_close_ndk_adapter(s->nic, s->adapter);
-            }
-            EXPECT_EQ(0U, ndksim_adapter_leaked_objects(s->nic));
-            EXPECT_EQ(0U, ndksim_adapter_live_objects(s->nic));
-            ndksim_adapter_destroy(s->nic);
-            if (s->buf.mdl != nullptr) {
-                IoFreeMdl(s->buf.mdl);
-            }
-            std::free(s->buf.bytes);
-        }
+        close_all();
         EXPECT_EQ(0, board_.foreign_callbacks) << "a callback ran on the consumer's thread";
-        g_board = nullptr;
     }
 
-    /// Calls the result of a function that may pend: waits for its completion when it did.
-    NTSTATUS finish(NTSTATUS returned, tslot& s, const char* what) {
-        if (returned != STATUS_PENDING) {
-            return returned;
-        }
-        board_.wait([&] { return s.calls == 1; }, what);
-        std::lock_guard lock(board_.m);
-        return s.status;
-    }
-
-    void close(NDK_OBJECT_HEADER* o) {
-        tslot s;
-        const NTSTATUS r =
-            reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, tslot::on_close, &s);
-        EXPECT_STATUS(STATUS_SUCCESS, finish(r, s, "a close completion"));
-    }
-
-    template <class T, class Create>
-    T* create(const char* what, Create&& fn) {
-        T* out = nullptr;
-        struct sink {
-            int calls = 0;
-            NTSTATUS status = STATUS_PENDING;
-            NDK_OBJECT_HEADER* object = nullptr;
-            static void done(PVOID c, NTSTATUS st, NDK_OBJECT_HEADER* o) {
-                std::lock_guard lock(g_board->m);
-                auto* self = static_cast<sink*>(c);
-                ++self->calls;
-                self->status = st;
-                self->object = o;
-                g_board->cv.notify_all();
-            }
-        } s;
-        const NTSTATUS r = fn(sink::done, &s, &out);
-        if (r == STATUS_PENDING) {
-            board_.wait([&] { return s.calls == 1; }, what);
-            std::lock_guard lock(board_.m);
-            EXPECT_STATUS(STATUS_SUCCESS, s.status);
-            out = reinterpret_cast<T*>(s.object);
-        } else {
-            EXPECT_STATUS(STATUS_SUCCESS, r);
-        }
-        return out;
-    }
-
-    void make_side(tside& s, const char* address) {
+    static void make_adapter(ndksim_adapter*& nic, const char* address) {
         ndksim_adapter_config c;
         ndksim_adapter_config_init(&c);
         c.address = address;  // no loop: threaded mode
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &s.nic));
-        NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
-        p.Version = ndksim_highest_version();
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_open_ndk_adapter(s.nic, &p, &s.adapter));
-        NDK_ADAPTER* ad = s.adapter;
-        s.pd = create<NDK_PD>("PD", [&](auto done, auto ctx, NDK_PD** out) {
-            return ad->Dispatch->NdkCreatePd(ad, done, ctx, out);
-        });
-        s.cq = create<NDK_CQ>("CQ", [&](auto done, auto ctx, NDK_CQ** out) {
-            return ad->Dispatch->NdkCreateCq(ad, 1024, tside::on_cq, &s, nullptr, done, ctx, out);
-        });
-        ASSERT_TRUE(s.pd != nullptr && s.cq != nullptr);
-        s.cq->Dispatch->NdkArmCq(s.cq, NDK_CQ_NOTIFY_ANY);
-        NDK_PD* pd = s.pd;
-        s.qp = create<NDK_QP>("QP", [&](auto done, auto ctx, NDK_QP** out) {
-            return pd->Dispatch->NdkCreateQp(pd, s.cq, s.cq, &s, 64, 64, 4, 4, 128, done, ctx, out);
-        });
-        ASSERT_NE(nullptr, s.qp);
-        s.buf.size = k_buffer;
-        s.buf.bytes = static_cast<std::byte*>(std::aligned_alloc(PAGE_SIZE, k_buffer));
-        std::memset(s.buf.bytes, 0, k_buffer);
-        s.buf.mdl = IoAllocateMdl(s.buf.bytes, static_cast<ULONG>(k_buffer), FALSE, FALSE, nullptr);
-        MmBuildMdlForNonPagedPool(s.buf.mdl);
-        s.buf.mr = create<NDK_MR>("MR", [&](auto done, auto ctx, NDK_MR** out) {
-            return pd->Dispatch->NdkCreateMr(pd, FALSE, done, ctx, out);
-        });
-        ASSERT_NE(nullptr, s.buf.mr);
-        tslot registered;
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      finish(s.buf.mr->Dispatch->NdkRegisterMr(s.buf.mr, s.buf.mdl, k_buffer,
-                                                               NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
-                                                                   NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                                                                   NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                                                               tslot::on_request, &registered),
-                             registered, "NdkRegisterMr"));
-        s.buf.local_token = s.buf.mr->Dispatch->NdkGetLocalTokenFromMr(s.buf.mr);
-        s.buf.remote_token = s.buf.mr->Dispatch->NdkGetRemoteTokenFromMr(s.buf.mr);
+        ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &nic));
     }
-
-    void connect() {
-        NDK_ADAPTER* bad = b_.adapter;
-        listener_ = create<NDK_LISTENER>("listener", [&](auto done, auto ctx, NDK_LISTENER** out) {
-            return bad->Dispatch->NdkCreateListener(bad, incoming_event::on_connect, &incoming_,
-                                                    done, ctx, out);
-        });
-        ASSERT_NE(nullptr, listener_);
-        SOCKADDR_IN any = ipv4("0.0.0.0", 0);
-        tslot listened;
-        ASSERT_STATUS(STATUS_SUCCESS, finish(listener_->Dispatch->NdkListen(
-                                                 listener_, reinterpret_cast<PSOCKADDR>(&any),
-                                                 sizeof any, tslot::on_request, &listened),
-                                             listened, "NdkListen"));
-        SOCKADDR_IN bound{};
-        ULONG size = sizeof bound;
-        ASSERT_STATUS(STATUS_SUCCESS, listener_->Dispatch->NdkGetLocalAddress(
-                                          listener_, reinterpret_cast<PSOCKADDR>(&bound), &size));
-        NDK_ADAPTER* aad = a_.adapter;
-        a_.connector =
-            create<NDK_CONNECTOR>("connector", [&](auto done, auto ctx, NDK_CONNECTOR** out) {
-                return aad->Dispatch->NdkCreateConnector(aad, done, ctx, out);
-            });
-        ASSERT_NE(nullptr, a_.connector);
-        SOCKADDR_IN src = ipv4("10.0.0.1", 0);
-        SOCKADDR_IN dst = ipv4("10.0.0.2", port_of(bound));
-        char hello[] = "hello from a";
-        tslot connected;
-        ASSERT_STATUS(STATUS_PENDING,
-                      a_.connector->Dispatch->NdkConnect(
-                          a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
-                          reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, hello, sizeof hello,
-                          tslot::on_request, &connected));
-        ASSERT_TRUE(
-            board_.wait([&] { return incoming_.connector != nullptr; }, "the connect event"));
-        {
-            std::lock_guard lock(board_.m);
-            b_.connector = incoming_.connector;
-        }
-        char data[64] = {};
-        ULONG length = sizeof data;
-        ASSERT_STATUS(STATUS_SUCCESS, b_.connector->Dispatch->NdkGetConnectionData(
-                                          b_.connector, nullptr, nullptr, data, &length));
-        EXPECT_STREQ(hello, data);
-        char world[] = "hello from b";
-        tslot accepted;
-        ASSERT_STATUS(STATUS_PENDING, b_.connector->Dispatch->NdkAccept(
-                                          b_.connector, b_.qp, 8, 8, world, sizeof world,
-                                          tside::on_disconnect, &b_, tslot::on_request, &accepted));
-        ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, connected, "Connect's completion"));
-        length = sizeof data;
-        ASSERT_STATUS(STATUS_SUCCESS, a_.connector->Dispatch->NdkGetConnectionData(
-                                          a_.connector, nullptr, nullptr, data, &length));
-        EXPECT_STREQ(world, data);
-        tslot completed;
-        ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkCompleteConnect(
-                                                 a_.connector, tside::on_disconnect, &a_,
-                                                 tslot::on_request, &completed),
-                                             completed, "CompleteConnect's completion"));
-        ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, accepted, "Accept's completion"));
-    }
-
-    /// Waits until side `s` has at least `n` completions and returns a copy of them.
-    std::vector<NDK_RESULT_EX> results(tside& s, std::size_t n, const char* what) {
-        board_.wait([&] { return s.results.size() >= n; }, what);
-        std::lock_guard lock(board_.m);
-        return s.results;
-    }
-
-    board board_;
-    tside a_;
-    tside b_;
-    NDK_LISTENER* listener_ = nullptr;
-    incoming_event incoming_;
 };
 
 TEST_F(RcThreaded, ThousandSendsArriveIntactAndInOrder) {
@@ -427,15 +137,7 @@ TEST_F(RcThreaded, FlushAndDisconnectCompleteEverythingOnce) {
         EXPECT_STATUS(STATUS_CANCELLED, flushed[i].Status);
         EXPECT_EQ(reinterpret_cast<PVOID>(i), flushed[i].RequestContext);
     }
-    tslot done;
-    ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkDisconnect(
-                                             a_.connector, tslot::on_request, &done),
-                                         done, "Disconnect's completion"));
-    ASSERT_TRUE(board_.wait([&] { return b_.disconnect_events == 1; }, "the disconnect event"));
-    tslot peer;
-    EXPECT_STATUS(STATUS_SUCCESS, finish(b_.connector->Dispatch->NdkDisconnect(
-                                             b_.connector, tslot::on_request, &peer),
-                                         peer, "the peer's Disconnect"));
+    ASSERT_NO_FATAL_FAILURE(disconnect_a_then_b());
     std::lock_guard lock(board_.m);
     EXPECT_EQ(4U, a_.results.size());
     EXPECT_EQ(0, a_.disconnect_events);

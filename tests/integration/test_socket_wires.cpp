@@ -159,15 +159,7 @@ TEST_P(SocketWire, BoundWindowTakesAWriteAndRefusesItAfterInvalidate) {
 }
 
 TEST_P(SocketWire, DisconnectReachesThePeer) {
-    done_slot done{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkDisconnect(
-                                             a_.connector, done_slot::on_request, &done),
-                                         done, "Disconnect's completion"));
-    ASSERT_TRUE(board_.wait([&] { return b_.disconnect_events == 1; }, "the disconnect event"));
-    done_slot peer{&board_};
-    EXPECT_STATUS(STATUS_SUCCESS, finish(b_.connector->Dispatch->NdkDisconnect(
-                                             b_.connector, done_slot::on_request, &peer),
-                                         peer, "the peer's Disconnect"));
+    ASSERT_NO_FATAL_FAILURE(disconnect_a_then_b());
     std::lock_guard lock(board_.m);
     EXPECT_EQ(0, a_.disconnect_events);
 }
