@@ -178,7 +178,7 @@ void engine::dispatch(wire::frame* f) {
     }
     const wire::flow flow{f->source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
     const wire::decode_result r =
-        wire::decode_frame(std::span<const std::byte>(f->data, f->length), flow);
+        wire::decode_frame(std::span<const std::byte>(f->data, f->length), flow, f->icrc_checked);
     if (!r.ok()) {
         counters_.bad_frames[static_cast<std::size_t>(r.error)].fetch_add(
             1, std::memory_order_relaxed);

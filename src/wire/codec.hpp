@@ -204,7 +204,10 @@ struct decode_result {
 /// @param frame  the received bytes: BTH through ICRC, nothing before or after
 /// @param f      addresses and ports the frame arrived with, as the sender saw them (src = the
 ///               sender): for a frame from peer P to this adapter A, {P, A, P's port, A's port}
+/// @param icrc_checked  the ICRC was already verified over the same bytes and flow (a socket
+///               receiver's check, frame::icrc_checked): check 6 is skipped, every other one runs
 /// @return the parsed packet, or the first failing check.
-decode_result decode_frame(std::span<const std::byte> frame, const flow& f) noexcept;
+decode_result decode_frame(std::span<const std::byte> frame, const flow& f,
+                           bool icrc_checked = false) noexcept;
 
 }  // namespace ndksim::wire

@@ -37,6 +37,7 @@ frame* frame_pool::take() {
     local_ = f->next;
     f->next = nullptr;
     f->length = 0;
+    f->icrc_checked = false;
     out_.fetch_add(1, std::memory_order_acq_rel);
     return f;
 }

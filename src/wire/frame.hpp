@@ -32,7 +32,10 @@ struct frame {
     std::uint32_t length = 0;   ///< bytes used in data
     ip_address source;          ///< the sender's address, set by the transport on arrival
     std::uint64_t arrival = 0;  ///< simulated arrival time at the receiver [ps] (in-process link)
-    frame* next = nullptr;      ///< free-list link (owned by the pool)
+    /// The socket receiver checked this frame's ICRC over the flow the engine decodes it with
+    /// (peer to this adapter), so the engine need not compute it again. Cleared by take().
+    bool icrc_checked = false;
+    frame* next = nullptr;  ///< free-list link (owned by the pool)
     frame_pool* pool = nullptr;
     alignas(64) std::byte data[k_max_frame_bytes];
 };

@@ -36,10 +36,12 @@ socket_body split_socket_body(frame& f, std::size_t length, const flow& arrived_
     // The whole codec, ICRC included (docs/wire-format.md, "Decoding"), before a byte of the
     // trailer is read: RoCE has no authentication, and the ICRC over the peer's flow is what
     // ties the departure time to a frame that peer built. The engine decodes the frame again
-    // when it arrives, as it does on every link.
+    // when it arrives, as it does on every link, but skips the ICRC this check computed over
+    // the same flow; a frame that failed goes on unmarked and is counted there by cause.
     if (!decode_frame(std::span<const std::byte>(f.data, f.length), arrived_on).ok()) {
         return socket_body::bad_frame;
     }
+    f.icrc_checked = true;
     departure = load_be<socket_trailer_size>(f.data + f.length);
     if (departure > now && departure - now > max_departure_lead) {
         return socket_body::bad_departure;

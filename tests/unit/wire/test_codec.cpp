@@ -182,6 +182,20 @@ TEST(Codec, Ipv6FlowRoundTrips) {
     EXPECT_EQ(decode_error_of(frame, test_flow()), decode_error::bad_icrc);
 }
 
+// A socket receiver that verified the ICRC marks the frame, and the engine's decode skips that
+// one check (frame::icrc_checked): a frame whose ICRC is wrong decodes only when told so, and
+// every other check still runs.
+TEST(Codec, AnIcrcCheckedElsewhereIsSkippedAndNothingElseIs) {
+    auto frame = make_frame(sample_headers(opcode::rc_send_only), pattern(64));
+    frame.back() ^= std::byte{0x01};  // the ICRC's last byte
+    EXPECT_EQ(decode_frame(frame, test_flow()).error, decode_error::bad_icrc);
+    const decode_result r = decode_frame(frame, test_flow(), true);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.packet.payload.size(), 64U);
+    frame[0] = std::byte{0xFF};  // no such opcode: still refused
+    EXPECT_EQ(decode_frame(frame, test_flow(), true).error, decode_error::bad_opcode);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Encode errors
 
