@@ -474,14 +474,25 @@ TEST(CqModeration, NotificationWaitsForCountCompletionsSinceTheArmWasSatisfied) 
     poll(*q);
 }
 
+// The simulated time of the latest notification call of `rec`, for tests that time delivery.
+class call_clock {
+  public:
+    call_clock(env& e, notify_recorder& rec) {
+        timing::scheduler* s = &e.sched();
+        rec.on_call = [s, this](notify_recorder&, std::int32_t) { at_ = s->now(); };
+    }
+    timing::sim_time load() const { return at_.load(); }
+
+  private:
+    std::atomic<timing::sim_time> at_{0};
+};
+
 TEST(CqModeration, NotificationWaitsAtMostTheIntervalInSimulatedTime) {
     env e;
     notify_recorder rec;
     cq_under_test q(e, rec);
     q->apply_moderation(10, 100);
-    std::atomic<timing::sim_time> called_at{0};
-    timing::scheduler* s = &e.sched();
-    rec.on_call = [s, &called_at](notify_recorder&, std::int32_t) { called_at = s->now(); };
+    const call_clock called_at(e, rec);
     q->arm(notify_type::any);
     const timing::sim_time t0 = e.sched().now();
     ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
@@ -497,9 +508,7 @@ TEST(CqInterrupt, NotificationArrivesOneInterruptAfterTheSatisfyingCompletion) {
     env e(false, timing::nanoseconds(2'000));
     notify_recorder rec;
     cq_under_test q(e, rec);
-    std::atomic<timing::sim_time> called_at{0};
-    timing::scheduler* s = &e.sched();
-    rec.on_call = [s, &called_at](notify_recorder&, std::int32_t) { called_at = s->now(); };
+    const call_clock called_at(e, rec);
     q->arm(notify_type::any);
     const timing::sim_time t0 = e.sched().now();
     ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
@@ -516,9 +525,7 @@ TEST(CqInterrupt, ArmWithCompletionsQueuedNotifiesOneInterruptLater) {
     env e(false, timing::nanoseconds(2'000));
     notify_recorder rec;
     cq_under_test q(e, rec);
-    std::atomic<timing::sim_time> called_at{0};
-    timing::scheduler* s = &e.sched();
-    rec.on_call = [s, &called_at](notify_recorder&, std::int32_t) { called_at = s->now(); };
+    const call_clock called_at(e, rec);
     ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
     const timing::sim_time t0 = e.sched().now();
     q->arm(notify_type::any);
@@ -533,9 +540,7 @@ TEST(CqInterrupt, ModeratedNotificationPaysTheInterruptAfterTheWindow) {
     notify_recorder rec;
     cq_under_test q(e, rec);
     q->apply_moderation(10, 100);
-    std::atomic<timing::sim_time> called_at{0};
-    timing::scheduler* s = &e.sched();
-    rec.on_call = [s, &called_at](notify_recorder&, std::int32_t) { called_at = s->now(); };
+    const call_clock called_at(e, rec);
     q->arm(notify_type::any);
     const timing::sim_time t0 = e.sched().now();
     ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
