@@ -59,6 +59,41 @@ void connector::use_shared_endpoint(shared_endpoint& sep) {
     add_antecedent(sep);
 }
 
+bool connector::has_request() const {
+    std::lock_guard lock(mutex());
+    return static_cast<bool>(request_);
+}
+
+bool connector::begin_request(request_fn done) {
+    {
+        std::lock_guard lock(mutex());
+        if (request_) {
+            return false;
+        }
+        request_ = std::move(done);
+    }
+    begin_busy();
+    return true;
+}
+
+bool connector::begin_disconnect(request_fn done) {
+    {
+        std::lock_guard lock(mutex());
+        if (request_) {
+            return false;
+        }
+        request_ = std::move(done);
+        local_disconnect_ = true;
+    }
+    begin_busy();
+    return true;
+}
+
+void connector::set_disconnect_event(disconnect_fn fn) {
+    std::lock_guard lock(mutex());
+    disconnect_ = std::move(fn);
+}
+
 void connector::complete_request(status result) {
     request_fn done;
     {
@@ -71,19 +106,22 @@ void connector::complete_request(status result) {
     }
 }
 
-void connector::deliver_disconnect_event(std::uint32_t reason) {
+bool connector::deliver_disconnect_event(std::uint32_t reason) {
     disconnect_fn fn;
     {
         std::lock_guard lock(mutex());
-        if (disconnect_delivered_ || local_disconnect || !is_open() || !disconnect_) {
-            return;
+        if (disconnect_delivered_ || local_disconnect_ || !is_open() || !disconnect_) {
+            return false;
         }
         disconnect_delivered_ = true;
         fn = std::move(disconnect_);
+        // Busy before the lock is dropped: a close requested from here on waits for the event
+        // (rule 4), and one requested before was seen by is_open() above.
+        begin_busy();
     }
-    begin_busy();
     fn(reason);
     end_busy();
+    return true;
 }
 
 void connector::on_close_requested() {

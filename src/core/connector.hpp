@@ -96,23 +96,33 @@ class connector final : public object {
     bool owns_port = false;
 
     /// The consumer request in flight (Connect, Accept, CompleteConnect, Disconnect): exactly
-    /// one at a time. The engine completes it with complete_request().
-    bool has_request() const noexcept { return static_cast<bool>(request_); }
-    void set_request(request_fn done) noexcept { request_ = std::move(done); }
+    /// one at a time. The engine completes it with complete_request(). Read and written under
+    /// the connector's mutex: a consumer thread starts a request while the engine thread may be
+    /// completing the previous one.
+    bool has_request() const;
+
+    /// Records `done` as the request in flight and marks the object busy until it completes
+    /// (rule 4: a close waits for it). Returns false, and records nothing, when a request is
+    /// already in flight.
+    [[nodiscard]] bool begin_request(request_fn done);
+
+    /// NdkDisconnect's begin_request: also records, in the same critical section, that the
+    /// local side disconnected, so that a peer's disconnect request handled on the engine
+    /// thread at the same moment sees either both or neither (rule 27: no disconnect event
+    /// after the consumer's own Disconnect).
+    [[nodiscard]] bool begin_disconnect(request_fn done);
 
     /// Calls the pending request's completion with `result` (from an engine task), then marks
     /// the object not busy; does nothing when no request is pending.
     void complete_request(status result);
 
     /// The disconnect-event callback registered by CompleteConnect(Ex)/Accept(Ex).
-    void set_disconnect_event(disconnect_fn fn) noexcept { disconnect_ = std::move(fn); }
+    void set_disconnect_event(disconnect_fn fn);
 
     /// Delivers the disconnect event once (rule 27), unless the local side already called
-    /// Disconnect or the connector is closing. Called from an engine task.
-    void deliver_disconnect_event(std::uint32_t reason);
-
-    /// Whether the local side called NdkDisconnect (the event is then not delivered).
-    bool local_disconnect = false;
+    /// Disconnect or the connector is closing. Called from an engine task. Returns whether the
+    /// event was delivered.
+    bool deliver_disconnect_event(std::uint32_t reason);
 
   private:
     explicit connector(adapter& handle);
@@ -123,8 +133,10 @@ class connector final : public object {
     qp* qp_ = nullptr;
     shared_endpoint* sep_ = nullptr;
     request_fn request_;
+    // Guarded by mutex(): written by consumer calls and read by engine tasks.
     disconnect_fn disconnect_;
     bool disconnect_delivered_ = false;
+    bool local_disconnect_ = false;  ///< NdkDisconnect was called (no event is owed then)
 };
 
 }  // namespace ndksim::core

@@ -74,18 +74,21 @@ status object::close(close_fn done) {
         state_.store(state::closing, std::memory_order_release);
         close_done_ = std::move(done);
     }
+    // Held until this call returns: once the close is pending, an engine thread may complete
+    // it and drop the consumer's reference at any moment, and this call still reads the object.
+    const ref<object> self(this);
     NDKSIM_DEBUG("{}: close requested ({} successors open, {} busy)", ident(), successors_.load(),
                  busy_.load());
     on_close_requested();
     const bool pend = dev_->policy().should_pend();
+    bool pending = false;
     {
         std::lock_guard lock(mutex_);
-        if (pend || successors_.load(std::memory_order_acquire) != 0 ||
-            busy_.load(std::memory_order_acquire) != 0) {
-            close_pending_ = true;
-        }
+        pending = pend || successors_.load(std::memory_order_acquire) != 0 ||
+                  busy_.load(std::memory_order_acquire) != 0;
+        close_pending_ = pending;
     }
-    if (!close_pending_) {
+    if (!pending) {
         close_done_.reset();
         finish_close();
         return status::success;

@@ -253,6 +253,13 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
             }
         }
     }
+    if (!c.begin_request(std::move(done))) {
+        // Another consumer thread started a request on this connector meanwhile.
+        if (sep == nullptr) {
+            dev.endpoints().release(local.port);
+        }
+        return status::invalid_device_state;
+    }
     c.local_address = local;
     c.peer_address = destination;
     c.owns_port = sep == nullptr;
@@ -265,8 +272,6 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
     q.set_state(core::qp_state::connecting);
     c.set_state(connector_state::connecting);
     const std::uint32_t id = register_connection(c);
-    c.begin_busy();
-    c.set_request(std::move(done));
 
     store_private_data(c, private_data);
     NDKSIM_DEBUG("{}: connecting {} -> {}", c.ident(), local.to_string(), destination.to_string());
@@ -295,12 +300,10 @@ status connection_manager::complete_connect(core::connector& c, core::disconnect
         // The peer replied, then abandoned the connection (NdkCompleteConnect docs).
         return status::connection_aborted;
     }
-    if (c.state() != connector_state::replied || c.has_request()) {
+    if (c.state() != connector_state::replied || !c.begin_request(std::move(done))) {
         return status::connection_invalid;
     }
     c.set_disconnect_event(std::move(event));
-    c.begin_busy();
-    c.set_request(std::move(done));
     const std::uint32_t id = c.local_id;
     e_.dev().sched().post([this, id] {
         connection* conn = find(id);
@@ -342,14 +345,15 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
         &q.handle() != &c.handle()) {
         return status::invalid_parameter;
     }
+    if (!c.begin_request(std::move(done))) {
+        return status::invalid_device_state;
+    }
     c.inbound_read_limit = inbound_read_limit;
     c.outbound_read_limit = outbound_read_limit;
     c.bind_qp(q);
     c.set_disconnect_event(std::move(event));
     q.set_state(core::qp_state::connecting);
     c.set_state(connector_state::accepting);
-    c.begin_busy();
-    c.set_request(std::move(done));
 
     store_private_data(c, private_data);
     const std::uint32_t id = c.local_id;
@@ -403,12 +407,9 @@ status connection_manager::disconnect(core::connector& c, core::request_fn done)
     if (s != connector_state::connected && s != connector_state::disconnected) {
         return status::connection_invalid;
     }
-    if (c.has_request()) {
+    if (!c.begin_disconnect(std::move(done))) {
         return status::invalid_device_state;
     }
-    c.local_disconnect = true;
-    c.begin_busy();
-    c.set_request(std::move(done));
     const std::uint32_t id = c.local_id;
     core::ref<core::connector> keep(&c);
     e_.dev().sched().post([this, id, keep] {
@@ -581,6 +582,16 @@ void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_add
     core::connector& c = *conn->c;
     c.peer.private_data_length = m.private_data_length;
     std::copy(m.private_data.begin(), m.private_data.end(), c.peer.private_data.begin());
+    if (c.state() == connector_state::disconnecting) {
+        // The peer closed its end while our disconnect request was on its way: the connection
+        // is over, which is what the Disconnect asked for (NdkDisconnect completes with
+        // STATUS_SUCCESS or STATUS_IO_TIMEOUT only).
+        core::ref<core::connector> keep(&c);
+        c.set_state(connector_state::disconnected);
+        forget(id);
+        keep->complete_request(status::success);
+        return;
+    }
     // The active side sees a refusal; the passive side, an abandoned connection.
     const status result = c.state() == connector_state::connecting ? status::connection_refused
                                                                    : status::connection_aborted;
