@@ -10,6 +10,7 @@
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -19,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { k_size = 4096, k_timeout_ms = 10000 };
+enum { k_size = 4096, k_timeout_ms = 30000 };
 
 typedef struct memory_offer {
     UINT64 address;
@@ -67,13 +68,15 @@ static long long now_ms(void) {
     return t.tv_sec * 1000LL + t.tv_nsec / 1000000;
 }
 
-/* Waits (spinning on the engine thread's progress) until *flag != value, or the timeout. */
+/* Waits until *flag != value, or the timeout. It yields the core while it polls: the two
+ * processes' engine threads need it more than this loop does. */
 static int wait_change(atomic_int* flag, int value) {
     long long end = now_ms() + k_timeout_ms;
     while (atomic_load(flag) == value) {
         if (now_ms() > end) {
             return 0;
         }
+        sched_yield();
     }
     return 1;
 }
@@ -84,6 +87,7 @@ static NDK_RESULT_EX next_completion(NDK_CQ* cq) {
     memset(&r, 0, sizeof r);
     r.Status = STATUS_IO_TIMEOUT;
     while (cq->Dispatch->NdkGetCqResultsEx(cq, &r, 1) == 0 && now_ms() < end) {
+        sched_yield();
     }
     return r;
 }
@@ -106,6 +110,7 @@ static NTSTATUS open_side(side* s, const char* ip, USHORT port) {
     c.address = ip;
     c.wire = NDKSIM_WIRE_UDP;
     c.port = port;
+    c.cm_timeout_ms = k_timeout_ms; /* the other process may be slow to accept on a busy host */
     NTSTATUS st = ndksim_adapter_create(&c, &s->nic);
     if (st != STATUS_SUCCESS) {
         return st;

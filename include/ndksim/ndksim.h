@@ -147,6 +147,14 @@ typedef struct ndksim_adapter_config {
     ndksim_time_mode time_mode; /**< default NDKSIM_TIME_VIRTUAL; PACED needs threaded mode */
     double pace_factor;         /**< PACED: wall seconds per simulated second, above 0 (default 1.0;
                                      10 runs ten times slower than the model) */
+    ULONG cm_timeout_ms;        /**< how long a connection-management message (request, reply,
+                                     disconnect request) waits for its answer before the call
+                                     that sent it fails with STATUS_IO_TIMEOUT; the message is
+                                     sent again at each quarter of it [milliseconds of simulated
+                                     time; default 1000; 0 = the default]. In threaded mode the
+                                     peer consumer's own reaction (calling NdkAccept or
+                                     NdkCompleteConnect) counts against it on the wall clock, so
+                                     threaded tests on a loaded host may raise it */
 } ndksim_adapter_config;
 
 /** Fills *config with the defaults documented on each field. */

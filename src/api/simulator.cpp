@@ -188,6 +188,9 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         ecfg.rnr_retry_limit = config->rnr_retry_limit;
         ecfg.ack_timeout = timing::microseconds(config->ack_timeout_us);
         ecfg.retry_limit = config->retry_limit;
+        if (config->cm_timeout_ms != 0) {
+            ecfg.cm_response_timeout = timing::milliseconds(config->cm_timeout_ms);
+        }
         api::link_options link;
         link.wire = a->dev.config().wire;
         link.port = a->dev.config().port;
@@ -248,6 +251,7 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->retry_limit = 7;
     config->time_mode = NDKSIM_TIME_VIRTUAL;
     config->pace_factor = 1.0;
+    config->cm_timeout_ms = 1000;
 }
 
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,

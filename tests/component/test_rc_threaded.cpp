@@ -37,6 +37,7 @@ class RcThreaded : public ::testing::Test, protected threaded::adapter_pair {
         ndksim_adapter_config c;
         ndksim_adapter_config_init(&c);
         c.address = address;  // no loop: threaded mode
+        c.cm_timeout_ms = threaded::board::k_cm_timeout_ms;
         ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &nic));
     }
 };

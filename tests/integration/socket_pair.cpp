@@ -28,6 +28,8 @@ bool SocketPair::create_adapters() {
         ndksim_adapter_config_init(&c);
         c.wire = GetParam();
         c.port = port;
+        c.cm_timeout_ms = board::k_cm_timeout_ms;
+        c.ack_timeout_us = board::k_patient_ack_timeout_us;
         c.address = shape().a_address;
         c.name = "a";
         NTSTATUS s = ndksim_adapter_create(&c, &a_.nic);

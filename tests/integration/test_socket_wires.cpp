@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
@@ -108,34 +109,64 @@ TEST_P(SocketWire, WritesOfEverySizeArriveIntact) {
     }
 }
 
-// The engine thread of a is kept busy, as by a slow host or a sanitizer build, for three ACK
-// timeouts right after it sent a write: b's ACK waits unread in a's socket while the transport
-// timer falls due. The timer runs a whole timeout late, which says the engine was starved, not
-// that the wire was silent: the interval restarts (docs/engine.md, "Reliability"), the ACK is
-// read, and nothing is sent again.
+// The engine thread of a is kept busy, as by a slow host or a sanitizer build, from right after
+// it sent a write until b's ACK has left and three ACK timeouts have passed: the ACK waits unread
+// in a's socket while the transport timer falls due. The timer then runs more than a whole
+// timeout late, which says the engine was starved, not that the wire was silent: the interval
+// restarts (docs/engine.md, "Reliability"), the ACK is read, and nothing is sent again. The
+// busy span ends on those events, not on a fixed time, so a slow peer cannot make the timer
+// fall due while a is still spinning.
 TEST_P(SocketWire, AStarvedEngineThreadIsNotTakenForASilentWire) {
     constexpr ULONG length = 4096;
     fill(a_.buf.bytes, length, 5);
     const std::size_t n = result_count(a_) + 1;
     nic::engine_counters& counters = a_.nic->engine->counters();
+    nic::engine_counters& peer = b_.nic->engine->counters();
     const std::uint64_t timeouts_before = counters.ack_timeouts.load();
     const std::uint64_t resent_before = counters.retransmitted_packets.load();
+    const std::uint64_t sent_before = counters.packets_sent.load();
+    const std::uint64_t acks_before = peer.acks_sent.load();
+    const auto timeout =
+        std::chrono::microseconds(a_.nic->engine->config().ack_timeout / 1'000'000);
     timing::scheduler& sched = a_.nic->dev.sched();
+    std::atomic<bool> starved_long_enough{false};
+    // Spins on a's engine thread once the write has left; until then it yields to the engine's
+    // other tasks by posting itself again.
+    struct busy {
+        timing::scheduler* sched;
+        nic::engine_counters* a;
+        nic::engine_counters* b;
+        std::uint64_t sent_before;
+        std::uint64_t acks_before;
+        std::chrono::microseconds timeout;
+        std::atomic<bool>* done;
+        void operator()() const {
+            if (a->packets_sent.load() == sent_before) {
+                sched->post_after(0, *this);
+                return;
+            }
+            const auto start = std::chrono::steady_clock::now();
+            const auto cap = start + board::k_timeout;
+            for (auto now = start; now < cap; now = std::chrono::steady_clock::now()) {
+                if (b->acks_sent.load() != acks_before && now - start >= 3 * timeout) {
+                    done->store(true);
+                    return;
+                }
+            }
+        }
+    };
     std::promise<NTSTATUS> posted;
     boost::asio::post(sched.io(), [&] {
-        // On the engine thread, so the write's transmission and the busy event below are
-        // queued back to back and run in one turn of the engine, before it reads its socket.
         NDK_SGE sge = a_.buf.sge(0, length);
         posted.set_value(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
                                                    b_.buf.remote_token, 0));
-        sched.post_after(0, [] {
-            const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(48);
-            while (std::chrono::steady_clock::now() < until) {
-            }
-        });
+        sched.post_after(0, busy{&sched, &counters, &peer, sent_before, acks_before, timeout,
+                                 &starved_long_enough});
     });
     ASSERT_STATUS(STATUS_SUCCESS, posted.get_future().get());
     EXPECT_STATUS(STATUS_SUCCESS, result(a_, n, "the write's completion").Status);
+    ASSERT_TRUE(starved_long_enough.load())
+        << "b's ACK did not leave within " << board::k_timeout.count() << " s";
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, length));
     EXPECT_EQ(timeouts_before, counters.ack_timeouts.load()) << "no retry was counted";
     EXPECT_EQ(resent_before, counters.retransmitted_packets.load()) << "nothing was sent again";

@@ -17,6 +17,16 @@ struct board {
     /// Bound on every wait [wall clock]; generous for sanitizer builds.
     static constexpr std::chrono::seconds k_timeout{30};
 
+    /// ndksim_adapter_config.cm_timeout_ms for threaded pairs: the test thread is the consumer
+    /// that calls NdkAccept and NdkCompleteConnect, and on a loaded host it may not run for a
+    /// second. Below k_timeout, so a handshake that really fails still reports its status.
+    static constexpr unsigned long k_cm_timeout_ms = 20'000;
+
+    /// ndksim_adapter_config.ack_timeout_us for threaded pairs whose tests are not about the
+    /// transport timer: a starved peer engine (a loaded host, a sanitizer build) is then not
+    /// taken for a silent one within a few milliseconds.
+    static constexpr unsigned long k_patient_ack_timeout_us = 100'000;
+
     std::mutex m;
     std::condition_variable cv;
     /// The thread that made the board: the consumer's (the test's).

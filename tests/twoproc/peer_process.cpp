@@ -20,7 +20,8 @@ bool read_within(int fd, void* out, size_t size, std::chrono::milliseconds timeo
            ::read(fd, out, size) == static_cast<ssize_t>(size);
 }
 
-constexpr std::chrono::milliseconds k_start_timeout{10000};
+// A forked peer under a sanitizer on a loaded host takes seconds to open its adapter and listen.
+constexpr std::chrono::milliseconds k_start_timeout{30000};
 
 }  // namespace
 
@@ -42,6 +43,7 @@ void peer_process::run_peer(std::uint16_t port, int ready_fd) {
     o.port = port;
     o.data_size = data_size_;
     o.ack_timeout_us = k_patient_ack_timeout_us;
+    o.timeout = k_patient_wait;
     loopback::endpoint ep(o);
     if (ep.open() != STATUS_SUCCESS) {
         out.check(false, "{}", ep.error());

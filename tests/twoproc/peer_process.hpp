@@ -25,10 +25,14 @@ class peer_process {
     static constexpr const char* k_local = "127.0.0.1";
     static constexpr const char* k_peer = "127.0.0.2";
     /// ACK timeout of both sides unless a test asks for a short one. In threaded mode the
-    /// simulated clock keeps up with the wall clock, so the adapter's 4 ms default measures the
+    /// simulated clock keeps up with the wall clock, so the adapter's 16 ms default measures the
     /// host's speed: under a sanitizer on a loaded 2-core host a 1 MiB go-back-N resend alone
     /// outlasts it and the write fails with STATUS_IO_TIMEOUT although nothing was lost.
     static constexpr ULONG k_patient_ack_timeout_us = 100'000;
+    /// The bound on every wait of both endpoints (loopback::endpoint_options::timeout), which
+    /// also bounds their connection handshakes: the other process may not run for seconds on a
+    /// loaded host under a sanitizer.
+    static constexpr std::chrono::milliseconds k_patient_wait{30'000};
 
     peer_process(ndksim_wire wire, std::uint64_t data_size);
     ~peer_process();

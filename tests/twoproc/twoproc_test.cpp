@@ -52,6 +52,7 @@ class TwoProcess : public testing::TestWithParam<ndksim_wire> {
         o.data_size = data_size;
         o.ack_timeout_us = ack_timeout_us;
         o.retry_limit = retry_limit;
+        o.timeout = peer_process::k_patient_wait;
         ASSERT_EQ("", peer_->start(o, &ep_));
         client_ = std::make_unique<loopback::client>(*ep_);
         std::string reply;
@@ -201,9 +202,11 @@ TEST_P(TwoProcess, WriteWithAnInvalidatedWindowTokenIsRefused) {
 // Fault tests: a short ACK timeout and retry limit, so a silent peer is detected quickly.
 class TwoProcessFaults : public TwoProcess {
   protected:
-    // 25 ms doubling up to 3 retries: a silent peer is declared gone 375 ms after the last
-    // progress, long enough that a sanitizer build on a loaded host never trips it by accident.
-    void connect_fast_timeout() { connect(2 * k_mib, 25'000, 3); }
+    // 100 ms doubling over 3 retries: a silent peer is declared gone 1.5 s after the last
+    // progress. The same timer runs from the handshake on, through the hello and the first
+    // write, and a peer process starved for a few hundred milliseconds on a loaded host must
+    // not be taken for a dead one.
+    void connect_fast_timeout() { connect(2 * k_mib, 100'000, 3); }
 
     // Posts `n` writes nobody will answer: the first fails with STATUS_IO_TIMEOUT after the
     // retry limit, the others are flushed with STATUS_CANCELLED, and the disconnect event fires

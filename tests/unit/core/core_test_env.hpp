@@ -38,7 +38,7 @@ class env {
         cfg.name = "nic1";
         cfg.address = "10.0.0.1";
         cfg.loop = loop_.get();
-        cfg.close_timeout = std::chrono::milliseconds(5'000);
+        cfg.close_timeout = std::chrono::milliseconds(30'000);  // a loaded host's engine thread
         cfg.notification_interrupt = interrupt;
         dev_ = std::make_unique<device>(std::move(cfg), connectx_like_limits());
         handle_ = adapter::open(*dev_, adapter::k_highest_v2).detach();
@@ -82,7 +82,7 @@ class env {
             }
         } else {
             sched().wait_until([&result] { return result.load() != k_pending; },
-                               std::chrono::milliseconds(5'000));
+                               std::chrono::milliseconds(30'000));
         }
         return static_cast<status>(result.load());
     }
@@ -96,7 +96,7 @@ class env {
             loop_->run_until_idle();
         } else if (s == status::pending) {
             EXPECT_TRUE(sched().wait_until([&done] { return done->load(); },
-                                           std::chrono::milliseconds(5'000)));
+                                           std::chrono::milliseconds(30'000)));
         }
         return s;
     }

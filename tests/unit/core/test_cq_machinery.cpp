@@ -663,7 +663,7 @@ TEST(CqClose, CloseWaitsForANotificationInProgressOnTheEngineThread) {
     ASSERT_EQ(e.post(*q, make_completion(1)), status::success);
     {
         std::unique_lock lock(m);
-        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(5), [&] { return entered; }));
+        ASSERT_TRUE(cv.wait_for(lock, std::chrono::seconds(30), [&] { return entered; }));
     }
     std::atomic<bool> closed{false};
     EXPECT_EQ(q->close([&closed] { closed = true; }), status::pending);
@@ -676,7 +676,7 @@ TEST(CqClose, CloseWaitsForANotificationInProgressOnTheEngineThread) {
     }
     cv.notify_all();
     EXPECT_TRUE(e.sched().wait_until([&closed] { return closed.load(); },
-                                     std::chrono::milliseconds(5'000)));
+                                     std::chrono::milliseconds(30'000)));
     EXPECT_EQ(rec.calls.load(), 1);
 }
 

@@ -90,9 +90,11 @@ TEST_P(ThreadedScheduler, RunsPostedTasksOnTheEngineThreadInOrder) {
     std::atomic<int> done{0};
     const auto caller = std::this_thread::get_id();
     // Absolute times from one base: in threaded mode now() follows the wall clock, so relative
-    // delays posted one after another would not share an instant.
+    // delays posted one after another would not share an instant. The base is an hour ahead, so
+    // no host is slow enough for the posting to reach it (a time in the past would run at
+    // "now", in post order); drain() then lets the tasks run without waiting for the wall clock.
     s.post([&] {
-        const sim_time base = s.now() + milliseconds(10);
+        const sim_time base = s.now() + seconds(3600);
         for (int i = 0; i < 1000; ++i) {
             s.post_at(base + nanoseconds(static_cast<std::uint64_t>(i % 7)), [&, i] {
                 if (std::this_thread::get_id() == caller) {
@@ -102,6 +104,7 @@ TEST_P(ThreadedScheduler, RunsPostedTasksOnTheEngineThreadInOrder) {
                 done.fetch_add(1, std::memory_order_release);
             });
         }
+        s.drain();
     });
     ASSERT_TRUE(s.wait_until([&] { return done.load(std::memory_order_acquire) == 1000; },
                              std::chrono::seconds(10)))

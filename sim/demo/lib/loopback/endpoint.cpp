@@ -130,6 +130,9 @@ NTSTATUS endpoint::open() {
     c.wire = options_.wire;
     c.port = options_.port;
     c.pcap_path = options_.pcap.empty() ? nullptr : options_.pcap.c_str();
+    // The bound on every wait bounds the handshake too: a peer process that is slow to call
+    // NdkAccept or NdkCompleteConnect is not refused sooner than the endpoint gives up waiting.
+    c.cm_timeout_ms = static_cast<ULONG>(options_.timeout.count());
     if (options_.ack_timeout_us != 0) {
         c.ack_timeout_us = options_.ack_timeout_us;
     }
