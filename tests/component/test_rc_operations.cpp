@@ -1,6 +1,9 @@
 // Every data-path operation between two connected adapters, in deterministic mode, with
 // exact completion statuses (docs/completion-statuses.md).
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <numeric>
 
 #include <ndksim/testkit/rc_pair.hpp>
@@ -104,6 +107,67 @@ TEST_F(RcPair, MoreSgesThanTheQpAllowsIsRefusedInline) {
     NDK_SGE s[5] = {a_.buf.sge(0, 1), a_.buf.sge(1, 1), a_.buf.sge(2, 1), a_.buf.sge(3, 1),
                     a_.buf.sge(4, 1)};
     EXPECT_STATUS(STATUS_INVALID_PARAMETER, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, s, 5, 0));
+    EXPECT_TRUE(cq_empty(a_.cq));
+}
+
+// Four SGEs at the very end of a readable page, followed by an inaccessible page: reading a
+// fifth entry faults (or, under ASan, is reported), whatever the build.
+class guarded_sges {
+  public:
+    guarded_sges() {
+        const long page = sysconf(_SC_PAGESIZE);
+        page_ = static_cast<std::size_t>(page);
+        void* p =
+            mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            return;
+        }
+        base_ = static_cast<std::byte*>(p);
+        if (mprotect(base_ + page_, page_, PROT_NONE) != 0) {
+            munmap(base_, 2 * page_);
+            base_ = nullptr;
+        }
+    }
+    ~guarded_sges() {
+        if (base_ != nullptr) {
+            munmap(base_, 2 * page_);
+        }
+    }
+    guarded_sges(const guarded_sges&) = delete;
+    guarded_sges& operator=(const guarded_sges&) = delete;
+
+    /// The four entries, or nullptr when the pages could not be set up.
+    NDK_SGE* sges() const noexcept {
+        return base_ == nullptr ? nullptr
+                                : reinterpret_cast<NDK_SGE*>(base_ + page_ - 4 * sizeof(NDK_SGE));
+    }
+
+  private:
+    std::byte* base_ = nullptr;
+    std::size_t page_ = 0;
+};
+
+TEST_F(RcPair, AnSgeCountAboveTheLimitIsRefusedWithoutReadingTheArray) {
+    // Rule 11 bounds nSge by the QP's limits; a count above them must be refused before any
+    // entry is read, since the array may hold fewer entries than the count claims.
+    guarded_sges guard;
+    NDK_SGE* s = guard.sges();
+    ASSERT_NE(nullptr, s);
+    for (ULONG i = 0; i < 4; ++i) {
+        s[i] = a_.buf.sge(i, 1);
+    }
+    constexpr ULONG k_count = 1000;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  a_.qp->Dispatch->NdkSend(a_.qp, nullptr, s, k_count, 0));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, s, k_count, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, s, k_count, b_.buf.address(),
+                                           b_.buf.remote_token, 0));
+    EXPECT_STATUS(
+        STATUS_INVALID_PARAMETER,
+        a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, s, k_count, 0, b_.buf.remote_token));
     EXPECT_TRUE(cq_empty(a_.cq));
 }
 
