@@ -215,8 +215,13 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
                                    std::uint32_t outbound_read_limit,
                                    std::span<const std::byte> private_data, core::request_fn done) {
     core::device& dev = e_.dev();
+    if (&q.dev() != &dev) {
+        return status::invalid_parameter;  // a QP of another NIC cannot carry this connection
+    }
     if (private_data.size() > dev.limits().max_caller_data) {
-        return status::invalid_parameter;
+        // A buffer above NDK_ADAPTER_INFO.MaxCallerData is a size error, not a bad argument
+        // (docs/rules-beyond-reference.md).
+        return status::invalid_buffer_size;
     }
     if (c.state() != connector_state::idle || c.has_request() ||
         q.state() != core::qp_state::idle || q.bound_connector() != nullptr || !c.is_open() ||
@@ -330,7 +335,7 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
                                   core::disconnect_fn event, core::request_fn done) {
     core::device& dev = e_.dev();
     if (private_data.size() > dev.limits().max_callee_data) {
-        return status::invalid_parameter;
+        return status::invalid_buffer_size;
     }
     if (c.state() == connector_state::failed) {
         return status::connection_aborted;  // the active side gave up first (NdkAccept docs)
@@ -338,8 +343,9 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
     if (c.state() != connector_state::requested || c.has_request()) {
         return status::invalid_device_state;
     }
-    if (q.state() != core::qp_state::idle || q.bound_connector() != nullptr ||
-        &q.handle() != &c.handle()) {
+    // Objects belong to the NIC, not to the NDK_ADAPTER handle that created them: a QP of any
+    // handle of this device may take the connection (docs/object-model.md).
+    if (q.state() != core::qp_state::idle || q.bound_connector() != nullptr || &q.dev() != &dev) {
         return status::invalid_parameter;
     }
     c.inbound_read_limit = inbound_read_limit;
@@ -371,7 +377,7 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
 
 status connection_manager::reject(core::connector& c, std::span<const std::byte> private_data) {
     if (private_data.size() > e_.dev().limits().max_callee_data) {
-        return status::invalid_parameter;
+        return status::invalid_buffer_size;
     }
     const connector_state s = c.state();
     if (s == connector_state::failed) {
