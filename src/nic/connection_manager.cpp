@@ -233,6 +233,9 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
     }
     core::net_address local;
     if (sep != nullptr) {
+        if (&sep->dev() != &dev) {
+            return status::invalid_parameter;  // an endpoint of another NIC
+        }
         local = sep->local_address();
     } else {
         local = source != nullptr ? *source : dev.own_address();
@@ -243,27 +246,16 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
             return s;
         }
     }
-    {
-        // ADDRESS_ALREADY_EXISTS: the same four-tuple is already in use (NdkConnect docs).
-        std::lock_guard lock(mutex_);
-        for (const auto& [id, conn] : connections_) {
-            const core::connector& other = *conn.c;
-            if (other.local_address.port == local.port &&
-                other.peer_address.port == destination.port &&
-                other.peer_address.same_ip(destination) && other.local_address.same_ip(local)) {
-                if (sep == nullptr) {
-                    dev.endpoints().release(local.port);
-                }
-                return status::address_already_exists;
-            }
-        }
+    // ADDRESS_ALREADY_EXISTS: the same four-tuple is already in use (NdkConnect docs). Only a
+    // shared endpoint can repeat one: NdkConnect reserved its port for this connector alone.
+    // The tuple stays taken until the connector that used it closes, not only while its
+    // connection lasts (rule 25), so the endpoint keeps the record.
+    if (sep != nullptr && !c.use_shared_endpoint(*sep, destination)) {
+        return status::address_already_exists;
     }
     c.local_address = local;
     c.peer_address = destination;
     c.owns_port = sep == nullptr;
-    if (sep != nullptr) {
-        c.use_shared_endpoint(*sep);
-    }
     c.inbound_read_limit = inbound_read_limit;
     c.outbound_read_limit = outbound_read_limit;
     c.bind_qp(q);

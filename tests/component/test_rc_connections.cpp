@@ -40,6 +40,32 @@ class RcConnections : public RcPair {
         return take_incoming();
     }
 
+    /// A shared endpoint on a at 10.0.0.1 with an ephemeral port (tracked), or nullptr.
+    NDK_SHARED_ENDPOINT* make_shared_endpoint() {
+        NDK_SHARED_ENDPOINT* sep = nullptr;
+        SOCKADDR_IN local = ipv4("10.0.0.1", 0);
+        slot created;
+        EXPECT_STATUS(STATUS_SUCCESS, a_.adapter->Dispatch->NdkCreateSharedEndpoint(
+                                          a_.adapter, reinterpret_cast<PSOCKADDR>(&local),
+                                          sizeof local, slot::on_create, &created, &sep));
+        if (sep != nullptr) {
+            track(&sep->Header);
+        }
+        return sep;
+    }
+
+    /// Takes the next connect event and accepts it over `bqp` (STATUS_PENDING, completion in
+    /// `accepted`); returns the passive connector, or nullptr when no event came.
+    NDK_CONNECTOR* accept_incoming(NDK_QP* bqp, slot& accepted) {
+        NDK_CONNECTOR* passive = take_incoming();
+        if (passive != nullptr) {
+            EXPECT_STATUS(STATUS_PENDING,
+                          passive->Dispatch->NdkAccept(passive, bqp, 8, 8, nullptr, 0, nullptr,
+                                                       nullptr, slot::on_request, &accepted));
+        }
+        return passive;
+    }
+
     /// Calls NdkCompleteConnect on the active `c` once the passive side accepted (`accepted`)
     /// and drives until both completed, each with STATUS_SUCCESS.
     void complete_handshake(NDK_CONNECTOR* c, const slot& accepted) {
@@ -255,13 +281,8 @@ TEST_F(RcConnections, SecondListenerOnTheSamePortIsASharingViolation) {
 }
 
 TEST_F(RcConnections, SameFourTupleThroughASharedEndpointIsAddressAlreadyExists) {
-    NDK_SHARED_ENDPOINT* sep = nullptr;
-    SOCKADDR_IN local = ipv4("10.0.0.1", 0);
-    slot created;
-    ASSERT_STATUS(STATUS_SUCCESS, a_.adapter->Dispatch->NdkCreateSharedEndpoint(
-                                      a_.adapter, reinterpret_cast<PSOCKADDR>(&local), sizeof local,
-                                      slot::on_create, &created, &sep));
-    track(&sep->Header);
+    NDK_SHARED_ENDPOINT* sep = make_shared_endpoint();
+    ASSERT_NE(nullptr, sep);
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
     NDK_QP* qp1 = make_qp(a_, a_.cq);
     NDK_CONNECTOR* c1 = make_connector(a_);
@@ -289,6 +310,48 @@ TEST_F(RcConnections, SameFourTupleThroughASharedEndpointIsAddressAlreadyExists)
     EXPECT_STATUS(STATUS_CONNECTION_REFUSED, first.status);
     settle();
     EXPECT_EQ(0, second.calls);
+}
+
+TEST_F(RcConnections, AFourTupleOfASharedEndpointStaysTakenAfterDisconnectUntilTheConnectorCloses) {
+    // Rule 25 and the shared endpoint's reference counting: a connector keeps its four-tuple
+    // until it closes, so a second connect over the same endpoint to the same peer fails inline.
+    NDK_SHARED_ENDPOINT* sep = make_shared_endpoint();
+    ASSERT_NE(nullptr, sep);
+    SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
+    auto connect_over_sep = [&](NDK_CONNECTOR* c, NDK_QP* qp, slot& done) {
+        return c->Dispatch->NdkConnectWithSharedEndpoint(
+            c, qp, sep, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, nullptr, 0,
+            slot::on_request, &done);
+    };
+    NDK_QP* qp1 = make_qp(a_, a_.cq);
+    NDK_QP* bqp = make_qp(b_, b_.cq);
+    NDK_QP* qp2 = make_qp(a_, a_.cq);
+    NDK_CONNECTOR* c1 = make_connector(a_);
+    slot first;
+    ASSERT_STATUS(STATUS_PENDING, connect_over_sep(c1, qp1, first));
+    slot accepted;
+    ASSERT_NE(nullptr, accept_incoming(bqp, accepted));
+    ASSERT_TRUE(wait(first, "Connect's completion"));
+    complete_handshake(c1, accepted);
+    slot disconnected;
+    ASSERT_STATUS(STATUS_PENDING, c1->Dispatch->NdkDisconnect(c1, slot::on_request, &disconnected));
+    ASSERT_TRUE(wait(disconnected, "Disconnect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, disconnected.status);
+
+    NDK_CONNECTOR* c2 = make_connector(a_);
+    slot second;
+    EXPECT_STATUS(STATUS_ADDRESS_ALREADY_EXISTS, connect_over_sep(c2, qp2, second));
+    settle();
+    EXPECT_EQ(0, second.calls);
+    EXPECT_EQ(nullptr, incoming_) << "the refused connect reached the listener";
+    // Once the first connector closed, the four-tuple is free.
+    close_tracked(&c1->Header);
+    ASSERT_STATUS(STATUS_PENDING, connect_over_sep(c2, qp2, second));
+    NDK_CONNECTOR* again = take_incoming();
+    ASSERT_NE(nullptr, again);
+    EXPECT_STATUS(STATUS_SUCCESS, again->Dispatch->NdkReject(again, nullptr, 0));
+    ASSERT_TRUE(wait(second, "Connect's completion"));
+    EXPECT_STATUS(STATUS_CONNECTION_REFUSED, second.status);
 }
 
 TEST_F(RcConnections, PrivateDataAboveTheAdapterLimitsIsInvalidBufferSize) {
