@@ -116,7 +116,10 @@ typedef struct ndksim_adapter_config {
     ULONG close_timeout_ms;     /**< threaded mode: how long ndksim_close_ndk_adapter waits for
                                      open children before reporting them as leaked (default 10000) */
     ULONG rnr_retry_limit;      /**< receiver-not-ready retries before a send fails with
-                                     STATUS_IO_TIMEOUT; 0xFFFFFFFF (the default) retries for ever */
+                                     STATUS_IO_TIMEOUT and the connection is torn down (default
+                                     6, IBA's largest finite RNR Retry Count: with the default
+                                     10 us RNR timer, about 70 us of simulated time without a
+                                     receive); 0xFFFFFFFF retries for ever */
     ULONG ack_timeout_us;       /**< reliable connections: how long the oldest unacknowledged
                                      request waits for progress (an ACK or read response) before
                                      it and everything after it are sent again (go-back-N)

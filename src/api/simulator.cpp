@@ -243,7 +243,7 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->wire = NDKSIM_WIRE_DEFAULT;
     config->port = 4791;
     config->close_timeout_ms = 10'000;
-    config->rnr_retry_limit = 0xFFFFFFFF;
+    config->rnr_retry_limit = nic::engine_config::k_default_rnr_retry_limit;
     config->ack_timeout_us = 16000;
     config->retry_limit = 7;
     config->time_mode = NDKSIM_TIME_VIRTUAL;

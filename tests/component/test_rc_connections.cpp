@@ -566,7 +566,13 @@ TEST_F(RcConnections, ClosingAConnectedConnectorGivesThePeerOneDisconnectEvent) 
     EXPECT_EQ(1, b_.disconnect_events);
 }
 
-TEST_F(RcConnections, DisconnectCompletesOutstandingRequestsWithCancelled) {
+// Sends wait for ever for a receive, as with rnr_retry_limit 0xFFFFFFFF.
+class RcConnectionsRnrForever : public RcConnections {
+  protected:
+    RcConnectionsRnrForever() { rnr_retry_limit_ = 0xFFFFFFFF; }
+};
+
+TEST_F(RcConnectionsRnrForever, DisconnectCompletesOutstandingRequestsWithCancelled) {
     // Two sends with no receive at b (retried for ever), a read, and a receive at a.
     NDK_SGE s = a_.buf.sge(0, 256);
     ASSERT_STATUS(STATUS_SUCCESS,

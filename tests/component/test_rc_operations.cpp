@@ -234,10 +234,39 @@ TEST_F(RcPair, ReceiveTooSmallFailsBothSides) {
     EXPECT_STATUS(STATUS_BUFFER_OVERFLOW, next(b_.cq).Status);
 }
 
-TEST_F(RcPair, SendBeforeAReceiveIsRetriedUntilOneIsPosted) {
+TEST_F(RcPair, SendWithoutAReceiveFailsWithIoTimeoutAfterTheDefaultRnrRetries) {
+    // The default RNR retry count is finite (docs/completion-statuses.md): a send that never
+    // finds a receive completes with STATUS_IO_TIMEOUT instead of waiting for ever.
     NDK_SGE ssge = a_.buf.sge(0, 100);
     ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
-    // Let several RNR back-offs pass in simulated time: the send stays outstanding.
+    // Bounded in simulated time: with retries for ever the loop would never run dry.
+    ndksim_loop_run_for(loop_, 10ULL * 1000 * 1000 * 1000);  // 10 ms, far beyond 7 x 10 us
+    NDK_RESULT_EX r{};
+    ASSERT_EQ(1U, a_.cq->Dispatch->NdkGetCqResultsEx(a_.cq, &r, 1)) << "the send never completed";
+    EXPECT_STATUS(STATUS_IO_TIMEOUT, r.Status);
+    EXPECT_EQ(NdkOperationTypeSend, r.Type);
+    ndksim_adapter_stats stats{};
+    stats.size = sizeof stats;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(a_.nic, &stats));
+    ndksim_adapter_config defaults;
+    ndksim_adapter_config_init(&defaults);
+    EXPECT_EQ(defaults.rnr_retry_limit + 1, stats.rnr_retries) << "RNR NAKs received";
+    // Retries ran out: the connection is torn down (disconnect event) and posts fail inline.
+    settle();
+    EXPECT_EQ(1, a_.disconnect_events);
+    EXPECT_STATUS(STATUS_CONNECTION_INVALID, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
+}
+
+// Sends wait for ever for a receive, as with rnr_retry_limit 0xFFFFFFFF.
+class RcPairRnrForever : public RcPair {
+  protected:
+    RcPairRnrForever() { rnr_retry_limit_ = 0xFFFFFFFF; }
+};
+
+TEST_F(RcPairRnrForever, SendBeforeAReceiveIsRetriedUntilOneIsPosted) {
+    NDK_SGE ssge = a_.buf.sge(0, 100);
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
+    // Let many RNR back-offs pass in simulated time: the send stays outstanding.
     ndksim_loop_run_for(loop_, 500ULL * 1000 * 1000);  // 500 us
     NDK_RESULT_EX r{};
     EXPECT_EQ(0U, a_.cq->Dispatch->NdkGetCqResultsEx(a_.cq, &r, 1));
