@@ -235,8 +235,8 @@ NTSTATUS NdkGetConnectionData(NDK_CONNECTOR* pNdkConnector, ULONG* pInboundReadL
         c->remote_id == 0) {
         // The data arrives with the peer's request (passive) or reply (active). Consumers need
         // it between a completed Connect and CompleteConnect, or between the connect event and
-        // Accept (ddi/nc-ndkpi-ndk_fn_get_connection_data.md); it is kept after that too, until
-        // the connector closes, as Windows providers do (docs/rules-beyond-reference.md).
+        // Accept (ddi/nc-ndkpi-ndk_fn_get_connection_data.md). Some call it later too, so the
+        // data is kept until the connector closes (docs/rules-beyond-reference.md).
         return consumer_error(fn, "no connection data: the peer has not answered",
                               status::invalid_device_state);
     }
