@@ -116,7 +116,10 @@ typedef struct ndksim_adapter_config {
     ULONG close_timeout_ms;     /**< threaded mode: how long ndksim_close_ndk_adapter waits for
                                      open children before reporting them as leaked (default 10000) */
     ULONG rnr_retry_limit;      /**< receiver-not-ready retries before a send fails with
-                                     STATUS_IO_TIMEOUT; 0xFFFFFFFF (the default) retries for ever */
+                                     STATUS_IO_TIMEOUT and the connection is torn down (default
+                                     6, IBA's largest finite RNR Retry Count: with the default
+                                     10 us RNR timer, about 70 us of simulated time without a
+                                     receive); 0xFFFFFFFF retries for ever */
     ULONG ack_timeout_us;       /**< reliable connections: how long the oldest unacknowledged
                                      request waits for progress (an ACK or read response) before
                                      it and everything after it are sent again (go-back-N)
@@ -162,11 +165,12 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config);
 
 /**
  * Creates a simulated adapter. Returns STATUS_SUCCESS and *adapter, or
- * STATUS_INVALID_PARAMETER (bad size, address, style or profile file, or a UDP/TCP wire with a
- * loop; the log says which), STATUS_NOT_SUPPORTED (unknown profile),
- * STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this process owns the address, or a UDP/TCP
- * wire's address:port is in use), STATUS_INVALID_ADDRESS (a UDP/TCP wire's address is not one of
- * this host's), STATUS_INSUFFICIENT_RESOURCES (any other failure; the log names the cause).
+ * STATUS_INVALID_PARAMETER (bad size, address, style or profile file, an enum field holding a
+ * value that is none of its enum's, or a UDP/TCP wire with a loop; the log says which),
+ * STATUS_NOT_SUPPORTED (unknown profile), STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this
+ * process owns the address, or a UDP/TCP wire's address:port is in use), STATUS_INVALID_ADDRESS (a
+ * UDP/TCP wire's address is not one of this host's), STATUS_INSUFFICIENT_RESOURCES (any other
+ * failure; the log names the cause).
  */
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,
                                           ndksim_adapter** adapter);
@@ -231,7 +235,7 @@ NDKSIM_API NTSTATUS ndksim_adapter_cut_link(ndksim_adapter* adapter, BOOLEAN cut
  * on the engine thread. Meant for tests of a consumer's and the simulated NIC's behaviour
  * when a peer sends malformed or forged packets; a real NIC offers no such entry.
  * Returns STATUS_SUCCESS, or STATUS_INVALID_PARAMETER (NULL adapter, packet or address, an
- * address that is not an IP literal, or length above the frame size, 4224 bytes).
+ * address that is not an IP literal, or length 0 or above the frame size, 4224 bytes).
  */
 NDKSIM_API NTSTATUS ndksim_adapter_inject_frame(ndksim_adapter* adapter, const void* roce_packet,
                                                 ULONG length, const char* source_address);

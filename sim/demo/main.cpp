@@ -74,6 +74,9 @@ int listen_role(const cli_options& o, const std::string& local) {
     out.step("adapter {} up on the {} wire, port {}", local, o.wire, o.port);
     lb::listener_options lo;
     lo.nd_port = o.nd_port;
+    // --timeout-ms bounds every wait, this one too: a connector process that was killed sends
+    // no disconnect, and the listener would otherwise wait for its next request.
+    lo.idle_timeout = std::chrono::milliseconds(o.timeout_ms);
     lo.on_listening = [&] {
         if (o.ready_fd >= 0) {
             const char ready = 'R';

@@ -218,6 +218,10 @@ NTSTATUS rig::create_adapter(side& s, const char* address, const options& o, boo
     c.address = address;
     c.wire = to_wire(o.wire);
     c.port = port_;
+    // Sends wait for the peer's receive for ever, as perftest runs (RNR retry 7, IBA's "for
+    // ever"): the other side reposts its receives on its own schedule, in another thread or
+    // process, and a late repost must cost time in the measurement, not fail it.
+    c.rnr_retry_limit = 0xFFFFFFFF;
     if (o.ack_timeout_us != 0) {
         c.ack_timeout_us = o.ack_timeout_us;
     }

@@ -229,11 +229,15 @@ NTSTATUS NdkGetConnectionData(NDK_CONNECTOR* pNdkConnector, ULONG* pInboundReadL
     if (c == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
+    // The state is read first: the engine sets remote_id before it moves the state on.
     const core::connector_state s = c->state();
-    if (s != core::connector_state::replied && s != core::connector_state::requested) {
-        // Valid between a completed Connect and CompleteConnect (active) or between the connect
-        // event and Accept (passive), ddi/nc-ndkpi-ndk_fn_get_connection_data.md.
-        return consumer_error(fn, "no connection data at this point of the handshake",
+    if (s == core::connector_state::idle || s == core::connector_state::connecting ||
+        c->remote_id == 0) {
+        // The data arrives with the peer's request (passive) or reply (active). Consumers need
+        // it between a completed Connect and CompleteConnect, or between the connect event and
+        // Accept (ddi/nc-ndkpi-ndk_fn_get_connection_data.md). Some call it later too, so the
+        // data is kept until the connector closes (docs/rules-beyond-reference.md).
+        return consumer_error(fn, "no connection data: the peer has not answered",
                               status::invalid_device_state);
     }
     if (pPrivateDataLength == nullptr) {

@@ -20,6 +20,11 @@ extern "C" NDKSIM_API NTSTATUS ndksim_adapter_inject_frame(ndksim_adapter* adapt
         NDKSIM_ERROR("ndksim_adapter_inject_frame: NULL adapter, packet or source address");
         return STATUS_INVALID_PARAMETER;
     }
+    if (length == 0) {
+        // Not even a header; an empty copy would also hand memcpy a null pointer.
+        NDKSIM_ERROR("ndksim_adapter_inject_frame: length is 0");
+        return STATUS_INVALID_PARAMETER;
+    }
     if (length > wire::k_max_frame_bytes) {
         NDKSIM_ERROR("ndksim_adapter_inject_frame: {} bytes exceed the frame size {}", length,
                      wire::k_max_frame_bytes);

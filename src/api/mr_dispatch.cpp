@@ -43,6 +43,10 @@ NTSTATUS NdkRegisterMr(NDK_MR* pNdkMr, MDL* Mdl, SIZE_T Length, ULONG Flags,
         if (RequestCompletion == nullptr) {
             return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
         }
+        if (!mem::mr_write_flags_consistent(Flags)) {
+            return consumer_error(fn, "NDK_MR_FLAG_ALLOW_REMOTE_WRITE without ALLOW_LOCAL_WRITE",
+                                  status::invalid_parameter);
+        }
         if (Length > m->dev().limits().max_registration_size) {
             return consumer_error(fn, "Length above MaxRegistrationSize",
                                   status::invalid_parameter);

@@ -30,7 +30,19 @@ std::mutex g_addresses_mutex;
 std::set<std::string> g_addresses;
 std::atomic<unsigned> g_adapter_count{0};
 
-core::completion_style to_style(ndksim_completion_style s, bool& ok) {
+// Reads an enum field of a caller's config as the integer stored there. C lets a caller store
+// any int in an enum object, while C++ may not load a value outside the enum's range as the
+// enum type (undefined behaviour), so every enum field is read through its bytes and then
+// validated.
+template <class Enum>
+int raw_value(const Enum& field) noexcept {
+    static_assert(sizeof(Enum) == sizeof(int), "the C enums of ndksim.h are int-sized");
+    int value = 0;
+    std::memcpy(&value, &field, sizeof value);
+    return value;
+}
+
+core::completion_style to_style(int s, bool& ok) {
     ok = true;
     switch (s) {
         case NDKSIM_COMPLETE_INLINE:
@@ -44,7 +56,7 @@ core::completion_style to_style(ndksim_completion_style s, bool& ok) {
     return core::completion_style::inline_;
 }
 
-timing::poll_policy to_poll(ndksim_poll_policy p, bool& ok) {
+timing::poll_policy to_poll(int p, bool& ok) {
     ok = true;
     switch (p) {
         case NDKSIM_POLL_BLOCK:
@@ -110,7 +122,7 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
     cfg.translation_cache_entries = profile.profile.costs.nic.mtt_cache_entries;
     cfg.notification_interrupt = profile.profile.costs.host.interrupt;
     bool ok = false;
-    cfg.style = to_style(config->completion_style, ok);
+    cfg.style = to_style(raw_value(config->completion_style), ok);
     if (!ok) {
         return invalid_config("completion_style is not an ndksim_completion_style");
     }
@@ -119,11 +131,11 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
     }
     cfg.pending_percent = config->pending_percent;
     cfg.seed = config->seed;
-    cfg.poll = to_poll(config->poll_policy, ok);
+    cfg.poll = to_poll(raw_value(config->poll_policy), ok);
     if (!ok) {
         return invalid_config("poll_policy is not an ndksim_poll_policy");
     }
-    switch (config->wire) {
+    switch (raw_value(config->wire)) {
         case NDKSIM_WIRE_DEFAULT:
         case NDKSIM_WIRE_INPROC:
             cfg.wire = core::wire_kind::inproc;
@@ -145,10 +157,7 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         // process arrive on the wall clock: a deterministic loop can drive neither.
         return invalid_config("the UDP and TCP wires need threaded mode (loop must be NULL)");
     }
-    // Read as an integer: a C caller may store any int in the enum field, which C++ may not
-    // load as the enum type.
-    int time_mode = 0;
-    std::memcpy(&time_mode, &config->time_mode, sizeof time_mode);
+    const int time_mode = raw_value(config->time_mode);
     if (time_mode != NDKSIM_TIME_VIRTUAL && time_mode != NDKSIM_TIME_PACED) {
         return invalid_config("time_mode is not an ndksim_time_mode");
     }
@@ -246,7 +255,7 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->wire = NDKSIM_WIRE_DEFAULT;
     config->port = 4791;
     config->close_timeout_ms = 10'000;
-    config->rnr_retry_limit = 0xFFFFFFFF;
+    config->rnr_retry_limit = nic::engine_config::k_default_rnr_retry_limit;
     config->ack_timeout_us = 16000;
     config->retry_limit = 7;
     config->time_mode = NDKSIM_TIME_VIRTUAL;

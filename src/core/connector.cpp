@@ -54,9 +54,13 @@ bool connector::bind_qp(qp& q) {
     return true;
 }
 
-void connector::use_shared_endpoint(shared_endpoint& sep) {
+bool connector::use_shared_endpoint(shared_endpoint& sep, const net_address& destination) {
+    if (!sep.claim_peer(*this, destination)) {
+        return false;
+    }
     sep_ = &sep;
     add_antecedent(sep);
+    return true;
 }
 
 bool connector::has_request() const {
@@ -136,6 +140,9 @@ void connector::on_closed() {
     }
     if (owns_port) {
         dev().endpoints().release(local_address.port);
+    }
+    if (sep_ != nullptr) {
+        sep_->release_peer(*this);  // the endpoint outlives its successors
     }
 }
 

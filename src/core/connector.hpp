@@ -68,8 +68,11 @@ class connector final : public object {
     bool bind_qp(qp& q);
     qp* bound_qp() const noexcept { return qp_; }
 
-    /// ConnectWithSharedEndpoint: the endpoint is held until this connector closes.
-    void use_shared_endpoint(shared_endpoint& sep);
+    /// ConnectWithSharedEndpoint to `destination`: the endpoint, and the four-tuple it forms with
+    /// `destination`, are held until this connector closes. Returns false, changing nothing, when
+    /// another open connector of the endpoint holds the same four-tuple
+    /// (shared_endpoint::claim_peer).
+    [[nodiscard]] bool use_shared_endpoint(shared_endpoint& sep, const net_address& destination);
 
     /// The local and peer addresses of the connection (valid from the request on).
     net_address local_address;

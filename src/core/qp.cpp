@@ -19,9 +19,11 @@ const char* qp_state_name(qp_state s) noexcept {
 
 status qp::check_create(const adapter_limits& limits, const pd& owner, const cq& receive_cq,
                         const cq& initiator_cq, const srq* shared_rq, const qp_params& p) noexcept {
-    const adapter* h = &owner.handle();
-    if (&receive_cq.handle() != h || &initiator_cq.handle() != h ||
-        (shared_rq != nullptr && &shared_rq->handle() != h)) {
+    // The CQs and the SRQ must be on the PD's NIC; the NDK_ADAPTER handle each came through
+    // does not matter, since objects belong to the device (docs/object-model.md).
+    const device* d = &owner.dev();
+    if (&receive_cq.dev() != d || &initiator_cq.dev() != d ||
+        (shared_rq != nullptr && &shared_rq->dev() != d)) {
         return status::invalid_parameter;
     }
     if (p.initiator_queue_depth > limits.max_initiator_queue_depth ||

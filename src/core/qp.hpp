@@ -53,8 +53,8 @@ class qp final : public object {
   public:
     /// NdkCreateQp / NdkCreateQpWithSrq limits (rule 11): each depth, SGE count and the inline
     /// size must be within NDK_ADAPTER_INFO, else invalid_parameter. A QP without an SRQ needs a
-    /// receive queue depth of at least 1, and every object must come from the same adapter
-    /// handle as the PD.
+    /// receive queue depth of at least 1, and the CQs and SRQ must be on the PD's device (any
+    /// of its adapter handles).
     [[nodiscard]] static status check_create(const adapter_limits& limits, const pd& owner,
                                              const cq& receive_cq, const cq& initiator_cq,
                                              const srq* shared_rq, const qp_params& p) noexcept;

@@ -101,6 +101,21 @@ inline constexpr std::uint32_t op_rdma_read_sink = 0x00000080;
 inline constexpr std::uint32_t op_access_bits = 0x000000B8;
 }  // namespace ndk_flags
 
+/// False when an NDK_MR_FLAG_* word asks for remote write without local write: the distinct
+/// remote-write bit 0x4 without 0x1. IBA memory registration requires local write with remote
+/// write, and verbs providers refuse the combination (ibv_reg_mr(3): EINVAL), so the api layer
+/// answers STATUS_INVALID_PARAMETER (docs/rules-beyond-reference.md).
+constexpr bool mr_write_flags_consistent(std::uint32_t flags) noexcept {
+    return (flags & ndk_flags::mr_allow_remote_write) !=
+           (ndk_flags::mr_allow_remote_write & ~ndk_flags::mr_allow_local_write);
+}
+
+/// The same rule for an NDK_OP_FLAG_* word of NdkFastRegister and NdkBind: bit 0x20 without 0x10.
+constexpr bool op_write_flags_consistent(std::uint32_t flags) noexcept {
+    return (flags & ndk_flags::op_allow_remote_write) !=
+           (ndk_flags::op_allow_remote_write & ~ndk_flags::op_allow_local_write);
+}
+
 /// Rights of an NdkRegisterMr `Flags` word (NDK_MR_FLAG_*). Bit 0x4 (the distinct bit of
 /// ALLOW_REMOTE_WRITE) grants remote and local write; bits outside mr_known are ignored (the
 /// api layer may reject them first). The result is normalized.

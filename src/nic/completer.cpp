@@ -149,7 +149,7 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
                 return;
             }
             // Receiver not ready: resend from the refused PSN after the timer the responder
-            // asked for (issue: receive not ready is retried in simulated time).
+            // asked for, in simulated time.
             rewind_requester(e, q, psn);
             ctx.retry_scheduled = true;
             q.add_ref();

@@ -215,8 +215,13 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
                                    std::uint32_t outbound_read_limit,
                                    std::span<const std::byte> private_data, core::request_fn done) {
     core::device& dev = e_.dev();
+    if (&q.dev() != &dev) {
+        return status::invalid_parameter;  // a QP of another NIC cannot carry this connection
+    }
     if (private_data.size() > dev.limits().max_caller_data) {
-        return status::invalid_parameter;
+        // A buffer above NDK_ADAPTER_INFO.MaxCallerData is a size error, not a bad argument
+        // (docs/rules-beyond-reference.md).
+        return status::invalid_buffer_size;
     }
     if (c.state() != connector_state::idle || c.has_request() ||
         q.state() != core::qp_state::idle || q.bound_connector() != nullptr || !c.is_open() ||
@@ -228,6 +233,9 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
     }
     core::net_address local;
     if (sep != nullptr) {
+        if (&sep->dev() != &dev) {
+            return status::invalid_parameter;  // an endpoint of another NIC
+        }
         local = sep->local_address();
     } else {
         local = source != nullptr ? *source : dev.own_address();
@@ -238,20 +246,12 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
             return s;
         }
     }
-    {
-        // ADDRESS_ALREADY_EXISTS: the same four-tuple is already in use (NdkConnect docs).
-        std::lock_guard lock(mutex_);
-        for (const auto& [id, conn] : connections_) {
-            const core::connector& other = *conn.c;
-            if (other.local_address.port == local.port &&
-                other.peer_address.port == destination.port &&
-                other.peer_address.same_ip(destination) && other.local_address.same_ip(local)) {
-                if (sep == nullptr) {
-                    dev.endpoints().release(local.port);
-                }
-                return status::address_already_exists;
-            }
-        }
+    // ADDRESS_ALREADY_EXISTS: the same four-tuple is already in use (NdkConnect docs). Only a
+    // shared endpoint can repeat one: NdkConnect reserved its port for this connector alone.
+    // The tuple stays taken until the connector that used it closes, not only while its
+    // connection lasts (rule 25), so the endpoint keeps the record.
+    if (sep != nullptr && !c.use_shared_endpoint(*sep, destination)) {
+        return status::address_already_exists;
     }
     if (!c.begin_request(std::move(done))) {
         // Another consumer thread started a request on this connector meanwhile.
@@ -263,9 +263,6 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
     c.local_address = local;
     c.peer_address = destination;
     c.owns_port = sep == nullptr;
-    if (sep != nullptr) {
-        c.use_shared_endpoint(*sep);
-    }
     c.inbound_read_limit = inbound_read_limit;
     c.outbound_read_limit = outbound_read_limit;
     c.bind_qp(q);
@@ -333,7 +330,7 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
                                   core::disconnect_fn event, core::request_fn done) {
     core::device& dev = e_.dev();
     if (private_data.size() > dev.limits().max_callee_data) {
-        return status::invalid_parameter;
+        return status::invalid_buffer_size;
     }
     if (c.state() == connector_state::failed) {
         return status::connection_aborted;  // the active side gave up first (NdkAccept docs)
@@ -341,8 +338,9 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
     if (c.state() != connector_state::requested || c.has_request()) {
         return status::invalid_device_state;
     }
-    if (q.state() != core::qp_state::idle || q.bound_connector() != nullptr ||
-        &q.handle() != &c.handle()) {
+    // Objects belong to the NIC, not to the NDK_ADAPTER handle that created them: a QP of any
+    // handle of this device may take the connection (docs/object-model.md).
+    if (q.state() != core::qp_state::idle || q.bound_connector() != nullptr || &q.dev() != &dev) {
         return status::invalid_parameter;
     }
     if (!c.begin_request(std::move(done))) {
@@ -375,7 +373,7 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
 
 status connection_manager::reject(core::connector& c, std::span<const std::byte> private_data) {
     if (private_data.size() > e_.dev().limits().max_callee_data) {
-        return status::invalid_parameter;
+        return status::invalid_buffer_size;
     }
     const connector_state s = c.state();
     if (s == connector_state::failed) {

@@ -51,7 +51,7 @@ class connection_manager {
 
     /// NdkConnect (sep == nullptr, `source` the local address to bind: IP own or wildcard,
     /// port 0 for an ephemeral one) and NdkConnectWithSharedEndpoint (`sep` gives the local
-    /// address). Inline failures: invalid_parameter (private data above MaxCallerData),
+    /// address). Inline failures: invalid_buffer_size (private data above MaxCallerData),
     /// invalid_device_state (connector or QP already in use), invalid_address,
     /// sharing_violation, too_many_addresses (binding the source), address_already_exists
     /// (the same four-tuple is connected). Otherwise pending: `done` gets success when the
@@ -71,7 +71,8 @@ class connection_manager {
                                           core::request_fn done);
 
     /// NdkAccept(Ex): invalid_device_state unless the connector holds an unanswered request,
-    /// invalid_parameter (private data above MaxCalleeData, or the QP is in use); otherwise
+    /// invalid_buffer_size (private data above MaxCalleeData), invalid_parameter (the QP is in
+    /// use or belongs to another device); otherwise
     /// pending: `done` gets success when the ready-to-use message arrives, connection_aborted
     /// when the active side gave up, io_timeout when it never completes the connection.
     [[nodiscard]] status accept(core::connector& c, core::qp& q, std::uint32_t inbound_read_limit,
@@ -80,7 +81,7 @@ class connection_manager {
                                 core::request_fn done);
 
     /// NdkReject (never pends): success, or connection_aborted when the peer already gave up;
-    /// invalid_device_state when there is nothing to reject; invalid_parameter for private
+    /// invalid_device_state when there is nothing to reject; invalid_buffer_size for private
     /// data above MaxCalleeData.
     [[nodiscard]] status reject(core::connector& c, std::span<const std::byte> private_data);
 

@@ -32,9 +32,12 @@ class connection_manager;
 
 struct engine_config {
     timing::cost_model costs;
-    /// RNR retries before a send fails with STATUS_IO_TIMEOUT; UINT32_MAX retries for ever,
-    /// which is what most consumers expect (issue: receive not ready).
-    std::uint32_t rnr_retry_limit = UINT32_MAX;
+    /// RNR retries before a send fails with STATUS_IO_TIMEOUT; UINT32_MAX retries for ever.
+    /// The default is finite, so a send that never finds a receive completes with an error
+    /// (as ndmemorytest expects): 6, the largest finite value of IBA's 3-bit RNR Retry Count
+    /// (7 there means "for ever").
+    static constexpr std::uint32_t k_default_rnr_retry_limit = 6;
+    std::uint32_t rnr_retry_limit = k_default_rnr_retry_limit;
     /// The RNR NAK timer code the responder sends (wire::rnr_timer_table; 1 = 10 us).
     std::uint8_t rnr_timer_code = 1;
     /// How long the connection manager waits for a reply or ready-to-use message [ps].

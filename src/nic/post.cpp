@@ -74,13 +74,18 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
     if (a.sges == nullptr && a.sge_count > 0) {
         return refuse(e, q, status::invalid_parameter, what);
     }
+    // Limits of rule 11: inline requests may exceed the SGE limit but not the inline size. The
+    // count is checked before any SGE is read: an nSge above the limit says nothing about how
+    // many entries the consumer's array holds, so no entry is read then.
     std::uint64_t length = 0;
-    for (std::uint32_t i = 0; i < a.sge_count; ++i) {
-        length += a.sges[i].length;
-    }
-    // Limits of rule 11: inline requests may exceed the SGE limit but not the inline size.
     if (inline_data) {
-        if (kind == core::wr_kind::read || length > q.params().inline_data_size) {
+        if (kind == core::wr_kind::read) {
+            return refuse(e, q, status::invalid_parameter, what);
+        }
+        for (std::uint32_t i = 0; i < a.sge_count && length <= q.params().inline_data_size; ++i) {
+            length += a.sges[i].length;
+        }
+        if (length > q.params().inline_data_size) {
             return refuse(e, q, status::invalid_parameter, what);
         }
     } else {
@@ -90,6 +95,9 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
         }
         if (a.sge_count > max_sge) {
             return refuse(e, q, status::invalid_parameter, what);
+        }
+        for (std::uint32_t i = 0; i < a.sge_count; ++i) {
+            length += a.sges[i].length;
         }
     }
     if (length > limits.max_transfer_length) {
@@ -130,6 +138,9 @@ status post_bind(engine& e, core::qp& q, void* context, mem::region_id region,
     if (const status s = check_initiator(q, w); s != status::success) {
         return refuse(e, q, s, "bind");
     }
+    if (!mem::op_write_flags_consistent(flags)) {
+        return refuse(e, q, status::invalid_parameter, "bind");
+    }
     const mem::access rights = mem::access_from_op_flags(flags);
     const mem::token_result t = e.dev().memory().post_bind(
         q.memory_pd(), mem::bind_request{window, region, va, length, rights});
@@ -154,6 +165,9 @@ status post_fast_register(engine& e, core::qp& q, void* context, mem::region_id 
     core::send_wqe* w = nullptr;
     if (const status s = check_initiator(q, w); s != status::success) {
         return refuse(e, q, s, "fast-register");
+    }
+    if (!mem::op_write_flags_consistent(flags)) {
+        return refuse(e, q, status::invalid_parameter, "fast-register");
     }
     const mem::access rights = mem::access_from_op_flags(flags);
     const mem::token_result t = e.dev().memory().post_fast_register(

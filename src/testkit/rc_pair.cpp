@@ -85,6 +85,7 @@ void RcPair::make_side(side& s, const char* address) {
     ndksim_adapter_config_init(&c);
     c.loop = loop_;
     c.address = address;
+    c.rnr_retry_limit = rnr_retry_limit_.value_or(c.rnr_retry_limit);
     ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &s.nic));
     NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
     p.Version = ndksim_highest_version();

@@ -32,6 +32,52 @@ class RcConnections : public RcPair {
         return c;
     }
 
+    /// Starts a connection from a new connector of a over `aqp` (returned in `c`, completion
+    /// in `connected`) and returns the passive connector from b's listener, or nullptr.
+    NDK_CONNECTOR* request_from_a(NDK_QP* aqp, NDK_CONNECTOR*& c, slot& connected) {
+        c = make_connector(a_);
+        EXPECT_STATUS(STATUS_PENDING, start_connect(c, aqp, "10.0.0.2", port_, connected));
+        return take_incoming();
+    }
+
+    /// A shared endpoint on a at 10.0.0.1 with an ephemeral port (tracked), or nullptr.
+    NDK_SHARED_ENDPOINT* make_shared_endpoint() {
+        NDK_SHARED_ENDPOINT* sep = nullptr;
+        SOCKADDR_IN local = ipv4("10.0.0.1", 0);
+        slot created;
+        EXPECT_STATUS(STATUS_SUCCESS, a_.adapter->Dispatch->NdkCreateSharedEndpoint(
+                                          a_.adapter, reinterpret_cast<PSOCKADDR>(&local),
+                                          sizeof local, slot::on_create, &created, &sep));
+        if (sep != nullptr) {
+            track(&sep->Header);
+        }
+        return sep;
+    }
+
+    /// Takes the next connect event and accepts it over `bqp` (STATUS_PENDING, completion in
+    /// `accepted`); returns the passive connector, or nullptr when no event came.
+    NDK_CONNECTOR* accept_incoming(NDK_QP* bqp, slot& accepted) {
+        NDK_CONNECTOR* passive = take_incoming();
+        if (passive != nullptr) {
+            EXPECT_STATUS(STATUS_PENDING,
+                          passive->Dispatch->NdkAccept(passive, bqp, 8, 8, nullptr, 0, nullptr,
+                                                       nullptr, slot::on_request, &accepted));
+        }
+        return passive;
+    }
+
+    /// Calls NdkCompleteConnect on the active `c` once the passive side accepted (`accepted`)
+    /// and drives until both completed, each with STATUS_SUCCESS.
+    void complete_handshake(NDK_CONNECTOR* c, const slot& accepted) {
+        slot completed;
+        ASSERT_STATUS(STATUS_PENDING, c->Dispatch->NdkCompleteConnect(
+                                          c, nullptr, nullptr, slot::on_request, &completed));
+        ASSERT_TRUE(drive([&] { return completed.calls == 1 && accepted.calls == 1; },
+                          "CompleteConnect and Accept"));
+        EXPECT_STATUS(STATUS_SUCCESS, completed.status);
+        EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
+    }
+
     NDK_ADAPTER_INFO info(side& s) {
         NDK_ADAPTER_INFO i{};
         ULONG size = sizeof i;
@@ -235,13 +281,8 @@ TEST_F(RcConnections, SecondListenerOnTheSamePortIsASharingViolation) {
 }
 
 TEST_F(RcConnections, SameFourTupleThroughASharedEndpointIsAddressAlreadyExists) {
-    NDK_SHARED_ENDPOINT* sep = nullptr;
-    SOCKADDR_IN local = ipv4("10.0.0.1", 0);
-    slot created;
-    ASSERT_STATUS(STATUS_SUCCESS, a_.adapter->Dispatch->NdkCreateSharedEndpoint(
-                                      a_.adapter, reinterpret_cast<PSOCKADDR>(&local), sizeof local,
-                                      slot::on_create, &created, &sep));
-    track(&sep->Header);
+    NDK_SHARED_ENDPOINT* sep = make_shared_endpoint();
+    ASSERT_NE(nullptr, sep);
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
     NDK_QP* qp1 = make_qp(a_, a_.cq);
     NDK_CONNECTOR* c1 = make_connector(a_);
@@ -271,7 +312,49 @@ TEST_F(RcConnections, SameFourTupleThroughASharedEndpointIsAddressAlreadyExists)
     EXPECT_EQ(0, second.calls);
 }
 
-TEST_F(RcConnections, PrivateDataAboveTheAdapterLimitsIsInvalidParameter) {
+TEST_F(RcConnections, AFourTupleOfASharedEndpointStaysTakenAfterDisconnectUntilTheConnectorCloses) {
+    // Rule 25 and the shared endpoint's reference counting: a connector keeps its four-tuple
+    // until it closes, so a second connect over the same endpoint to the same peer fails inline.
+    NDK_SHARED_ENDPOINT* sep = make_shared_endpoint();
+    ASSERT_NE(nullptr, sep);
+    SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
+    auto connect_over_sep = [&](NDK_CONNECTOR* c, NDK_QP* qp, slot& done) {
+        return c->Dispatch->NdkConnectWithSharedEndpoint(
+            c, qp, sep, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8, 8, nullptr, 0,
+            slot::on_request, &done);
+    };
+    NDK_QP* qp1 = make_qp(a_, a_.cq);
+    NDK_QP* bqp = make_qp(b_, b_.cq);
+    NDK_QP* qp2 = make_qp(a_, a_.cq);
+    NDK_CONNECTOR* c1 = make_connector(a_);
+    slot first;
+    ASSERT_STATUS(STATUS_PENDING, connect_over_sep(c1, qp1, first));
+    slot accepted;
+    ASSERT_NE(nullptr, accept_incoming(bqp, accepted));
+    ASSERT_TRUE(wait(first, "Connect's completion"));
+    complete_handshake(c1, accepted);
+    slot disconnected;
+    ASSERT_STATUS(STATUS_PENDING, c1->Dispatch->NdkDisconnect(c1, slot::on_request, &disconnected));
+    ASSERT_TRUE(wait(disconnected, "Disconnect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, disconnected.status);
+
+    NDK_CONNECTOR* c2 = make_connector(a_);
+    slot second;
+    EXPECT_STATUS(STATUS_ADDRESS_ALREADY_EXISTS, connect_over_sep(c2, qp2, second));
+    settle();
+    EXPECT_EQ(0, second.calls);
+    EXPECT_EQ(nullptr, incoming_) << "the refused connect reached the listener";
+    // Once the first connector closed, the four-tuple is free.
+    close_tracked(&c1->Header);
+    ASSERT_STATUS(STATUS_PENDING, connect_over_sep(c2, qp2, second));
+    NDK_CONNECTOR* again = take_incoming();
+    ASSERT_NE(nullptr, again);
+    EXPECT_STATUS(STATUS_SUCCESS, again->Dispatch->NdkReject(again, nullptr, 0));
+    ASSERT_TRUE(wait(second, "Connect's completion"));
+    EXPECT_STATUS(STATUS_CONNECTION_REFUSED, second.status);
+}
+
+TEST_F(RcConnections, PrivateDataAboveTheAdapterLimitsIsInvalidBufferSize) {
     const NDK_ADAPTER_INFO ai = info(a_);
     const NDK_ADAPTER_INFO bi = info(b_);
     ASSERT_GT(ai.MaxCallerData, 0U);
@@ -280,8 +363,8 @@ TEST_F(RcConnections, PrivateDataAboveTheAdapterLimitsIsInvalidParameter) {
     NDK_QP* bqp = make_qp(b_, b_.cq);
     NDK_CONNECTOR* c = make_connector(a_);
     slot connected;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, start_connect(c, aqp, "10.0.0.2", port_, connected,
-                                                          data.data(), ai.MaxCallerData + 1));
+    EXPECT_STATUS(STATUS_INVALID_BUFFER_SIZE, start_connect(c, aqp, "10.0.0.2", port_, connected,
+                                                            data.data(), ai.MaxCallerData + 1));
     // Exactly MaxCallerData is fine and arrives whole.
     for (ULONG i = 0; i < ai.MaxCallerData; ++i) {
         data[i] = static_cast<char>('a' + i % 26);
@@ -299,10 +382,10 @@ TEST_F(RcConnections, PrivateDataAboveTheAdapterLimitsIsInvalidParameter) {
     // The passive side's limit is MaxCalleeData.
     slot accepted;
     EXPECT_STATUS(
-        STATUS_INVALID_PARAMETER,
+        STATUS_INVALID_BUFFER_SIZE,
         passive->Dispatch->NdkAccept(passive, bqp, 8, 8, data.data(), bi.MaxCalleeData + 1, nullptr,
                                      nullptr, slot::on_request, &accepted));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+    EXPECT_STATUS(STATUS_INVALID_BUFFER_SIZE,
                   passive->Dispatch->NdkReject(passive, data.data(), bi.MaxCalleeData + 1));
     ASSERT_STATUS(STATUS_PENDING,
                   passive->Dispatch->NdkAccept(passive, bqp, 8, 8, data.data(), bi.MaxCalleeData,
@@ -313,14 +396,58 @@ TEST_F(RcConnections, PrivateDataAboveTheAdapterLimitsIsInvalidParameter) {
     ASSERT_STATUS(STATUS_SUCCESS,
                   c->Dispatch->NdkGetConnectionData(c, nullptr, nullptr, nullptr, &length));
     EXPECT_EQ(bi.MaxCalleeData, length);
-    slot completed;
-    ASSERT_STATUS(STATUS_PENDING, c->Dispatch->NdkCompleteConnect(c, nullptr, nullptr,
-                                                                  slot::on_request, &completed));
-    ASSERT_TRUE(drive([&] { return completed.calls == 1 && accepted.calls == 1; },
-                      "CompleteConnect and Accept"));
-    EXPECT_STATUS(STATUS_SUCCESS, completed.status);
-    EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
+    complete_handshake(c, accepted);
     EXPECT_EQ(1, connected.calls);
+}
+
+TEST_F(RcConnections, AQpOfAnotherHandleOfTheSameNicServesTheConnectionButNotOneOfAnotherNic) {
+    // Objects belong to the NIC, whatever NDK_ADAPTER handle created them
+    // (docs/object-model.md): a QP built on a second handle, over a CQ of the first, serves a
+    // connector that the first handle's listener created.
+    NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
+    p.Version = ndksim_highest_version();
+    side second;
+    second.nic = b_.nic;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_open_ndk_adapter(b_.nic, &p, &second.adapter));
+    at_teardown([nic = b_.nic, h = second.adapter] { ndksim_close_ndk_adapter(nic, h); });
+    slot ignored;
+    ASSERT_STATUS(STATUS_SUCCESS, second.adapter->Dispatch->NdkCreatePd(
+                                      second.adapter, slot::on_create, &ignored, &second.pd));
+    track(&second.pd->Header);
+    NDK_QP* bqp = make_qp(second, b_.cq);
+    ASSERT_NE(nullptr, bqp);
+    // A CQ of another NIC is refused.
+    NDK_QP* refused = nullptr;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  second.pd->Dispatch->NdkCreateQp(second.pd, a_.cq, b_.cq, nullptr, 64, 64, 4, 4,
+                                                   128, slot::on_create, &ignored, &refused));
+    EXPECT_EQ(nullptr, refused);
+    NDK_QP* aqp = make_qp(a_, a_.cq);
+    NDK_CONNECTOR* c = nullptr;
+    slot connected;
+    NDK_CONNECTOR* passive = request_from_a(aqp, c, connected);
+    ASSERT_NE(nullptr, passive);
+    // A QP of another NIC is still refused.
+    NDK_QP* foreign = make_qp(a_, a_.cq);
+    slot accepted;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  passive->Dispatch->NdkAccept(passive, foreign, 8, 8, nullptr, 0, nullptr, nullptr,
+                                               slot::on_request, &accepted));
+    ASSERT_STATUS(STATUS_PENDING,
+                  passive->Dispatch->NdkAccept(passive, bqp, 8, 8, nullptr, 0, nullptr, nullptr,
+                                               slot::on_request, &accepted));
+    ASSERT_TRUE(wait(connected, "Connect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, connected.status);
+    complete_handshake(c, accepted);
+    // The connection carries data into memory registered in the second handle's PD.
+    buffer landing = register_buffer(second, 4096, NDK_MR_FLAG_ALLOW_LOCAL_WRITE);
+    NDK_SGE r = landing.sge(0, 64);
+    EXPECT_STATUS(STATUS_SUCCESS, bqp->Dispatch->NdkReceive(bqp, nullptr, &r, 1));
+    NDK_SGE sg = a_.buf.sge(0, 64);
+    EXPECT_STATUS(STATUS_SUCCESS, aqp->Dispatch->NdkSend(aqp, nullptr, &sg, 1, 0));
+    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
+    release_buffer(second, landing);
 }
 
 TEST_F(RcConnections, GetConnectionDataReportsTheSizeAndRefusesAShortBuffer) {
@@ -372,13 +499,29 @@ TEST_F(RcConnections, GetConnectionDataReportsTheSizeAndRefusesAShortBuffer) {
     EXPECT_EQ(sizeof reply, length);
     EXPECT_STREQ(reply, whole);
     // Finish the handshake, so no completion is left for after the test.
-    slot completed;
-    ASSERT_STATUS(STATUS_PENDING, c->Dispatch->NdkCompleteConnect(c, nullptr, nullptr,
-                                                                  slot::on_request, &completed));
-    ASSERT_TRUE(drive([&] { return completed.calls == 1 && accepted.calls == 1; },
-                      "CompleteConnect and Accept"));
-    EXPECT_STATUS(STATUS_SUCCESS, completed.status);
-    EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
+    complete_handshake(c, accepted);
+}
+
+TEST_F(RcConnections, GetConnectionDataStillAnswersAfterCompleteConnectAndAccept) {
+    // The fixture's pair finished its handshake: the peer's data stays readable until the
+    // connector closes (docs/rules-beyond-reference.md).
+    for (NDK_CONNECTOR* c : {a_.connector, b_.connector}) {
+        char data[64] = {};
+        ULONG length = sizeof data;
+        ULONG ird = 0;
+        ULONG ord = 0;
+        ASSERT_STATUS(STATUS_SUCCESS,
+                      c->Dispatch->NdkGetConnectionData(c, &ird, &ord, data, &length));
+        ASSERT_EQ(sizeof "hello from a", length);
+        EXPECT_STREQ(c == a_.connector ? "hello from b" : "hello from a", data);
+        EXPECT_EQ(8U, ird);
+        EXPECT_EQ(8U, ord);
+    }
+    // A connector that never connected has no data.
+    NDK_CONNECTOR* idle = make_connector(a_);
+    ULONG length = 0;
+    EXPECT_STATUS(STATUS_INVALID_DEVICE_STATE,
+                  idle->Dispatch->NdkGetConnectionData(idle, nullptr, nullptr, nullptr, &length));
 }
 
 TEST_F(RcConnections, LocalAndPeerAddressesMirrorEachOther) {
@@ -423,7 +566,13 @@ TEST_F(RcConnections, ClosingAConnectedConnectorGivesThePeerOneDisconnectEvent) 
     EXPECT_EQ(1, b_.disconnect_events);
 }
 
-TEST_F(RcConnections, DisconnectCompletesOutstandingRequestsWithCancelled) {
+// Sends wait for ever for a receive, as with rnr_retry_limit 0xFFFFFFFF.
+class RcConnectionsRnrForever : public RcConnections {
+  protected:
+    RcConnectionsRnrForever() { rnr_retry_limit_ = 0xFFFFFFFF; }
+};
+
+TEST_F(RcConnectionsRnrForever, DisconnectCompletesOutstandingRequestsWithCancelled) {
     // Two sends with no receive at b (retried for ever), a read, and a receive at a.
     NDK_SGE s = a_.buf.sge(0, 256);
     ASSERT_STATUS(STATUS_SUCCESS,

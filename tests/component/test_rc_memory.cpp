@@ -505,6 +505,44 @@ TEST_F(RcMemory, BindWithRemoteWriteOnAnMrWithoutLocalWriteIsRefusedInline) {
     (void)token;
 }
 
+TEST_F(RcMemory, RemoteWriteWithoutLocalWriteIsInvalidParameterForRegisterFastRegisterAndBind) {
+    // The distinct remote-write bit alone (MR 0x4, OP 0x20): IBA memory registration needs
+    // local write along with remote write; the NDK flag values include it (rule 19).
+    constexpr ULONG k_mr_remote_write_bit = NDK_MR_FLAG_ALLOW_REMOTE_WRITE & ~ULONG{0x1};
+    constexpr ULONG k_op_remote_write_bit =
+        NDK_OP_FLAG_ALLOW_REMOTE_WRITE & ~ULONG{NDK_OP_FLAG_ALLOW_LOCAL_WRITE};
+    static_assert(k_mr_remote_write_bit == 0x4 && k_op_remote_write_bit == 0x20);
+    NDK_MR* mr = nullptr;
+    slot created;
+    ASSERT_STATUS(STATUS_SUCCESS,
+                  b_.pd->Dispatch->NdkCreateMr(b_.pd, FALSE, slot::on_create, &created, &mr));
+    track(&mr->Header);
+    slot registered;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  mr->Dispatch->NdkRegisterMr(mr, b_.buf.mdl, 4096, k_mr_remote_write_bit,
+                                              slot::on_request, &registered));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  mr->Dispatch->NdkRegisterMr(mr, b_.buf.mdl, 4096,
+                                              k_mr_remote_write_bit | NDK_MR_FLAG_ALLOW_REMOTE_READ,
+                                              slot::on_request, &registered));
+    EXPECT_EQ(0, registered.calls);
+
+    const lam_buffer lb = build_lam(b_, k_page, 0);
+    NDK_MR* fr = make_fr_mr(b_, 4, TRUE);
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  b_.qp->Dispatch->NdkFastRegister(
+                      b_.qp, nullptr, fr, lb.lam->AdapterPageCount, lb.lam->AdapterPageArray, 0,
+                      lb.size, reinterpret_cast<PVOID>(0x40000000), k_op_remote_write_bit));
+    NDK_MW* mw = make_mw(b_);
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  b_.qp->Dispatch->NdkBind(b_.qp, nullptr, b_.buf.mr, mw, b_.buf.bytes, 4096,
+                                           k_op_remote_write_bit));
+    EXPECT_TRUE(cq_empty(b_.cq)) << "an inline failure produced a completion";
+    // The full flag values still work on the same objects.
+    bind(b_, mw, 0, 4096, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+    fast_register(b_, fr, lb, 0x40000000, NDK_OP_FLAG_ALLOW_REMOTE_WRITE);
+}
+
 TEST_F(RcMemory, SendAndInvalidateOfAFastRegisteredTokenInvalidatesTheRegion) {
     const lam_buffer lb = build_lam(b_, 2 * k_page, 0);
     NDK_MR* mr = make_fr_mr(b_, 4, TRUE);

@@ -1,6 +1,9 @@
 // Every data-path operation between two connected adapters, in deterministic mode, with
 // exact completion statuses (docs/completion-statuses.md).
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include <numeric>
 
 #include <ndksim/testkit/rc_pair.hpp>
@@ -107,6 +110,67 @@ TEST_F(RcPair, MoreSgesThanTheQpAllowsIsRefusedInline) {
     EXPECT_TRUE(cq_empty(a_.cq));
 }
 
+// Four SGEs at the very end of a readable page, followed by an inaccessible page: reading a
+// fifth entry faults (or, under ASan, is reported), whatever the build.
+class guarded_sges {
+  public:
+    guarded_sges() {
+        const long page = sysconf(_SC_PAGESIZE);
+        page_ = static_cast<std::size_t>(page);
+        void* p =
+            mmap(nullptr, 2 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+            return;
+        }
+        base_ = static_cast<std::byte*>(p);
+        if (mprotect(base_ + page_, page_, PROT_NONE) != 0) {
+            munmap(base_, 2 * page_);
+            base_ = nullptr;
+        }
+    }
+    ~guarded_sges() {
+        if (base_ != nullptr) {
+            munmap(base_, 2 * page_);
+        }
+    }
+    guarded_sges(const guarded_sges&) = delete;
+    guarded_sges& operator=(const guarded_sges&) = delete;
+
+    /// The four entries, or nullptr when the pages could not be set up.
+    NDK_SGE* sges() const noexcept {
+        return base_ == nullptr ? nullptr
+                                : reinterpret_cast<NDK_SGE*>(base_ + page_ - 4 * sizeof(NDK_SGE));
+    }
+
+  private:
+    std::byte* base_ = nullptr;
+    std::size_t page_ = 0;
+};
+
+TEST_F(RcPair, AnSgeCountAboveTheLimitIsRefusedWithoutReadingTheArray) {
+    // Rule 11 bounds nSge by the QP's limits; a count above them must be refused before any
+    // entry is read, since the array may hold fewer entries than the count claims.
+    guarded_sges guard;
+    NDK_SGE* s = guard.sges();
+    ASSERT_NE(nullptr, s);
+    for (ULONG i = 0; i < 4; ++i) {
+        s[i] = a_.buf.sge(i, 1);
+    }
+    constexpr ULONG k_count = 1000;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  a_.qp->Dispatch->NdkSend(a_.qp, nullptr, s, k_count, 0));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, s, k_count, b_.buf.address(),
+                                            b_.buf.remote_token, 0));
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, s, k_count, b_.buf.address(),
+                                           b_.buf.remote_token, 0));
+    EXPECT_STATUS(
+        STATUS_INVALID_PARAMETER,
+        a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, s, k_count, 0, b_.buf.remote_token));
+    EXPECT_TRUE(cq_empty(a_.cq));
+}
+
 TEST_F(RcPair, SilentSuccessQueuesNoCompletion) {
     NDK_SGE wsge = a_.buf.sge(0, 64);
     ASSERT_STATUS(STATUS_SUCCESS,
@@ -170,10 +234,39 @@ TEST_F(RcPair, ReceiveTooSmallFailsBothSides) {
     EXPECT_STATUS(STATUS_BUFFER_OVERFLOW, next(b_.cq).Status);
 }
 
-TEST_F(RcPair, SendBeforeAReceiveIsRetriedUntilOneIsPosted) {
+TEST_F(RcPair, SendWithoutAReceiveFailsWithIoTimeoutAfterTheDefaultRnrRetries) {
+    // The default RNR retry count is finite (docs/completion-statuses.md): a send that never
+    // finds a receive completes with STATUS_IO_TIMEOUT instead of waiting for ever.
     NDK_SGE ssge = a_.buf.sge(0, 100);
     ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
-    // Let several RNR back-offs pass in simulated time: the send stays outstanding.
+    // Bounded in simulated time: with retries for ever the loop would never run dry.
+    ndksim_loop_run_for(loop_, 10ULL * 1000 * 1000 * 1000);  // 10 ms, far beyond 7 x 10 us
+    NDK_RESULT_EX r{};
+    ASSERT_EQ(1U, a_.cq->Dispatch->NdkGetCqResultsEx(a_.cq, &r, 1)) << "the send never completed";
+    EXPECT_STATUS(STATUS_IO_TIMEOUT, r.Status);
+    EXPECT_EQ(NdkOperationTypeSend, r.Type);
+    ndksim_adapter_stats stats{};
+    stats.size = sizeof stats;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(a_.nic, &stats));
+    ndksim_adapter_config defaults;
+    ndksim_adapter_config_init(&defaults);
+    EXPECT_EQ(defaults.rnr_retry_limit + 1, stats.rnr_retries) << "RNR NAKs received";
+    // Retries ran out: the connection is torn down (disconnect event) and posts fail inline.
+    settle();
+    EXPECT_EQ(1, a_.disconnect_events);
+    EXPECT_STATUS(STATUS_CONNECTION_INVALID, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
+}
+
+// Sends wait for ever for a receive, as with rnr_retry_limit 0xFFFFFFFF.
+class RcPairRnrForever : public RcPair {
+  protected:
+    RcPairRnrForever() { rnr_retry_limit_ = 0xFFFFFFFF; }
+};
+
+TEST_F(RcPairRnrForever, SendBeforeAReceiveIsRetriedUntilOneIsPosted) {
+    NDK_SGE ssge = a_.buf.sge(0, 100);
+    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
+    // Let many RNR back-offs pass in simulated time: the send stays outstanding.
     ndksim_loop_run_for(loop_, 500ULL * 1000 * 1000);  // 500 us
     NDK_RESULT_EX r{};
     EXPECT_EQ(0U, a_.cq->Dispatch->NdkGetCqResultsEx(a_.cq, &r, 1));

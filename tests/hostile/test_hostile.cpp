@@ -415,6 +415,9 @@ TEST_F(Hostile, InjectRefusesBadArguments) {
                   ndksim_adapter_inject_frame(b_.nic, bytes, 16, nullptr));
     EXPECT_STATUS(STATUS_INVALID_PARAMETER,
                   ndksim_adapter_inject_frame(b_.nic, bytes, 16, "not an address"));
+    // An empty frame: nothing to deliver (and nothing to copy from).
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
+                  ndksim_adapter_inject_frame(b_.nic, bytes, 0, "10.0.0.1"));
     std::vector<std::byte> big(wire::k_max_frame_bytes + 1);
     EXPECT_STATUS(STATUS_INVALID_PARAMETER,
                   ndksim_adapter_inject_frame(b_.nic, big.data(), static_cast<ULONG>(big.size()),

@@ -15,6 +15,7 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,10 @@ class RcPair : public ::testing::Test {
     bool wait(const slot& s, const char* what) {
         return drive([&] { return s.calls >= 1; }, what);
     }
+
+    /// ndksim_adapter_config.rnr_retry_limit of both sides when set (a fixture whose sends must
+    /// wait for ever for a receive sets 0xFFFFFFFF in its constructor); otherwise the default.
+    std::optional<ULONG> rnr_retry_limit_;
 
     ndksim_loop* loop_ = nullptr;
     side a_;

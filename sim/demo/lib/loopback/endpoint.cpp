@@ -139,6 +139,8 @@ NTSTATUS endpoint::open() {
     if (options_.retry_limit != 0) {
         c.retry_limit = options_.retry_limit;
     }
+    // Closing the handle waits for the objects under it: that wait is bounded like every other.
+    c.close_timeout_ms = static_cast<ULONG>(options_.timeout.count());
     if (NTSTATUS s = ndksim_adapter_create(&c, &nic_); s != STATUS_SUCCESS) {
         nic_ = nullptr;
         return fail("ndksim_adapter_create", s);
@@ -515,6 +517,12 @@ std::uint32_t endpoint::mr_remote_token() const {
 
 std::uint64_t endpoint::now_ps() const {
     return ndksim_adapter_now(nic_);
+}
+
+std::uint64_t endpoint::frames_received() const {
+    ndksim_adapter_stats stats{};
+    stats.size = sizeof stats;
+    return ndksim_adapter_get_stats(nic_, &stats) == STATUS_SUCCESS ? stats.packets_received : 0;
 }
 
 void endpoint::close_object(NDK_OBJECT_HEADER* object) {

@@ -101,6 +101,9 @@ class endpoint {
     std::uint64_t data_size() const { return options_.data_size; }
     std::uint32_t mr_remote_token() const;
     std::uint64_t now_ps() const;
+    /// Frames the adapter's engine has received so far: it grows while the peer is alive,
+    /// even when the peer only does one-sided writes.
+    std::uint64_t frames_received() const;
     ndksim_adapter* nic() { return nic_; }
     const endpoint_options& options() const { return options_; }
     /// A sentence naming the last failure of a setup or connection call.

@@ -113,15 +113,19 @@ bool handle(endpoint& ep, session& s, const NDK_RESULT_EX& r, const message& m, 
     }
 }
 
-// The next completion, waiting up to the idle timeout; in slices when the caller may abandon
-// the connection, so that is noticed while no completion comes.
+bool abandoned(const listener_options& options) {
+    return options.abandoned != nullptr && options.abandoned->load();
+}
+
+// The next completion, or nothing once the peer has been silent for the idle timeout. It waits
+// in slices, so that an abandoned connection is noticed while no completion comes, and so that
+// frames from the peer (a bench's one-sided writes, which complete nothing here) restart the
+// idle bound: only a peer that went silent, such as a killed process, ends the wait.
 std::optional<NDK_RESULT_EX> next_request(endpoint& ep, const listener_options& options) {
-    if (options.abandoned == nullptr) {
-        return ep.next(true, options.idle_timeout);
-    }
     using clock = std::chrono::steady_clock;
-    const auto deadline = clock::now() + options.idle_timeout;
-    while (!options.abandoned->load()) {
+    auto deadline = clock::now() + options.idle_timeout;
+    std::uint64_t heard = ep.frames_received();
+    while (!abandoned(options)) {
         const auto left =
             std::chrono::duration_cast<std::chrono::milliseconds>(deadline - clock::now());
         if (left.count() <= 0) {
@@ -131,12 +135,12 @@ std::optional<NDK_RESULT_EX> next_request(endpoint& ep, const listener_options& 
         if (r || ep.peer_disconnected()) {
             return r;
         }
+        if (const std::uint64_t frames = ep.frames_received(); frames != heard) {
+            heard = frames;
+            deadline = clock::now() + options.idle_timeout;
+        }
     }
     return std::nullopt;
-}
-
-bool abandoned(const listener_options& options) {
-    return options.abandoned != nullptr && options.abandoned->load();
 }
 
 }  // namespace

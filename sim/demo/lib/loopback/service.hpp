@@ -17,9 +17,10 @@ namespace ndksim::loopback {
 struct listener_options {
     std::uint16_t nd_port = 445;
     std::function<void()> on_listening;  ///< called once the listener is listening
-    /// How long the listener waits for the next request before it gives up (a peer that dies
-    /// is noticed sooner, through the disconnect event).
-    std::chrono::milliseconds idle_timeout{std::chrono::minutes(10)};
+    /// How long the listener waits for the next request while no frame arrives from the peer
+    /// before it gives up (a peer that disconnects is noticed sooner, through the disconnect
+    /// event; one that dies, such as a killed process, only through this bound).
+    std::chrono::milliseconds idle_timeout{std::chrono::seconds(10)};
     /// When it points to true, the listener stops waiting for requests, closes without a
     /// disconnect and judges nothing more: the connector abandoned a connection it cut off, so
     /// no request and no disconnect will ever arrive. Checked at least every 50 ms.

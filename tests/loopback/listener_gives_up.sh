@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# ndksim-loopback: --timeout-ms bounds every wait. A connector process killed mid-connection
+# sends no disconnect; its listener must still end within a few multiples of --timeout-ms
+# (here 1 s), not after waiting minutes for the next request. The script waits on the two
+# processes' output lines (read -t), never on a fixed delay.
+#   usage: listener_gives_up.sh path/to/ndksim-loopback
+set -u
+tool=$1
+timeout_ms=1000
+bound_s=30 # far below the 10 minutes the listener waited before, far above ~3 s it needs
+
+# Reads lines from file descriptor $1 until one contains $2; fails after bound_s or at the end.
+wait_for() {
+    local fd=$1 pattern=$2 line
+    while IFS= read -r -t "$bound_s" line <&"$fd"; do
+        echo "$line"
+        [[ $line == *"$pattern"* ]] && return 0
+    done
+    echo "FAIL: no line with \"$pattern\""
+    return 1
+}
+
+exec 3< <(exec "$tool" --role listen --local 127.0.7.1 --wire udp --timeout-ms "$timeout_ms" 2>&1)
+listener=$!
+wait_for 3 "listening on" || exit 1
+exec 4< <(exec "$tool" --role connect --local 127.0.7.2 --peer 127.0.7.1 --wire udp \
+    --timeout-ms "$timeout_ms" --bench --iterations 1000000000 2>&1)
+connector=$!
+if ! wait_for 4 "received the listener's window"; then
+    kill -KILL "$listener" "$connector" 2>/dev/null
+    exit 1
+fi
+kill -KILL "$connector"
+start=$SECONDS
+# The listener's output ends when it exits.
+while true; do
+    IFS= read -r -t "$bound_s" line <&3
+    status=$?
+    ((status == 0)) || break
+    echo "$line"
+done
+if ((status > 128)); then
+    echo "FAIL: the listener still waits $((SECONDS - start)) s after its connector died"
+    kill -KILL "$listener" 2>/dev/null
+    exit 1
+fi
+echo "the listener ended $((SECONDS - start)) s after its connector died"
