@@ -158,6 +158,13 @@ typedef struct ndksim_adapter_config {
                                      peer consumer's own reaction (calling NdkAccept or
                                      NdkCompleteConnect) counts against it on the wall clock, so
                                      threaded tests on a loaded host may raise it */
+    BOOLEAN rotate_fast_register_tokens; /**< FALSE (the default): a fast-register MR keeps its
+                                     remote token across NdkFastRegister calls, so a peer sent
+                                     the token once after NdkInitializeFastRegisterMr may use it
+                                     after every later fast register. TRUE (strict): each
+                                     NdkFastRegister issues a new token, and a peer still using
+                                     an earlier one fails with STATUS_ACCESS_VIOLATION, which
+                                     catches consumers that forget to send the new token */
 } ndksim_adapter_config;
 
 /** Fills *config with the defaults documented on each field. */
@@ -251,6 +258,24 @@ NDKSIM_API ULONG ndksim_adapter_live_objects(const ndksim_adapter* adapter);
 
 /** Number of objects found still open when their NDK_ADAPTER handle was closed. */
 NDKSIM_API ULONG ndksim_adapter_leaked_objects(const ndksim_adapter* adapter);
+
+/**
+ * The last NDK call this adapter refused inline, as one line naming the object, the call, the
+ * status and the rule that refused it, e.g.
+ * "nic1/h1/qp#3: NdkWrite refused with STATUS_INVALID_PARAMETER: rule 11: nSge above the QP's
+ * MaxInitiatorRequestSge". Copies it into `buffer` (truncated to `size` and NUL-terminated;
+ * `buffer` may be NULL) and returns its length, 0 when nothing was refused yet. Available in
+ * every build type; each refusal is also logged at info level (NDKSIM_LOG=info), rate-limited.
+ */
+NDKSIM_API ULONG ndksim_adapter_last_refusal(const ndksim_adapter* adapter, char* buffer,
+                                             ULONG size);
+
+/**
+ * The last NDK call refused inline on the calling thread, on any adapter, in the same form as
+ * ndksim_adapter_last_refusal; "" when none. The text stays valid until the thread's next
+ * refusal. Test kits print it beside an unexpected status.
+ */
+NDKSIM_API const char* ndksim_thread_last_refusal(void);
 
 /** Current simulated time of the adapter [picoseconds]. */
 NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter);

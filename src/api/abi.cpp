@@ -1,5 +1,10 @@
 #include "api/abi.hpp"
 
+#include <algorithm>
+#include <array>
+
+#include "util/refusal.hpp"
+
 namespace ndksim::api {
 
 core::object* object_from_header(const NDK_OBJECT_HEADER* header, core::object_kind kind,
@@ -25,6 +30,10 @@ core::object* object_from_header(const NDK_OBJECT_HEADER* header, core::object_k
 
 NTSTATUS consumer_error(const char* function, const char* what, status s) noexcept {
     NDKSIM_ERROR("{}: {} -> {}", function, what, s);
+    std::array<char, 320> text{};
+    const auto r =
+        fmt::format_to_n(text.data(), text.size(), "{} refused with {}: {}", function, s, what);
+    refusal::set_last_on_this_thread({text.data(), std::min(r.size, text.size())});
     return to_nt(s);
 }
 

@@ -96,7 +96,7 @@ NTSTATUS NdkCreateCq(NDK_ADAPTER* pNdkAdapter, ULONG CqDepth,
         const status s = core::cq::check_create(a->dev().limits(), CqDepth, CqNotification);
         if (s != status::success) {
             NDKSIM_DEBUG("{}: {} depth {} refused: {}", a->ident(), fn, CqDepth, s);
-            return to_nt(s);
+            return to_nt(a->dev().refusals().record(a->ident(), fn, s));
         }
         auto cq = core::cq::create(*a, CqDepth, CqNotification, CqNotificationContext);
         auto* pub = init_head<NDK_CQ>(*cq, &k_cq_dispatch);
@@ -119,7 +119,7 @@ NTSTATUS NdkCreatePd(NDK_ADAPTER* pNdkAdapter, NDK_FN_CREATE_COMPLETION CreateCo
         core::ref<core::pd> pd;
         const status s = core::pd::create(*a, pd);
         if (s != status::success) {
-            NDKSIM_DEBUG("{}: {} refused: {}", a->ident(), fn, s);
+            a->dev().refusals().record(a->ident(), fn, s);
             return to_nt(s);
         }
         auto* pub = init_head<NDK_PD>(*pd, &k_pd_dispatch);
@@ -146,7 +146,7 @@ NTSTATUS NdkCreateSharedEndpoint(NDK_ADAPTER* pNdkAdapter, const PSOCKADDR pAddr
             s = a->dev().reserve_local(addr);
         }
         if (s != status::success) {
-            NDKSIM_DEBUG("{}: {} refused: {}", a->ident(), fn, s);
+            a->dev().refusals().record(a->ident(), fn, s);
             return to_nt(s);
         }
         auto sep = core::shared_endpoint::create(*a, addr);
@@ -231,7 +231,7 @@ NTSTATUS NdkBuildLAM(NDK_ADAPTER* pNdkAdapter, MDL* Mdl, SIZE_T Length,
         }
         if (r.st != status::success) {
             NDKSIM_DEBUG("{}: {} of {} bytes refused: {}", a->ident(), fn, Length, r.st);
-            return to_nt(r.st);
+            return to_nt(a->dev().refusals().record(a->ident(), fn, r.st));
         }
         pNdkLAM->AdapterContext =
             reinterpret_cast<PVOID>(static_cast<std::uintptr_t>(mem::raw(r.id)));

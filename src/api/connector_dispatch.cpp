@@ -61,6 +61,14 @@ NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTEN
     return query_extension(obj, object_kind::connector, "NdkQueryExtension(connector)");
 }
 
+// The NTSTATUS of a connection-manager call; a refusal is recorded with its reason first.
+NTSTATUS answer(core::connector& c, const char* fn, status s) {
+    if (s != status::success && s != status::pending) {
+        c.dev().refusals().record(c.ident(), fn, s);
+    }
+    return to_nt(s);
+}
+
 NTSTATUS connect(const char* fn, NDK_CONNECTOR* pNdkConnector, NDK_QP* pNdkQp,
                  NDK_SHARED_ENDPOINT* pSep, const SOCKADDR* pSrc, ULONG SrcLength,
                  const SOCKADDR* pDest, ULONG DestLength, ULONG InboundReadLimit,
@@ -98,10 +106,7 @@ NTSTATUS connect(const char* fn, NDK_CONNECTOR* pNdkConnector, NDK_QP* pNdkQp,
         *c, *q, src, sep, destination, InboundReadLimit, OutboundReadLimit,
         private_data(pPrivateData, PrivateDataLength),
         bind_request(RequestCompletion, RequestContext));
-    if (s != status::pending) {
-        NDKSIM_DEBUG("{}: {} refused: {}", c->ident(), fn, s);
-    }
-    return to_nt(s);
+    return answer(*c, fn, s);
 }
 
 NTSTATUS NdkConnect(NDK_CONNECTOR* pNdkConnector, NDK_QP* pNdkQp, const PSOCKADDR pSrcAddress,
@@ -145,9 +150,10 @@ NTSTATUS complete_connect(const char* fn, NDK_CONNECTOR* pNdkConnector, Callback
     if (RequestCompletion == nullptr) {
         return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
     }
-    return to_nt(nic::engine_of(*c).cm().complete_connect(
-        *c, disconnect_event(DisconnectEvent, DisconnectEventContext),
-        bind_request(RequestCompletion, RequestContext)));
+    return answer(*c, fn,
+                  nic::engine_of(*c).cm().complete_connect(
+                      *c, disconnect_event(DisconnectEvent, DisconnectEventContext),
+                      bind_request(RequestCompletion, RequestContext)));
 }
 
 NTSTATUS NdkCompleteConnect(NDK_CONNECTOR* pNdkConnector,
@@ -184,10 +190,7 @@ NTSTATUS accept(const char* fn, NDK_CONNECTOR* pNdkConnector, NDK_QP* pNdkQp,
         *c, *q, InboundReadLimit, OutboundReadLimit, private_data(pPrivateData, PrivateDataLength),
         disconnect_event(DisconnectEvent, DisconnectEventContext),
         bind_request(RequestCompletion, RequestContext));
-    if (s != status::pending) {
-        NDKSIM_DEBUG("{}: {} refused: {}", c->ident(), fn, s);
-    }
-    return to_nt(s);
+    return answer(*c, fn, s);
 }
 
 NTSTATUS NdkAccept(NDK_CONNECTOR* pNdkConnector, NDK_QP* pNdkQp, ULONG InboundReadLimit,
@@ -218,7 +221,8 @@ NTSTATUS NdkReject(NDK_CONNECTOR* pNdkConnector, PVOID pPrivateData, ULONG Priva
     if (!private_data_ok(pPrivateData, PrivateDataLength)) {
         return consumer_error(fn, "private data is NULL with a length", status::invalid_parameter);
     }
-    return to_nt(nic::engine_of(*c).cm().reject(*c, private_data(pPrivateData, PrivateDataLength)));
+    return answer(
+        *c, fn, nic::engine_of(*c).cm().reject(*c, private_data(pPrivateData, PrivateDataLength)));
 }
 
 NTSTATUS NdkGetConnectionData(NDK_CONNECTOR* pNdkConnector, ULONG* pInboundReadLimit,
@@ -299,7 +303,8 @@ NTSTATUS NdkDisconnect(NDK_CONNECTOR* pNdkConnector, NDK_FN_REQUEST_COMPLETION R
     if (RequestCompletion == nullptr) {
         return consumer_error(fn, "RequestCompletion is NULL", status::invalid_parameter);
     }
-    return to_nt(
+    return answer(
+        *c, fn,
         nic::engine_of(*c).cm().disconnect(*c, bind_request(RequestCompletion, RequestContext)));
 }
 

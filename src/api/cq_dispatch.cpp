@@ -53,7 +53,7 @@ NTSTATUS NdkResizeCq(NDK_CQ* pNdkCq, ULONG CqDepth, NDK_FN_REQUEST_COMPLETION Re
         }
         if (s != status::success) {
             NDKSIM_DEBUG("{}: {} to {} refused: {}", c->ident(), fn, CqDepth, s);
-            return to_nt(s);
+            return to_nt(c->dev().refusals().record(c->ident(), fn, s));
         }
         return to_nt(c->finish_request(
             status::success,

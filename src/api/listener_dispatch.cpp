@@ -39,7 +39,7 @@ NTSTATUS NdkListen(NDK_LISTENER* pNdkListener, const PSOCKADDR pAddress, ULONG A
         s = l->listen(addr);
     }
     if (s != status::success) {
-        NDKSIM_DEBUG("{}: {} refused: {}", l->ident(), fn, s);
+        l->dev().refusals().record(l->ident(), fn, s);
         return to_nt(s);
     }
     NDKSIM_DEBUG("{}: listening on {}", l->ident(), addr.to_string());

@@ -56,7 +56,7 @@ NTSTATUS NdkRegisterMr(NDK_MR* pNdkMr, MDL* Mdl, SIZE_T Length, ULONG Flags,
                                                            mem::access_from_mr_flags(Flags));
         if (s != status::success) {
             NDKSIM_DEBUG("{}: {} of {} bytes refused: {}", m->ident(), fn, Length, s);
-            return to_nt(s);
+            return to_nt(m->dev().refusals().record(m->ident(), fn, s));
         }
         return to_nt(m->finish_request(status::success,
                                        bind_request(RequestCompletion, RequestContext),
@@ -77,7 +77,7 @@ NTSTATUS NdkDeregisterMr(NDK_MR* pNdkMr, NDK_FN_REQUEST_COMPLETION RequestComple
     // STATUS_DEVICE_BUSY while memory windows are bound to the region (docs/memory.md).
     const status s = m->dev().memory().deregister_region(m->region());
     if (s != status::success) {
-        NDKSIM_DEBUG("{}: {} refused: {}", m->ident(), fn, s);
+        m->dev().refusals().record(m->ident(), fn, s);
         return to_nt(s);
     }
     return to_nt(m->finish_request(status::success, bind_request(RequestCompletion, RequestContext),
@@ -99,7 +99,7 @@ NTSTATUS NdkInitializeFastRegisterMr(NDK_MR* pNdkMr, ULONG AdapterPageCount, BOO
                                                                 RemoteAccess != FALSE);
     if (s != status::success) {
         NDKSIM_DEBUG("{}: {} for {} pages refused: {}", m->ident(), fn, AdapterPageCount, s);
-        return to_nt(s);
+        return to_nt(m->dev().refusals().record(m->ident(), fn, s));
     }
     return to_nt(m->finish_request(status::success, bind_request(RequestCompletion, RequestContext),
                                    m->dev().limits().control_latency_ps));

@@ -45,7 +45,7 @@ NTSTATUS NdkCreateMr(NDK_PD* pNdkPd, BOOLEAN FastRegister,
         core::ref<core::mr> mr;
         if (const status s = core::mr::create(*p, FastRegister != FALSE, mr);
             s != status::success) {
-            NDKSIM_DEBUG("{}: {} refused: {}", p->ident(), fn, s);
+            p->dev().refusals().record(p->ident(), fn, s);
             return to_nt(s);
         }
         auto* pub = init_head<NDK_MR>(*mr, &k_mr_dispatch);
@@ -67,7 +67,7 @@ NTSTATUS NdkCreateMw(NDK_PD* pNdkPd, NDK_FN_CREATE_COMPLETION CreateCompletion,
         }
         core::ref<core::mw> mw;
         if (const status s = core::mw::create(*p, mw); s != status::success) {
-            NDKSIM_DEBUG("{}: {} refused: {}", p->ident(), fn, s);
+            p->dev().refusals().record(p->ident(), fn, s);
             return to_nt(s);
         }
         auto* pub = init_head<NDK_MW>(*mw, &k_mw_dispatch);
@@ -94,7 +94,7 @@ NTSTATUS NdkCreateSrq(NDK_PD* pNdkPd, ULONG SrqDepth, ULONG MaxReceiveRequestSge
         if (s != status::success) {
             NDKSIM_DEBUG("{}: {} depth {} sge {} refused: {}", p->ident(), fn, SrqDepth,
                          MaxReceiveRequestSge, s);
-            return to_nt(s);
+            return to_nt(p->dev().refusals().record(p->ident(), fn, s));
         }
         auto srq = core::srq::create(*p, SrqDepth, MaxReceiveRequestSge, NotifyThreshold,
                                      SrqNotification, SrqNotificationContext);
@@ -125,12 +125,12 @@ NTSTATUS create_qp(const char* fn, NDK_PD* pNdkPd, NDK_CQ* pReceiveCq, NDK_CQ* p
                          fn, s, params.receive_queue_depth, params.initiator_queue_depth,
                          params.max_receive_request_sge, params.max_initiator_request_sge,
                          params.inline_data_size);
-            return to_nt(s);
+            return to_nt(p->dev().refusals().record(p->ident(), fn, s));
         }
         core::ref<core::qp> qp;
         if (const status c = core::qp::create(*p, *rcq, *icq, srq, params, qp);
             c != status::success) {
-            NDKSIM_DEBUG("{}: {} refused: {}", p->ident(), fn, c);
+            p->dev().refusals().record(p->ident(), fn, c);
             return to_nt(c);
         }
         nic::engine_of(*qp).attach_qp(*qp);

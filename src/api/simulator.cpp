@@ -19,6 +19,7 @@
 #include "nic/engine.hpp"
 #include "timing/profile.hpp"
 #include "timing/scheduler.hpp"
+#include "util/refusal.hpp"
 #include "wire/socket_transport.hpp"
 
 namespace ndksim::api {
@@ -131,6 +132,7 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
     }
     cfg.pending_percent = config->pending_percent;
     cfg.seed = config->seed;
+    cfg.rotate_fast_register_tokens = config->rotate_fast_register_tokens != FALSE;
     cfg.poll = to_poll(raw_value(config->poll_policy), ok);
     if (!ok) {
         return invalid_config("poll_policy is not an ndksim_poll_policy");
@@ -359,6 +361,19 @@ NDKSIM_API ULONG ndksim_adapter_live_objects(const ndksim_adapter* adapter) {
 
 NDKSIM_API ULONG ndksim_adapter_leaked_objects(const ndksim_adapter* adapter) {
     return adapter == nullptr ? 0 : adapter->dev.leaked_objects();
+}
+
+NDKSIM_API ULONG ndksim_adapter_last_refusal(const ndksim_adapter* adapter, char* buffer,
+                                             ULONG size) {
+    if (adapter == nullptr) {
+        return 0;
+    }
+    return static_cast<ULONG>(
+        const_cast<ndksim_adapter*>(adapter)->dev.refusals().last(buffer, size));
+}
+
+NDKSIM_API const char* ndksim_thread_last_refusal(void) {
+    return refusal::last_on_this_thread().data();
 }
 
 NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter) {

@@ -44,7 +44,7 @@ NTSTATUS NdkModifySrq(NDK_SRQ* pNdkSrq, ULONG SrqDepth, ULONG NotifyThreshold,
         }
         if (result != status::success) {
             NDKSIM_DEBUG("{}: {} depth {} refused: {}", s->ident(), fn, SrqDepth, result);
-            return to_nt(result);
+            return to_nt(s->dev().refusals().record(s->ident(), fn, result));
         }
         return to_nt(s->finish_request(
             status::success,
@@ -72,7 +72,7 @@ NTSTATUS NdkSrqReceive(NDK_SRQ* pNdkSrq, PVOID RequestContext, const NDK_SGE* pS
     // receive_queue::post copies the SGEs bytewise; the layouts match (static_asserts above).
     const status r = s->post(RequestContext, reinterpret_cast<const core::sge*>(pSgl), nSge);
     if (r != status::success) {
-        NDKSIM_DEBUG("{}: {} refused: {}", s->ident(), fn, r);
+        s->dev().refusals().record(s->ident(), fn, r);
     }
     return to_nt(r);
 }

@@ -16,6 +16,7 @@ mem::unit_config memory_config(const device_config& cfg, const adapter_limits& l
     c.name = cfg.name;
     c.cache = mem::cache_geometry(cfg.translation_cache_entries);
     c.max_fast_register_pages = limits.frmr_page_count;
+    c.rotate_fast_register_tokens = cfg.rotate_fast_register_tokens;
     c.read_sink_not_required = (limits.adapter_flags & adapter_flag::read_sink_not_required) != 0;
     return c;
 }

@@ -20,6 +20,7 @@
 #include "mem/translation_unit.hpp"
 #include "timing/cost_model.hpp"
 #include "timing/scheduler.hpp"
+#include "util/refusal_log.hpp"
 
 namespace ndksim::core {
 
@@ -50,6 +51,8 @@ struct device_config {
     /// Modelled time from a satisfied CQ arm to the consumer's notification callback: the
     /// MSI-X interrupt waking the consumer (the profile's host.interrupt_ns) [ps].
     timing::sim_time notification_interrupt = timing::host_params{}.interrupt;
+    /// A new token for each fast register (mem::unit_config::rotate_fast_register_tokens).
+    bool rotate_fast_register_tokens = false;
 };
 
 class device {
@@ -69,6 +72,9 @@ class device {
     const device_config& config() const noexcept { return cfg_; }
     const std::string& name() const noexcept { return cfg_.name; }
     endpoint_table& endpoints() noexcept { return endpoints_; }
+
+    /// The consumer calls this adapter refused, and why (ndksim_adapter_last_refusal).
+    util::refusal_log& refusals() noexcept { return refusals_; }
 
     /// The memory translation and protection unit of this adapter (src/mem).
     mem::translation_unit& memory() noexcept { return memory_; }
@@ -145,6 +151,7 @@ class device {
     timing::scheduler* sched_;
     completion_policy policy_;
     endpoint_table endpoints_;
+    util::refusal_log refusals_;
     net_address own_address_;
     mem::translation_unit memory_;
     engine_hooks* hooks_ = nullptr;

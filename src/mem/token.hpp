@@ -1,8 +1,9 @@
 #pragma once
 // Token format: token = table index << 8 | key byte (STYLE.md habit 6). The index selects the
 // token-table slot in O(1); the key byte changes on every activation of the slot (allocation,
-// registration, fast-register, bind), so a token kept from an earlier life of the slot fails
-// the full-token match. Index 0 is reserved, so token values 0..255 are never valid.
+// registration, fast-register initialization, bind; fast register itself only when the unit
+// rotates fast-register tokens), so a token kept from an earlier life of the slot fails the
+// full-token match. Index 0 is reserved, so token values 0..255 are never valid.
 // Local and remote tokens of a region are the same value (as on ConnectX-class adapters); the
 // rights recorded in the slot decide what each use may do.
 

@@ -465,7 +465,9 @@ token_result translation_unit::post_fast_register(pd_id qp_pd, const fast_regist
         NDKSIM_DEBUG("{} post_fast_register #{}: {}", cfg_.name, raw(rq.region), st);
         return {st, 0};
     }
-    s->issued_key = next_key(s->issued_key);
+    if (cfg_.rotate_fast_register_tokens) {
+        s->issued_key = next_key(s->issued_key);
+    }
     return {status::success, table_.issued_token(raw(rq.region))};
 }
 

@@ -60,6 +60,12 @@ struct unit_config {
     /// NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED (REFERENCE.md rule 23); true for the
     /// ConnectX-like profile: a read sink needs local write only.
     bool read_sink_not_required = true;
+    /// False (the default): a fast-register MR keeps its token across fast registers, so a
+    /// peer that was sent the token NdkGetRemoteTokenFromMr gave once after
+    /// NdkInitializeFastRegisterMr may use it after each later fast register (consumers built
+    /// like Microsoft's NDK sample do so). True: each fast register issues a new key byte, so
+    /// a token kept from before it fails the full-token match (strict: catches stale tokens).
+    bool rotate_fast_register_tokens = false;
     cache_config cache;  ///< translation cache geometry
 };
 

@@ -12,6 +12,7 @@
 #include "nic/qp_context.hpp"
 #include "timing/scheduler.hpp"
 #include "util/log.hpp"
+#include "util/refusal.hpp"
 
 namespace ndksim::nic {
 namespace {
@@ -29,6 +30,12 @@ wire::ip_address to_ip(const core::net_address& a) {
 // that runs repeat, spread over the 24-bit space so that wrap-around is exercised.
 std::uint32_t start_psn_for(std::uint32_t qpn, std::uint32_t id) noexcept {
     return (qpn * 0x9E3779B1U + id * 0x85EBCA6BU) & wire::psn_mask;
+}
+
+// Records why a consumer call is refused (util/refusal.hpp) and returns its status.
+status because(status s, const char* why) noexcept {
+    refusal::because(why);
+    return s;
 }
 
 // Reject reasons carried in the reject message (provider-defined).
@@ -216,25 +223,29 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
                                    std::span<const std::byte> private_data, core::request_fn done) {
     core::device& dev = e_.dev();
     if (&q.dev() != &dev) {
-        return status::invalid_parameter;  // a QP of another NIC cannot carry this connection
+        return because(status::invalid_parameter, "the QP belongs to another NIC");
     }
     if (private_data.size() > dev.limits().max_caller_data) {
         // A buffer above NDK_ADAPTER_INFO.MaxCallerData is a size error, not a bad argument
         // (docs/rules-beyond-reference.md).
-        return status::invalid_buffer_size;
+        return because(status::invalid_buffer_size,
+                       "private data above NDK_ADAPTER_INFO.MaxCallerData");
     }
     if (c.state() != connector_state::idle || c.has_request() ||
         q.state() != core::qp_state::idle || q.bound_connector() != nullptr || !c.is_open() ||
         !q.is_open()) {
-        return status::invalid_device_state;
+        return because(status::invalid_device_state,
+                       "the connector was used before, or the QP is connected, bound or closing "
+                       "(a connector and a QP serve one connection)");
     }
     if (destination.v6 != dev.own_address().v6) {
-        return status::invalid_address;
+        return because(status::invalid_address,
+                       "the destination's address family differs from the adapter's");
     }
     core::net_address local;
     if (sep != nullptr) {
         if (&sep->dev() != &dev) {
-            return status::invalid_parameter;  // an endpoint of another NIC
+            return because(status::invalid_parameter, "the shared endpoint belongs to another NIC");
         }
         local = sep->local_address();
     } else {
@@ -251,7 +262,9 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
     // The tuple stays taken until the connector that used it closes, not only while its
     // connection lasts (rule 25), so the endpoint keeps the record.
     if (sep != nullptr && !c.use_shared_endpoint(*sep, destination)) {
-        return status::address_already_exists;
+        return because(status::address_already_exists,
+                       "a connector of this shared endpoint already uses this destination "
+                       "(NdkConnectWithSharedEndpoint: the four-tuple is taken)");
     }
     if (!c.begin_request(std::move(done))) {
         // Another consumer thread started a request on this connector meanwhile.
@@ -295,10 +308,11 @@ status connection_manager::complete_connect(core::connector& c, core::disconnect
                                             core::request_fn done) {
     if (c.state() == connector_state::failed && c.remote_id != 0) {
         // The peer replied, then abandoned the connection (NdkCompleteConnect docs).
-        return status::connection_aborted;
+        return because(status::connection_aborted, "the peer abandoned the connection");
     }
     if (c.state() != connector_state::replied || !c.begin_request(std::move(done))) {
-        return status::connection_invalid;
+        return because(status::connection_invalid,
+                       "NdkConnect has not completed successfully on this connector");
     }
     c.set_disconnect_event(std::move(event));
     const std::uint32_t id = c.local_id;
@@ -330,18 +344,25 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
                                   core::disconnect_fn event, core::request_fn done) {
     core::device& dev = e_.dev();
     if (private_data.size() > dev.limits().max_callee_data) {
-        return status::invalid_buffer_size;
+        return because(status::invalid_buffer_size,
+                       "private data above NDK_ADAPTER_INFO.MaxCalleeData");
     }
     if (c.state() == connector_state::failed) {
-        return status::connection_aborted;  // the active side gave up first (NdkAccept docs)
+        // The active side gave up first (NdkAccept docs).
+        return because(status::connection_aborted, "the active side abandoned the connection");
     }
     if (c.state() != connector_state::requested || c.has_request()) {
-        return status::invalid_device_state;
+        return because(status::invalid_device_state,
+                       "the connector holds no unanswered connection request");
     }
     // Objects belong to the NIC, not to the NDK_ADAPTER handle that created them: a QP of any
     // handle of this device may take the connection (docs/object-model.md).
-    if (q.state() != core::qp_state::idle || q.bound_connector() != nullptr || &q.dev() != &dev) {
-        return status::invalid_parameter;
+    if (&q.dev() != &dev) {
+        return because(status::invalid_parameter, "the QP belongs to another NIC");
+    }
+    if (q.state() != core::qp_state::idle || q.bound_connector() != nullptr) {
+        return because(status::invalid_parameter,
+                       "the QP is already bound to a connection (a QP serves one connection)");
     }
     if (!c.begin_request(std::move(done))) {
         return status::invalid_device_state;
@@ -373,14 +394,17 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
 
 status connection_manager::reject(core::connector& c, std::span<const std::byte> private_data) {
     if (private_data.size() > e_.dev().limits().max_callee_data) {
-        return status::invalid_buffer_size;
+        return because(status::invalid_buffer_size,
+                       "private data above NDK_ADAPTER_INFO.MaxCalleeData");
     }
     const connector_state s = c.state();
     if (s == connector_state::failed) {
-        return status::connection_aborted;  // the peer gave up first (NdkReject docs)
+        // The peer gave up first (NdkReject docs).
+        return because(status::connection_aborted, "the peer abandoned the connection");
     }
     if (s != connector_state::requested && s != connector_state::replied) {
-        return status::invalid_device_state;
+        return because(status::invalid_device_state,
+                       "nothing to reject: no request or reply is waiting for an answer");
     }
     c.set_state(connector_state::failed);
     store_private_data(c, private_data);
@@ -403,10 +427,11 @@ status connection_manager::reject(core::connector& c, std::span<const std::byte>
 status connection_manager::disconnect(core::connector& c, core::request_fn done) {
     const connector_state s = c.state();
     if (s != connector_state::connected && s != connector_state::disconnected) {
-        return status::connection_invalid;
+        return because(status::connection_invalid, "the connector never connected");
     }
     if (!c.begin_disconnect(std::move(done))) {
-        return status::invalid_device_state;
+        return because(status::invalid_device_state,
+                       "a request is already pending on the connector");
     }
     const std::uint32_t id = c.local_id;
     core::ref<core::connector> keep(&c);

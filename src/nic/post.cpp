@@ -10,6 +10,7 @@
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
 #include "util/log.hpp"
+#include "util/refusal.hpp"
 
 namespace ndksim::nic {
 namespace {
@@ -17,15 +18,18 @@ namespace {
 // What every initiator post checks first: the QP is connected (rule 10) and has room.
 status check_initiator(core::qp& q, core::send_wqe*& slot) {
     if (q.state() != core::qp_state::connected) {
+        refusal::because("rule 10: the QP is not connected (never, or no longer)");
         return status::connection_invalid;
     }
     if (q.initiator_cq().overrun() || q.receive_cq().overrun()) {
         // Rule 15: a CQ overrun makes every QP using the CQ unusable, not only the one whose
         // completion overran it.
+        refusal::because("rule 15: a CQ of this QP overran");
         return status::connection_invalid;
     }
     slot = q.sq().prepare();
     if (slot == nullptr) {
+        refusal::because("the initiator queue is full (its depth was set by NdkCreateQp)");
         NDKSIM_WARN("{}: initiator queue full ({} requests outstanding)", q.ident(),
                     q.sq().depth());
         return status::insufficient_resources;
@@ -48,9 +52,10 @@ status publish(engine& e, core::qp& q, std::uint32_t flags) {
     return status::success;
 }
 
-// An inline failure pushes the deferred requests to the engine (rule 9).
-status refuse(engine& e, core::qp& q, status s, [[maybe_unused]] const char* what) {
-    NDKSIM_DEBUG("{}: {} refused: {}", q.ident(), what, s);
+// An inline failure pushes the deferred requests to the engine (rule 9), and the adapter records
+// it with the reason the failing check gave (util/refusal_log.hpp).
+status refuse(engine& e, core::qp& q, status s, const char* call) {
+    q.dev().refusals().record(q.ident(), call, s);
     qp_context& ctx = context_of(q);
     if (ctx.deferred) {
         ctx.deferred = false;
@@ -66,12 +71,13 @@ engine& engine_of(core::object& o) noexcept {
 }
 
 status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_args& a) {
-    const char* what = kind == core::wr_kind::read    ? "read"
-                       : kind == core::wr_kind::write ? "write"
-                                                      : "send";
+    const char* what = kind == core::wr_kind::read    ? "NdkRead"
+                       : kind == core::wr_kind::write ? "NdkWrite"
+                                                      : "NdkSend";
     const core::adapter_limits& limits = e.dev().limits();
     const bool inline_data = (a.flags & core::op_flag::inline_data) != 0;
     if (a.sges == nullptr && a.sge_count > 0) {
+        refusal::because("nSge is not 0 but the SGE array is NULL");
         return refuse(e, q, status::invalid_parameter, what);
     }
     // Limits of rule 11: inline requests may exceed the SGE limit but not the inline size. The
@@ -80,12 +86,15 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
     std::uint64_t length = 0;
     if (inline_data) {
         if (kind == core::wr_kind::read) {
+            refusal::because(
+                "NDK_OP_FLAG_INLINE on a read: only sends and writes carry inline data");
             return refuse(e, q, status::invalid_parameter, what);
         }
         for (std::uint32_t i = 0; i < a.sge_count && length <= q.params().inline_data_size; ++i) {
             length += a.sges[i].length;
         }
         if (length > q.params().inline_data_size) {
+            refusal::because("rule 11: inline data above the QP's InlineDataSize");
             return refuse(e, q, status::invalid_parameter, what);
         }
     } else {
@@ -94,6 +103,10 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
             max_sge = std::min(max_sge, limits.max_read_request_sge);
         }
         if (a.sge_count > max_sge) {
+            refusal::because(kind == core::wr_kind::read
+                                 ? "rule 11: nSge above the QP's MaxInitiatorRequestSge or the "
+                                   "adapter's MaxReadRequestSge"
+                                 : "rule 11: nSge above the QP's MaxInitiatorRequestSge");
             return refuse(e, q, status::invalid_parameter, what);
         }
         for (std::uint32_t i = 0; i < a.sge_count; ++i) {
@@ -101,6 +114,7 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
         }
     }
     if (length > limits.max_transfer_length) {
+        refusal::because("rule 11: length above the adapter's MaxTransferLength");
         return refuse(e, q, status::invalid_parameter, what);
     }
     core::send_wqe* w = nullptr;
@@ -136,16 +150,17 @@ status post_bind(engine& e, core::qp& q, void* context, mem::region_id region,
                  std::uint32_t flags) {
     core::send_wqe* w = nullptr;
     if (const status s = check_initiator(q, w); s != status::success) {
-        return refuse(e, q, s, "bind");
+        return refuse(e, q, s, "NdkBind");
     }
     if (!mem::op_write_flags_consistent(flags)) {
-        return refuse(e, q, status::invalid_parameter, "bind");
+        refusal::because("remote write without local write (docs/rules-beyond-reference.md)");
+        return refuse(e, q, status::invalid_parameter, "NdkBind");
     }
     const mem::access rights = mem::access_from_op_flags(flags);
     const mem::token_result t = e.dev().memory().post_bind(
         q.memory_pd(), mem::bind_request{window, region, va, length, rights});
     if (t.st != status::success) {
-        return refuse(e, q, t.st, "bind");
+        return refuse(e, q, t.st, "NdkBind");
     }
     w->kind = core::wr_kind::bind;
     w->flags = flags;
@@ -164,16 +179,17 @@ status post_fast_register(engine& e, core::qp& q, void* context, mem::region_id 
                           std::uint64_t length, std::uint64_t base_va, std::uint32_t flags) {
     core::send_wqe* w = nullptr;
     if (const status s = check_initiator(q, w); s != status::success) {
-        return refuse(e, q, s, "fast-register");
+        return refuse(e, q, s, "NdkFastRegister");
     }
     if (!mem::op_write_flags_consistent(flags)) {
-        return refuse(e, q, status::invalid_parameter, "fast-register");
+        refusal::because("remote write without local write (docs/rules-beyond-reference.md)");
+        return refuse(e, q, status::invalid_parameter, "NdkFastRegister");
     }
     const mem::access rights = mem::access_from_op_flags(flags);
     const mem::token_result t = e.dev().memory().post_fast_register(
         q.memory_pd(), mem::fast_register_request{region, pages, fbo, length, base_va, rights});
     if (t.st != status::success) {
-        return refuse(e, q, t.st, "fast-register");
+        return refuse(e, q, t.st, "NdkFastRegister");
     }
     w->kind = core::wr_kind::fast_register;
     w->flags = flags;
@@ -192,12 +208,12 @@ status post_invalidate(engine& e, core::qp& q, void* context, mem::region_id reg
                        mem::window_id window, std::uint32_t flags) {
     core::send_wqe* w = nullptr;
     if (const status s = check_initiator(q, w); s != status::success) {
-        return refuse(e, q, s, "invalidate");
+        return refuse(e, q, s, "NdkInvalidate");
     }
     if (region != mem::region_id::none) {
         if (const status s = e.dev().memory().post_invalidate(q.memory_pd(), region);
             s != status::success) {
-            return refuse(e, q, s, "invalidate");
+            return refuse(e, q, s, "NdkInvalidate");
         }
     }
     w->kind = region != mem::region_id::none ? core::wr_kind::invalidate_region
@@ -213,13 +229,12 @@ status post_receive(engine& e, core::qp& q, void* context, const core::sge* sges
                     std::uint32_t count) {
     core::receive_queue* rq = q.rq();
     if (rq == nullptr) {
-        NDKSIM_ERROR("{}: NdkReceive on a QP created with an SRQ; post to the SRQ", q.ident());
-        return status::invalid_device_request;
+        refusal::because("the QP was created with an SRQ: receives go to NdkSrqReceive");
+        return q.dev().refusals().record(q.ident(), "NdkReceive", status::invalid_device_request);
     }
     const status s = rq->post(context, sges, count);
     if (s != status::success) {
-        NDKSIM_DEBUG("{}: receive refused: {}", q.ident(), s);
-        return s;
+        return q.dev().refusals().record(q.ident(), "NdkReceive", s);
     }
     if (q.state() == core::qp_state::error) {
         flush(e, q);

@@ -365,7 +365,34 @@ TEST_F(RcMemory, InvalidatedFastRegisteredRegionRefusesRemoteAccess) {
     EXPECT_EQ(0x102U, r.ProviderErrorCode);
 }
 
-TEST_F(RcMemory, FastRegisterAgainAfterInvalidateWorksUnderANewToken) {
+// The token read once after NdkInitializeFastRegisterMr serves every later fast register of
+// the MR (docs/rules-beyond-reference.md): a consumer built like Microsoft's NDK sample sends
+// it to the peer once, and the peer keeps using it.
+TEST_F(RcMemory, TheTokenReadAfterInitializeServesEveryLaterFastRegister) {
+    const lam_buffer lb = build_lam(b_, k_page, 0);
+    NDK_MR* mr = make_fr_mr(b_, 4, TRUE);
+    const UINT32 sent_to_peer = mr->Dispatch->NdkGetRemoteTokenFromMr(mr);
+    const ULONG flags = NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE;
+    const fr_region first = fast_register(b_, mr, lb, 0x40000000, flags);
+    EXPECT_EQ(sent_to_peer, first.token);
+    fill(a_.buf.bytes, 512, 1);
+    EXPECT_STATUS(STATUS_SUCCESS, write_from_a(0, 512, first.base, sent_to_peer));
+    EXPECT_STATUS(STATUS_SUCCESS, invalidate(b_, &mr->Header));
+    const fr_region second = fast_register(b_, mr, lb, 0x50000000, flags);
+    EXPECT_EQ(sent_to_peer, second.token);
+    fill(a_.buf.bytes, 512, 2);
+    EXPECT_STATUS(STATUS_SUCCESS, write_from_a(0, 512, second.base + 8, sent_to_peer));
+    EXPECT_EQ(0, std::memcmp(a_.buf.bytes, lb.bytes + 8, 512));
+}
+
+// The strict option: each fast register issues a new token, so a peer still holding the old
+// one is refused, which catches a consumer that never sends the new token.
+class RcMemoryRotatingTokens : public RcMemory {
+  protected:
+    RcMemoryRotatingTokens() { rotate_fast_register_tokens_ = TRUE; }
+};
+
+TEST_F(RcMemoryRotatingTokens, FastRegisterAgainAfterInvalidateWorksUnderANewToken) {
     const lam_buffer lb = build_lam(b_, k_page, 0);
     NDK_MR* mr = make_fr_mr(b_, 4, TRUE);
     const ULONG flags = NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE;

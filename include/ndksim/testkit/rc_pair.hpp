@@ -30,10 +30,21 @@ inline std::string status_string(NTSTATUS s) {
     return ndksim_status_name(s);
 }
 
-#define EXPECT_STATUS(expected, actual) \
-    EXPECT_EQ(::ndksim::testkit::status_string(expected), ::ndksim::testkit::status_string(actual))
-#define ASSERT_STATUS(expected, actual) \
-    ASSERT_EQ(::ndksim::testkit::status_string(expected), ::ndksim::testkit::status_string(actual))
+/// What a failed status assertion prints after the two statuses: the last call the library
+/// refused on this thread and why (ndksim_thread_last_refusal), when there is one.
+inline std::string last_refusal_note() {
+    const char* why = ndksim_thread_last_refusal();
+    return why[0] == '\0' ? std::string() : std::string("last refusal on this thread: ") + why;
+}
+
+#define EXPECT_STATUS(expected, actual)                   \
+    EXPECT_EQ(::ndksim::testkit::status_string(expected), \
+              ::ndksim::testkit::status_string(actual))   \
+        << ::ndksim::testkit::last_refusal_note()
+#define ASSERT_STATUS(expected, actual)                   \
+    ASSERT_EQ(::ndksim::testkit::status_string(expected), \
+              ::ndksim::testkit::status_string(actual))   \
+        << ::ndksim::testkit::last_refusal_note()
 
 /// An IPv4 socket address ("10.0.0.2", port in host order).
 inline SOCKADDR_IN ipv4(const char* a, USHORT port) {
@@ -186,6 +197,9 @@ class RcPair : public ::testing::Test {
     /// ndksim_adapter_config.rnr_retry_limit of both sides when set (a fixture whose sends must
     /// wait for ever for a receive sets 0xFFFFFFFF in its constructor); otherwise the default.
     std::optional<ULONG> rnr_retry_limit_;
+    /// ndksim_adapter_config.rotate_fast_register_tokens of both sides (a fixture that checks
+    /// the strict token rotation sets TRUE in its constructor).
+    BOOLEAN rotate_fast_register_tokens_ = FALSE;
 
     ndksim_loop* loop_ = nullptr;
     side a_;
