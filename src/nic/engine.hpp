@@ -91,6 +91,7 @@ struct engine_counters {
     std::atomic<std::uint64_t> duplicate_packets{0};
     std::atomic<std::uint64_t> out_of_sequence_packets{0};
     std::atomic<std::uint64_t> protocol_errors{0};
+    std::atomic<std::uint64_t> pkey_violations{0};  ///< dropped: BTH P_Key not the QP's
     std::atomic<std::uint64_t> cm_messages_sent{0};
     std::atomic<std::uint64_t> cm_messages_received{0};
     std::atomic<std::uint64_t> cm_bad_messages{0};

@@ -290,6 +290,32 @@ TEST_F(Hostile, FramePretendingToComeFromTheStrangerFailsTheIcrc) {
     expect_victim_alive();
 }
 
+// ---- partition key ------------------------------------------------------------------------
+
+// IBA vol. 1 9.6.1.1 (header validation, "P_Key check"): a packet whose BTH P_Key does not match
+// the QP's is silently dropped and the violation counted; it must not touch the connection.
+TEST_F(Hostile, ForeignPartitionKeyIsDroppedAndCounted) {
+    wire::packet_headers h = write_only(g_.address(), g_.token, 16);
+    h.bth.pkey = 0x8123;  // a full member of another partition: QPN, PSN and rkey are right
+    inject(forge(h, 16));
+    EXPECT_EQ(1u, counters().pkey_violations.load());
+    EXPECT_EQ(0u, counters().protocol_errors.load());
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, LimitedMemberOfTheDefaultPartitionIsAccepted) {
+    // 0x7FFF (limited member) matches the QP's 0xFFFF (full member): one of the two is full.
+    wire::packet_headers h = write_only(g_.address() + 100, g_.token, 16);
+    h.bth.pkey = 0x7FFF;
+    inject(forge(h, 16));
+    EXPECT_EQ(0u, counters().pkey_violations.load());
+    EXPECT_EQ(std::byte{0x5A}, g_.window()[100]);
+    expect_untouched(100, 16);
+    expect_second_connection_works();
+}
+
 // ---- PSN ----------------------------------------------------------------------------------
 
 TEST_F(Hostile, PsnFarInTheFutureGetsOneSequenceNakAndPlacesNothing) {
