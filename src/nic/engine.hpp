@@ -139,6 +139,9 @@ class engine final : public core::engine_hooks {
     /// earliest simulated time the frame can leave [ps].
     void transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready);
 
+    /// When the last bit of the last frame queued on this adapter's port leaves [ps].
+    timing::sim_time port_free_at() const noexcept { return port_free_at_; }
+
     /// The link's receive entry, at the frame's last bit: the frame passes the receive
     /// pipeline and its payload (and the CQE it may complete) is written to host memory over
     /// PCIe; it is dispatched when that is done (docs/timing.md, steps 7-9).

@@ -3,6 +3,7 @@
 // packets. Lives in core::qp's engine-state slot; touched only from engine tasks, except the
 // doorbell flag, which posting threads set.
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -62,6 +63,14 @@ struct qp_context final : core::qp_engine_state {
     mem::sge write_target{};
     std::optional<mem::sge_cursor> write_cursor;
     bool receive_failed = false;  ///< the current send overran or faulted its receive
+    /// RDMA READs accepted and not yet answered, the responder resources the inbound read
+    /// limit (`ird`) counts (responder.cpp): when each one's last response leaves the port
+    /// [ps], oldest first (the port is FIFO, so the times never decrease). A ring, so that
+    /// the per-packet path never allocates.
+    static constexpr std::size_t k_read_slots = 64;
+    std::array<timing::sim_time, k_read_slots> read_done_at{};
+    std::uint32_t read_first = 0;  ///< index of the oldest entry of read_done_at
+    std::uint32_t reads_in_progress = 0;
 
     // Statistics (stats_registry.hpp): written by the completer, read from any thread.
     std::shared_ptr<qp_stats> stats;
