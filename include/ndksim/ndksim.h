@@ -389,6 +389,9 @@ typedef struct ndksim_adapter_stats {
     /* Version 4: hostile input (docs/wire-format.md, "Hostile input"). */
     ULONG64 pkey_violations; /**< packets for a connected QP whose BTH P_Key does not match its
                                   partition (dropped, IBA 9.6.1.1) */
+    ULONG64 socket_backlog_dropped; /**< UDP/TCP: frames dropped unread because the adapter
+                                         already held its bound of frames read and not yet
+                                         processed (4096) */
 } ndksim_adapter_stats;
 
 /** Size of version 1 of ndksim_adapter_stats (up to translation_cache_stale_hits): the

@@ -132,6 +132,7 @@ ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
         s.socket_connections_accepted = load(k.connections_accepted);
         s.socket_departures_refused = load(k.departures_refused);
         s.socket_receive_overruns = load(k.receive_overruns);
+        s.socket_backlog_dropped = load(k.backlog_dropped);
     }
     s.qp_context_cache_hits = e.qp_contexts().hits();
     s.qp_context_cache_misses = e.qp_contexts().misses();
@@ -275,7 +276,8 @@ std::string stats_document(ndksim_adapter& a) {
                          {"connections_opened", s.socket_connections_opened},
                          {"connections_accepted", s.socket_connections_accepted},
                          {"departures_refused", s.socket_departures_refused},
-                         {"receive_overruns", s.socket_receive_overruns}}},
+                         {"receive_overruns", s.socket_receive_overruns},
+                         {"backlog_dropped", s.socket_backlog_dropped}}},
                        {"qps", std::move(qps)}};
     return doc.dump();
 }
