@@ -228,27 +228,6 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
     }
 }
 
-// Responder resources for RDMA READ (IBA vol. 1 9.7.5.1 and 9.7.5.2): a READ holds one from
-// its arrival until its last response has left the port, and at most the negotiated inbound
-// read limit (IRD) are held at once. A requester may not have more reads outstanding than
-// that (its ORD is capped by the peer's IRD at connection, REFERENCE.md section 9), and it
-// sees a read's last response only after it left, so a peer that keeps the limit never finds
-// the resources taken. True when a new READ may take one; frees those whose responses left.
-bool read_resource_free(engine& e, qp_context& ctx) {
-    const timing::sim_time now = e.dev().sched().now();
-    while (ctx.reads_in_progress > 0 && ctx.read_done_at[ctx.read_first] <= now) {
-        ctx.read_first = (ctx.read_first + 1) % qp_context::k_read_slots;
-        --ctx.reads_in_progress;
-    }
-    return ctx.reads_in_progress < std::min<std::size_t>(ctx.ird, qp_context::k_read_slots);
-}
-
-// Records a READ whose last response leaves the port at `done` [ps].
-void hold_read_resource(qp_context& ctx, timing::sim_time done) {
-    ctx.read_done_at[(ctx.read_first + ctx.reads_in_progress) % qp_context::k_read_slots] = done;
-    ++ctx.reads_in_progress;
-}
-
 // Serves a READ request whose first response PSN is `psn`; `replay` for a duplicate request
 // (the responses are sent again, the responder's state does not move).
 void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay) {
@@ -257,11 +236,24 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
     const std::uint32_t mtu = e.config().costs.mtu;
     const std::uint64_t length = p.headers.reth.dma_length;
     const auto packets = length == 0 ? 1U : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
-    if (!replay && !read_resource_free(e, ctx)) {
-        // More READs than the responder resources negotiated (IRD): NAK Invalid Request, a
-        // class C error that ends the connection (IBA vol. 1 9.7.5.2; rxe's
-        // RESPST_ERR_TOO_MANY_RDMA_ATM_REQ). Answering it anyway would let a peer that ignores
-        // the limit make this adapter send any number of responses for a few small requests.
+    // Responder resources for RDMA READ (IBA vol. 1 9.7.5.1 and 9.7.5.2): a READ holds one
+    // from its arrival until its last response has left the port, and at most the negotiated
+    // inbound read limit (IRD) are held at once. A requester may not have more reads
+    // outstanding than that (its ORD is capped by the peer's IRD at connection, REFERENCE.md
+    // section 9), and it sees a read's last response only after it left, so a peer that keeps
+    // the limit never finds them taken.
+    read_slots& slots = replay ? ctx.replayed_reads : ctx.reads;
+    if (!slots.available(e.dev().sched().now(), ctx.ird)) {
+        if (replay) {
+            // A duplicate (counted as one) beyond the limit: a retry whose earlier copies are
+            // still being answered, or a peer replaying reads to have them answered without
+            // end. Dropped quietly; a requester that lost the responses asks again on its timer.
+            return;
+        }
+        // A new READ beyond the resources negotiated: NAK Invalid Request, a class C error that
+        // ends the connection (IBA vol. 1 9.7.5.2; rxe's RESPST_ERR_TOO_MANY_RDMA_ATM_REQ).
+        // Answering it anyway would let a peer that ignores the limit make this adapter send
+        // any number of responses for a few small requests.
         NDKSIM_DEBUG("{}: READ at PSN {:#x} beyond the inbound read limit {}", q.ident(), psn,
                      ctx.ird);
         e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
@@ -304,9 +296,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
             return cursor.copy_from_host(guard, payload).ok();
         });
     }
-    if (!replay) {
-        hold_read_resource(ctx, e.port_free_at());
-    }
+    slots.hold(e.port_free_at());
 }
 
 }  // namespace

@@ -463,6 +463,30 @@ TEST_F(Hostile, ReadsBeyondTheNegotiatedIrdAreRefusedWithInvalidRequest) {
     expect_second_connection_works();
 }
 
+// A duplicate READ (a PSN already passed) is served again, since the requester resends a read
+// whose responses were lost (IBA vol. 1 9.7.5.1). Without a bound of its own, a peer could
+// send duplicates for ever and have each answered, around the IRD limit on new reads: replays
+// in flight are bounded by the IRD too, and one beyond them is dropped quietly (the requester's
+// timer asks again). 16 duplicates injected at once at an IRD of 8: 8 are answered.
+TEST_F(Hostile, DuplicateReadsBeyondTheIrdAreDroppedQuietly) {
+    ASSERT_EQ(8u, nic::context_of(core_qp(b_.qp)).ird);
+    wire::packet_headers h = write_only(b_.buf.address(), b_.buf.remote_token, 4096);
+    h.bth.op = opcode::rc_read_request;
+    h.bth.psn = wire::psn_mask;  // forge() adds the expected PSN: one behind it
+    const std::vector<std::byte> frame = forge(h);
+    for (int i = 0; i < 16; ++i) {
+        ASSERT_STATUS(STATUS_SUCCESS,
+                      ndksim_adapter_inject_frame(b_.nic, frame.data(),
+                                                  static_cast<ULONG>(frame.size()), "10.0.0.1"));
+    }
+    settle();
+    EXPECT_EQ(16u, counters().duplicate_packets.load());
+    expected_read_responses_ = 8;
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
 TEST_F(Hostile, ValidWriteLandsOnlyInItsWindow) {
     // The control case: the same forging machinery produces a frame the responder accepts.
     inject(forge(write_only(g_.address() + 100, g_.token, 64), 64));
