@@ -345,7 +345,7 @@ typedef struct ndksim_qp_stats {
     ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< indexed by ndksim_stats_op */
 } ndksim_qp_stats;
 
-/** Adapter-wide statistics (version 3). Set `size` to sizeof(ndksim_adapter_stats) before a
+/** Adapter-wide statistics (version 4). Set `size` to sizeof(ndksim_adapter_stats) before a
  *  call; each version only appends fields, and a call fills no more than `size` bytes. */
 typedef struct ndksim_adapter_stats {
     ULONG size;     /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
@@ -411,6 +411,12 @@ typedef struct ndksim_adapter_stats {
     /* Version 3, continued: the QP context cache model (nic.qpc_cache_entries of the profile). */
     ULONG64 qp_context_cache_hits;   /**< QP context accesses that found it on the NIC */
     ULONG64 qp_context_cache_misses; /**< accesses that fetched it over PCIe (qpc_miss_ns) */
+    /* Version 4: hostile input (docs/wire-format.md, "Hostile input"). */
+    ULONG64 pkey_violations; /**< packets for a connected QP whose BTH P_Key does not match its
+                                  partition (dropped, IBA 9.6.1.1) */
+    ULONG64 socket_backlog_dropped; /**< UDP/TCP: frames dropped unread because the adapter
+                                         already held its bound of frames read and not yet
+                                         processed (4096) */
 } ndksim_adapter_stats;
 
 /** Size of version 1 of ndksim_adapter_stats (up to translation_cache_stale_hits): the
@@ -420,6 +426,9 @@ typedef struct ndksim_adapter_stats {
 /** Size of version 2 of ndksim_adapter_stats (up to socket_connections_accepted). */
 #define NDKSIM_ADAPTER_STATS_V2_SIZE \
     ((ULONG)offsetof(ndksim_adapter_stats, socket_departures_refused))
+
+/** Size of version 3 of ndksim_adapter_stats (up to qp_context_cache_misses). */
+#define NDKSIM_ADAPTER_STATS_V3_SIZE ((ULONG)offsetof(ndksim_adapter_stats, pkey_violations))
 
 /**
  * Reads the adapter-wide statistics into *stats. Returns STATUS_SUCCESS, or

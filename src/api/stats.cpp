@@ -40,7 +40,7 @@ constexpr std::array<const char*, NDKSIM_STATS_OP_COUNT> k_op_names{
 
 // The size of version 1 of each struct: a caller compiled against it passes at least this.
 // Version 2 of the adapter's struct appended the reliability, fault and socket counters, and
-// version 3 the refused departures and the receive overruns.
+// version 3 the refused departures and the receive overruns, version 4 the hostile-input drops.
 constexpr ULONG k_adapter_stats_v1 = NDKSIM_ADAPTER_STATS_V1_SIZE;
 static_assert(k_adapter_stats_v1 ==
               offsetof(ndksim_adapter_stats, translation_cache_stale_hits) + sizeof(ULONG64));
@@ -132,9 +132,11 @@ ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
         s.socket_connections_accepted = load(k.connections_accepted);
         s.socket_departures_refused = load(k.departures_refused);
         s.socket_receive_overruns = load(k.receive_overruns);
+        s.socket_backlog_dropped = load(k.backlog_dropped);
     }
     s.qp_context_cache_hits = e.qp_contexts().hits();
     s.qp_context_cache_misses = e.qp_contexts().misses();
+    s.pkey_violations = load(c.pkey_violations);
     return s;
 }
 
@@ -235,6 +237,7 @@ std::string stats_document(ndksim_adapter& a) {
                          {"bad_frames_by_cause", std::move(bad)},
                          {"unknown_qp", s.frames_for_unknown_qp},
                          {"unconnected_qp", s.frames_for_unconnected_qp},
+                         {"pkey_violations", s.pkey_violations},
                          {"unroutable", s.link_frames_unroutable}}},
                        {"cm",
                         {{"sent", s.cm_messages_sent},
@@ -273,7 +276,8 @@ std::string stats_document(ndksim_adapter& a) {
                          {"connections_opened", s.socket_connections_opened},
                          {"connections_accepted", s.socket_connections_accepted},
                          {"departures_refused", s.socket_departures_refused},
-                         {"receive_overruns", s.socket_receive_overruns}}},
+                         {"receive_overruns", s.socket_receive_overruns},
+                         {"backlog_dropped", s.socket_backlog_dropped}}},
                        {"qps", std::move(qps)}};
     return doc.dump();
 }

@@ -211,6 +211,8 @@ void connection_manager::activate_qp(connection& conn) {
         std::min({c.inbound_read_limit, limits.max_inbound_read_limit, c.peer.outbound_read_limit});
     ctx.ord = std::min(
         {c.outbound_read_limit, limits.max_outbound_read_limit, c.peer.inbound_read_limit});
+    ctx.reads = {};
+    ctx.replayed_reads = {};
     q->set_state(core::qp_state::connected);
 }
 

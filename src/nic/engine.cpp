@@ -202,6 +202,11 @@ void engine::dispatch(wire::frame* f) {
         counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
     } else if (p.info->svc != wire::service::rc) {
         counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+    } else if (!wire::pkey_matches(p.headers.bth.pkey, wire::default_pkey)) {
+        // IBA vol. 1 9.6.1.1 (header validation, P_Key check): a packet of another partition is
+        // silently dropped and the violation counted, by the responder and the completer alike. It
+        // proves nothing about the peer, so the connection goes on.
+        counters_.pkey_violations.fetch_add(1, std::memory_order_relaxed);
     } else if (p.info->is_request()) {
         on_request(*this, *q, p);
     } else {

@@ -91,6 +91,7 @@ struct engine_counters {
     std::atomic<std::uint64_t> duplicate_packets{0};
     std::atomic<std::uint64_t> out_of_sequence_packets{0};
     std::atomic<std::uint64_t> protocol_errors{0};
+    std::atomic<std::uint64_t> pkey_violations{0};  ///< dropped: BTH P_Key not the QP's
     std::atomic<std::uint64_t> cm_messages_sent{0};
     std::atomic<std::uint64_t> cm_messages_received{0};
     std::atomic<std::uint64_t> cm_bad_messages{0};
@@ -137,6 +138,9 @@ class engine final : public core::engine_hooks {
     /// adapter's port: the port is busy for each frame's serialization time. `ready` is the
     /// earliest simulated time the frame can leave [ps].
     void transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready);
+
+    /// When the last bit of the last frame queued on this adapter's port leaves [ps].
+    timing::sim_time port_free_at() const noexcept { return port_free_at_; }
 
     /// The link's receive entry, at the frame's last bit: the frame passes the receive
     /// pipeline and its payload (and the CQE it may complete) is written to host memory over

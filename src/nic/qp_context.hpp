@@ -3,6 +3,8 @@
 // packets. Lives in core::qp's engine-state slot; touched only from engine tasks, except the
 // doorbell flag, which posting threads set.
 
+#include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -17,6 +19,33 @@
 #include "wire/transport.hpp"
 
 namespace ndksim::nic {
+
+/// The responder's RDMA READ resources of one kind (responder.cpp): when each read that holds
+/// one finishes, i.e. its last response leaves the port [ps], oldest first (the port is FIFO,
+/// so the times never decrease). A fixed ring, so that the per-packet path never allocates.
+struct read_slots {
+    static constexpr std::size_t k_capacity = 64;
+
+    /// Frees the slots of the reads finished by `now`; true when fewer than `limit` (at most
+    /// k_capacity) are still held.
+    bool available(timing::sim_time now, std::uint32_t limit) noexcept {
+        while (held > 0 && done_at[first] <= now) {
+            first = (first + 1) % k_capacity;
+            --held;
+        }
+        return held < std::min<std::size_t>(limit, k_capacity);
+    }
+
+    /// Holds a slot for a read that finishes at `done` [ps]; available() said there was one.
+    void hold(timing::sim_time done) noexcept {
+        done_at[(first + held) % k_capacity] = done;
+        ++held;
+    }
+
+    std::array<timing::sim_time, k_capacity> done_at{};
+    std::uint32_t first = 0;  ///< index of the oldest entry of done_at
+    std::uint32_t held = 0;
+};
 
 struct qp_context final : core::qp_engine_state {
     // Connection (set by the connection manager before the QP becomes connected).
@@ -62,6 +91,11 @@ struct qp_context final : core::qp_engine_state {
     mem::sge write_target{};
     std::optional<mem::sge_cursor> write_cursor;
     bool receive_failed = false;  ///< the current send overran or faulted its receive
+    /// RDMA READs accepted and not yet answered, the responder resources the inbound read
+    /// limit (`ird`) counts, and duplicate READs being served again, bounded by it separately
+    /// so that a replay never takes a new read's resource.
+    read_slots reads;
+    read_slots replayed_reads;
 
     // Statistics (stats_registry.hpp): written by the completer, read from any thread.
     std::shared_ptr<qp_stats> stats;

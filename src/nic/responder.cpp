@@ -236,6 +236,30 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
     const std::uint32_t mtu = e.config().costs.mtu;
     const std::uint64_t length = p.headers.reth.dma_length;
     const auto packets = length == 0 ? 1U : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
+    // Responder resources for RDMA READ (IBA vol. 1 9.7.5.1 and 9.7.5.2): a READ holds one
+    // from its arrival until its last response has left the port, and at most the negotiated
+    // inbound read limit (IRD) are held at once. A requester may not have more reads
+    // outstanding than that (its ORD is capped by the peer's IRD at connection, REFERENCE.md
+    // section 9), and it sees a read's last response only after it left, so a peer that keeps
+    // the limit never finds them taken.
+    read_slots& slots = replay ? ctx.replayed_reads : ctx.reads;
+    if (!slots.available(e.dev().sched().now(), ctx.ird)) {
+        if (replay) {
+            // A duplicate (counted as one) beyond the limit: a retry whose earlier copies are
+            // still being answered, or a peer replaying reads to have them answered without
+            // end. Dropped quietly; a requester that lost the responses asks again on its timer.
+            return;
+        }
+        // A new READ beyond the resources negotiated: NAK Invalid Request, a class C error that
+        // ends the connection (IBA vol. 1 9.7.5.2; rxe's RESPST_ERR_TOO_MANY_RDMA_ATM_REQ).
+        // Answering it anyway would let a peer that ignores the limit make this adapter send
+        // any number of responses for a few small requests.
+        NDKSIM_DEBUG("{}: READ at PSN {:#x} beyond the inbound read limit {}", q.ident(), psn,
+                     ctx.ird);
+        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+        refuse(e, q, psn, wire::nak_code::invalid_request);
+        return;
+    }
     mem::translation_unit& memory = e.dev().memory();
     const mem::sge source{p.headers.reth.va, p.headers.reth.dma_length, p.headers.reth.rkey};
     mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::remote_read,
@@ -272,6 +296,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
             return cursor.copy_from_host(guard, payload).ok();
         });
     }
+    slots.hold(e.port_free_at());
 }
 
 }  // namespace

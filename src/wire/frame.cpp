@@ -2,8 +2,8 @@
 
 namespace ndksim::wire {
 
-std::shared_ptr<frame_pool> frame_pool::create(std::size_t block) {
-    return std::shared_ptr<frame_pool>(new frame_pool(block == 0 ? 1 : block),
+std::shared_ptr<frame_pool> frame_pool::create(std::size_t block, std::size_t steady) {
+    return std::shared_ptr<frame_pool>(new frame_pool(block == 0 ? 1 : block, steady),
                                        [](frame_pool* p) { p->retire(); });
 }
 
@@ -13,9 +13,52 @@ void frame_pool::retire() noexcept {
     }
 }
 
-frame_pool::~frame_pool() = default;
+namespace {
+
+// Deletes the loose frames of the free list starting at `f`; returns the others, relinked.
+frame* free_loose(frame* f, frame* keep, std::size_t& freed) noexcept {
+    while (f != nullptr) {
+        frame* next = f->next;
+        if (f->loose) {
+            delete f;
+            ++freed;
+        } else {
+            f->next = keep;
+            keep = f;
+        }
+        f = next;
+    }
+    return keep;
+}
+
+}  // namespace
+
+// Every frame is back when the pool goes (retire), so every loose frame is on a free list.
+frame_pool::~frame_pool() {
+    std::size_t freed = 0;
+    free_loose(returned_.exchange(nullptr, std::memory_order_acquire),
+               free_loose(local_, nullptr, freed), freed);
+}
+
+std::size_t frame_pool::trim() noexcept {
+    std::size_t freed = 0;
+    frame* keep = free_loose(local_, nullptr, freed);
+    local_ = free_loose(returned_.exchange(nullptr, std::memory_order_acquire), keep, freed);
+    allocated_.fetch_sub(freed, std::memory_order_relaxed);
+    return freed;
+}
 
 void frame_pool::grow() {
+    if (allocated() + block_ > steady_) {
+        // Beyond the steady size one frame at a time, so that trim() can free each alone.
+        auto* f = new frame;
+        f->pool = this;
+        f->loose = true;
+        f->next = local_;
+        local_ = f;
+        allocated_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
     auto block = std::make_unique<frame[]>(block_);
     for (std::size_t i = 0; i < block_; ++i) {
         block[i].pool = this;

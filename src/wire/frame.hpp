@@ -7,6 +7,9 @@
 // with one popper the ABA problem cannot occur (a node at the head can only leave through that
 // popper). Frames that come back while the popper runs are picked up at its next take().
 // The pool grows in blocks when empty, which allocates only until the steady state is reached.
+// A pool may be given a steady size: beyond it, growth (a burst, a flood) takes frames one by
+// one, and trim() gives those back once they are free again, so a backlog that drained does not
+// keep its memory.
 // A pool outlives its owner while frames are out: the owner's last reference retires it, and
 // the last frame to come back frees it (a frame may sit in another adapter's inbox when its
 // sender goes away).
@@ -37,13 +40,16 @@ struct frame {
     bool icrc_checked = false;
     frame* next = nullptr;  ///< free-list link (owned by the pool)
     frame_pool* pool = nullptr;
+    bool loose = false;  ///< allocated alone, beyond the pool's steady size (trim() frees it)
     alignas(64) std::byte data[k_max_frame_bytes];
 };
 
 class frame_pool {
   public:
-    /// `block` is how many frames each growth step allocates.
-    static std::shared_ptr<frame_pool> create(std::size_t block = 256);
+    /// `block` is how many frames each growth step allocates, up to `steady` frames in all;
+    /// beyond that the pool grows one frame at a time, and trim() frees those frames again.
+    static std::shared_ptr<frame_pool> create(std::size_t block = 256,
+                                              std::size_t steady = SIZE_MAX);
 
     frame_pool(const frame_pool&) = delete;
     frame_pool& operator=(const frame_pool&) = delete;
@@ -55,16 +61,29 @@ class frame_pool {
     /// Returns a frame to its pool; any thread.
     static void release(frame* f) noexcept;
 
-    /// Frames allocated so far (steady-state growth shows up here).
+    /// Frames allocated and not freed by trim() (steady-state growth shows up here).
     std::size_t allocated() const noexcept { return allocated_.load(std::memory_order_relaxed); }
 
+    /// Frames taken and not yet released; any thread.
+    std::size_t outstanding() const noexcept {
+        return static_cast<std::size_t>(out_.load(std::memory_order_relaxed) & ~k_retired);
+    }
+
+    /// True when the pool holds frames beyond its steady size (free or out).
+    bool above_steady() const noexcept { return allocated() > steady_; }
+
+    /// Frees every free frame allocated beyond the steady size and returns how many. Called
+    /// only on the owning engine's thread (it pops the free list, as take() does).
+    std::size_t trim() noexcept;
+
   private:
-    explicit frame_pool(std::size_t block) : block_(block) {}
+    frame_pool(std::size_t block, std::size_t steady) : block_(block), steady_(steady) {}
     void push(frame* f) noexcept;
     void grow();
     void retire() noexcept;
 
     std::size_t block_;
+    std::size_t steady_;
     std::atomic<frame*> returned_{nullptr};  // pushed by any thread
     frame* local_ = nullptr;                 // popped by the owner only
     std::vector<std::unique_ptr<frame[]>> blocks_;

@@ -30,8 +30,19 @@ inline constexpr std::uint16_t roce_udp_port = 4791;
 /// The only transport header version (BTH TVer) defined; any other value is refused.
 inline constexpr std::uint8_t transport_version = 0;
 
-/// Default partition key: full member of the default partition.
+/// Default partition key: full member of the default partition. Every QP of ndksim is in this
+/// partition: it sends this P_Key and accepts the packets that match it (pkey_matches).
 inline constexpr std::uint16_t default_pkey = 0xFFFF;
+
+/// P_Key matching (IBA vol. 1 10.9.3): the packet's `packet` and the QP's `own` name the same
+/// partition (the low 15 bits, which must not be 0, the invalid P_Key) and at least one of the
+/// two is a full member (bit 15); two limited members may not talk.
+constexpr bool pkey_matches(std::uint16_t packet, std::uint16_t own) noexcept {
+    constexpr std::uint16_t partition = 0x7FFF;
+    constexpr std::uint16_t full_member = 0x8000;
+    return (packet & partition) == (own & partition) && (packet & partition) != 0 &&
+           ((packet | own) & full_member) != 0;
+}
 
 /// QP 1, the general services interface QP, to which connection-management datagrams go.
 inline constexpr std::uint32_t gsi_qp = 1;

@@ -42,6 +42,23 @@ inline constexpr std::size_t max_socket_body = k_max_frame_bytes;
 /// of the range would make every `now + timeout` wrap.
 inline constexpr timing::sim_time max_departure_lead = timing::sim_time{1} << 60;
 
+/// How many frames read from its socket an adapter may hold before its engine has processed
+/// them (the receive backlog: deliveries scheduled, frames waiting in the engine's queue)
+/// [frames]. 4096 frames are about 17 MiB; at the modelled 100 Gb/s they are about 1.3 ms of
+/// line rate, more than the millisecond a threaded adapter's clock may run ahead of the wall
+/// clock, so a peer that keeps to the modelled link never fills it. A frame read beyond it is
+/// dropped unread and counted (socket_counters::backlog_dropped): RC resends it, as it does a
+/// frame the kernel dropped for want of socket buffer.
+inline constexpr std::size_t k_rx_backlog_frames = 4096;
+
+/// The receive pool's steady size [frames]: what it keeps once a backlog has drained. Frames
+/// taken beyond it are given back by a trim check every k_rx_trim_interval while the pool is
+/// above it, once the backlog is back within it.
+inline constexpr std::size_t k_rx_steady_frames = 256;
+
+/// Simulated time between the trim checks of a receive pool above its steady size [ps].
+inline constexpr timing::sim_time k_rx_trim_interval = timing::milliseconds(1);
+
 /// Counters a socket transport keeps besides link_counters (relaxed atomics: read by tests and
 /// statistics on other threads).
 struct socket_counters {
@@ -58,6 +75,8 @@ struct socket_counters {
     /// UDP: datagrams the kernel dropped because the socket's receive buffer was full, as
     /// SO_RXQ_OVFL reports them (updated when the next datagram is read).
     std::atomic<std::uint64_t> receive_overruns{0};
+    /// Frames dropped unread because the receive backlog held k_rx_backlog_frames already.
+    std::atomic<std::uint64_t> backlog_dropped{0};
 };
 
 /// Thrown by a socket transport's constructor when its socket cannot be opened, bound or put to
@@ -79,6 +98,7 @@ enum class socket_body : std::uint8_t {
     bad_size,       ///< shorter than min_socket_body or longer than max_socket_body
     bad_frame,      ///< failed the codec's checks (decode_frame, ICRC included)
     bad_departure,  ///< a valid frame whose departure is beyond max_departure_lead
+    dropped,        ///< not looked at: the receive backlog was full (k_rx_backlog_frames)
 };
 
 /// Checks a record body of `length` bytes read into `f` from the peer of `arrived_on` (the
@@ -116,6 +136,7 @@ struct socket_receiver {
     // back to this pool when the engine releases them; the pool outlives the transport while
     // frames are out.
     std::shared_ptr<frame_pool> rx_pool;
+    bool trim_armed = false;  ///< a trim check of rx_pool is scheduled (engine thread only)
     std::atomic<bool> attached{true};
     link_counters counters;
     socket_counters socket;
@@ -132,7 +153,12 @@ struct socket_receiver {
 /// - bad_frame: hands the packet to the engine now, without reading its trailer, so the engine
 ///   drops and counts it by cause as it does any bad frame (engine_counters::bad_frames);
 /// - bad_size: counts it in socket_counters::bad_frames and releases it;
-/// - bad_departure: counts it in socket_counters::departures_refused and releases it.
+/// - bad_departure: counts it in socket_counters::departures_refused and releases it;
+/// - dropped: checked first, before the codec: the receive backlog already holds
+///   k_rx_backlog_frames frames, so this one is counted in socket_counters::backlog_dropped and
+///   released, and its buffer serves the next read.
+/// While the receive pool is above its steady size, a trim check is scheduled that gives the
+/// frames beyond it back once the backlog has drained to that size.
 /// The first refusal of each kind is logged; later ones are only counted. Returns the verdict,
 /// so the TCP transport can close the connection that carried a bad departure.
 socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f,

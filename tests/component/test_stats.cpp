@@ -228,19 +228,31 @@ TEST_F(Stats, ALargerStructFromANewerCallerGetsTheKnownFields) {
     EXPECT_EQ(0x1234U, s.later_field);
 }
 
-TEST_F(Stats, AVersionOneCallerGetsVersionOneFieldsOnly) {
-    struct v1_caller {
-        char v1[NDKSIM_ADAPTER_STATS_V1_SIZE];
+// A caller compiled against the version of `Size` bytes gets exactly its fields: `size` stays
+// as it passed it, and the bytes after the struct it knows are untouched.
+template <ULONG Size>
+void expect_fields_of_version(ndksim_adapter* nic) {
+    struct older_caller {
+        char known[Size];
         ULONG64 guard;
     } s{};
     auto* stats = reinterpret_cast<ndksim_adapter_stats*>(&s);
-    stats->size = NDKSIM_ADAPTER_STATS_V1_SIZE;
+    stats->size = Size;
     s.guard = 0x5A5A;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(a_.nic, stats));
-    EXPECT_EQ(NDKSIM_ADAPTER_STATS_V1_SIZE, stats->size);
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(nic, stats));
+    EXPECT_EQ(Size, stats->size);
     EXPECT_EQ(0x5A5AU, s.guard);
-    stats->size = NDKSIM_ADAPTER_STATS_V1_SIZE - 1;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, stats));
+}
+
+TEST_F(Stats, AVersionOneCallerGetsVersionOneFieldsOnly) {
+    expect_fields_of_version<NDKSIM_ADAPTER_STATS_V1_SIZE>(a_.nic);
+    ndksim_adapter_stats s{};
+    s.size = NDKSIM_ADAPTER_STATS_V1_SIZE - 1;
+    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, &s));
+}
+
+TEST_F(Stats, AVersionThreeCallerGetsVersionThreeFieldsOnly) {
+    expect_fields_of_version<NDKSIM_ADAPTER_STATS_V3_SIZE>(a_.nic);
 }
 
 TEST_F(Stats, DroppedFramesShowInTheFaultAndReliabilityCounters) {

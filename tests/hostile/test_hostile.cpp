@@ -186,7 +186,8 @@ class Hostile : public CapturingPair {
         EXPECT_STATUS(STATUS_SUCCESS, send_over(a_.qp, b_.qp));
     }
 
-    // Reads the capture after teardown: b sent exactly the NAKs expected_naks_ names.
+    // Reads the capture after teardown: b sent exactly the NAKs expected_naks_ names (and, when
+    // expected_read_responses_ is set, exactly that many READ response packets).
     void check_naks() {
         if (!check_naks_) {
             return;
@@ -194,12 +195,18 @@ class Hostile : public CapturingPair {
         const capture_test::pcap_file f = capture_test::read_pcap(path_);
         ASSERT_TRUE(f.ok) << f.error;
         std::vector<wire::nak_code> naks;
+        std::size_t read_responses = 0;
         for (const capture_test::pcap_record& r : f.records) {
             if (r.bytes.size() < 42 + 16 ||
                 capture_test::be_at(r.bytes.data() + 26, 4) != 0x0A000002u) {
                 continue;  // not from b
             }
             const std::byte* bth = r.bytes.data() + 42;
+            const wire::opcode_info& info =
+                wire::opcode_lookup(static_cast<std::uint32_t>(std::to_integer<unsigned>(bth[0])));
+            if (info.valid && info.cls == wire::op_class::read_response) {
+                ++read_responses;
+            }
             if (std::to_integer<unsigned>(bth[0]) != static_cast<unsigned>(opcode::rc_ack)) {
                 continue;
             }
@@ -209,6 +216,9 @@ class Hostile : public CapturingPair {
             }
         }
         EXPECT_EQ(expected_naks_, naks);
+        if (expected_read_responses_) {
+            EXPECT_EQ(*expected_read_responses_, read_responses);
+        }
     }
 
     NDK_QP* a2_ = nullptr;
@@ -217,6 +227,7 @@ class Hostile : public CapturingPair {
     std::vector<std::byte> guarded_before_;
     std::vector<std::byte> buffer_before_;
     std::vector<wire::nak_code> expected_naks_;
+    std::optional<std::size_t> expected_read_responses_;
     bool check_naks_ = true;
 };
 
@@ -288,6 +299,32 @@ TEST_F(Hostile, FramePretendingToComeFromTheStrangerFailsTheIcrc) {
     EXPECT_EQ(1u, bad(wire::decode_error::bad_icrc));
     expect_untouched();
     expect_victim_alive();
+}
+
+// ---- partition key ------------------------------------------------------------------------
+
+// IBA vol. 1 9.6.1.1 (header validation, "P_Key check"): a packet whose BTH P_Key does not match
+// the QP's is silently dropped and the violation counted; it must not touch the connection.
+TEST_F(Hostile, ForeignPartitionKeyIsDroppedAndCounted) {
+    wire::packet_headers h = write_only(g_.address(), g_.token, 16);
+    h.bth.pkey = 0x8123;  // a full member of another partition: QPN, PSN and rkey are right
+    inject(forge(h, 16));
+    EXPECT_EQ(1u, counters().pkey_violations.load());
+    EXPECT_EQ(0u, counters().protocol_errors.load());
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+TEST_F(Hostile, LimitedMemberOfTheDefaultPartitionIsAccepted) {
+    // 0x7FFF (limited member) matches the QP's 0xFFFF (full member): one of the two is full.
+    wire::packet_headers h = write_only(g_.address() + 100, g_.token, 16);
+    h.bth.pkey = 0x7FFF;
+    inject(forge(h, 16));
+    EXPECT_EQ(0u, counters().pkey_violations.load());
+    EXPECT_EQ(std::byte{0x5A}, g_.window()[100]);
+    expect_untouched(100, 16);
+    expect_second_connection_works();
 }
 
 // ---- PSN ----------------------------------------------------------------------------------
@@ -378,6 +415,75 @@ TEST_F(Hostile, ReadOutsideTheWindowIsRefused) {
     expected_naks_ = {wire::nak_code::remote_access_error};
     expect_untouched();
     expect_victim_killed();
+    expect_second_connection_works();
+}
+
+// IBA vol. 1 9.7.5.2 (NAK codes; responder error class C): an RDMA READ request beyond the
+// responder's resources (the inbound read limit negotiated at connection, IRD) is answered with
+// NAK Invalid Request, which the requester completes with STATUS_REMOTE_RESOURCES
+// (docs/completion-statuses.md), and both QPs go to error. A requester whose outbound limit is
+// raised above the negotiated one (a peer that ignores it) pipelines 16 reads at an IRD of 4:
+// exactly 4 are answered, the fifth is refused, and nothing after it is served.
+TEST_F(Hostile, ReadsBeyondTheNegotiatedIrdAreRefusedWithInvalidRequest) {
+    NDK_QP* aqp = make_qp(a_, a_.cq);
+    NDK_QP* bqp = make_qp(b_, b_.cq);
+    connect_qps(aqp, bqp, 8, 8, /*b_ird=*/4, 8);
+    ASSERT_EQ(4u, nic::context_of(core_qp(bqp)).ird);
+    ASSERT_EQ(4u, nic::context_of(core_qp(aqp)).ord);
+    nic::context_of(core_qp(aqp)).ord = 64;  // the hostile peer ignores the negotiated limit
+    constexpr ULONG reads = 16;
+    constexpr ULONG length = 4096;  // one response packet each
+    for (ULONG i = 0; i < reads; ++i) {
+        NDK_SGE s = a_.buf.sge(i * length, length);
+        ASSERT_STATUS(
+            STATUS_SUCCESS,
+            aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(std::uintptr_t{i} + 1), &s, 1,
+                                   b_.buf.address() + i * length, b_.buf.remote_token, 0));
+    }
+    for (ULONG i = 0; i < reads; ++i) {
+        const NDK_RESULT_EX r = next(a_.cq);
+        EXPECT_EQ(reinterpret_cast<PVOID>(std::uintptr_t{i} + 1), r.RequestContext);
+        const NTSTATUS expected = i < 4    ? STATUS_SUCCESS
+                                  : i == 4 ? STATUS_REMOTE_RESOURCES
+                                           : STATUS_CANCELLED;
+        EXPECT_STATUS(expected, r.Status) << "read " << i;
+        if (i == 4) {
+            EXPECT_EQ(0x100u | static_cast<unsigned>(wire::nak_code::invalid_request),
+                      r.ProviderErrorCode);
+        }
+    }
+    settle();
+    EXPECT_EQ(1u, counters().protocol_errors.load());
+    EXPECT_EQ(core::qp_state::error, core_qp(bqp).state());
+    EXPECT_EQ(core::qp_state::error, core_qp(aqp).state());
+    expected_naks_ = {wire::nak_code::invalid_request};
+    expected_read_responses_ = 4;
+    expect_untouched();
+    expect_victim_alive();
+    expect_second_connection_works();
+}
+
+// A duplicate READ (a PSN already passed) is served again, since the requester resends a read
+// whose responses were lost (IBA vol. 1 9.7.5.1). Without a bound of its own, a peer could
+// send duplicates for ever and have each answered, around the IRD limit on new reads: replays
+// in flight are bounded by the IRD too, and one beyond them is dropped quietly (the requester's
+// timer asks again). 16 duplicates injected at once at an IRD of 8: 8 are answered.
+TEST_F(Hostile, DuplicateReadsBeyondTheIrdAreDroppedQuietly) {
+    ASSERT_EQ(8u, nic::context_of(core_qp(b_.qp)).ird);
+    wire::packet_headers h = write_only(b_.buf.address(), b_.buf.remote_token, 4096);
+    h.bth.op = opcode::rc_read_request;
+    h.bth.psn = wire::psn_mask;  // forge() adds the expected PSN: one behind it
+    const std::vector<std::byte> frame = forge(h);
+    for (int i = 0; i < 16; ++i) {
+        ASSERT_STATUS(STATUS_SUCCESS,
+                      ndksim_adapter_inject_frame(b_.nic, frame.data(),
+                                                  static_cast<ULONG>(frame.size()), "10.0.0.1"));
+    }
+    settle();
+    EXPECT_EQ(16u, counters().duplicate_packets.load());
+    expected_read_responses_ = 8;
+    expect_untouched();
+    expect_victim_alive();
     expect_second_connection_works();
 }
 
