@@ -123,6 +123,7 @@ struct socket_receiver {
     std::atomic<bool> receive_error_logged{false};
     std::atomic<bool> bad_frame_logged{false};
     std::atomic<bool> bad_departure_logged{false};
+    std::atomic<bool> bad_record_logged{false};  ///< TCP: a length prefix out of bounds
 };
 
 /// Hands a record body of `length` bytes read into `f` from `source` to the engine

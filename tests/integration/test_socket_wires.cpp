@@ -11,19 +11,26 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <sstream>
 #include <thread>
 
+#include <spdlog/sinks/ostream_sink.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include "api/abi.hpp"
 #include "api/adapter_state.hpp"
+#include "core/qp.hpp"
 #include "integration/socket_pair.hpp"
 #include "nic/engine.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
 #include "wire/codec.hpp"
 #include "wire/socket_common.hpp"
 #include "wire/socket_transport.hpp"
@@ -256,6 +263,21 @@ sockaddr_in adapter_b(USHORT port) {
     return to;
 }
 
+/// Opens a TCP connection to adapter b from a plain socket, sends a length prefix out of
+/// bounds on it and returns once b closed that connection (only): the read sees the end of
+/// the stream.
+void send_bad_prefix(USHORT port) {
+    const sockaddr_in to = adapter_b(port);
+    const int fd = plain_socket(SOCK_STREAM);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(0, ::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to));
+    const unsigned char prefix[4] = {0xFF, 0xFF, 0xFF, 0xF0};
+    EXPECT_EQ(4, ::send(fd, prefix, sizeof prefix, MSG_NOSIGNAL));
+    char byte = 0;
+    EXPECT_EQ(0, ::recv(fd, &byte, 1, 0)) << "b did not close the bad connection";
+    ::close(fd);
+}
+
 TEST_P(SocketWire, BadInputFromAPlainSocketIsCountedAndDroppedAndTheConnectionWorks) {
     const sockaddr_in to = adapter_b(port_);
     if (GetParam() == NDKSIM_WIRE_UDP) {
@@ -276,20 +298,53 @@ TEST_P(SocketWire, BadInputFromAPlainSocketIsCountedAndDroppedAndTheConnectionWo
         EXPECT_EQ(1U, socket_stats(b_).bad_frames.load());
         EXPECT_EQ(1U, bad_frames(b_, wire::decode_error::bad_version));
     } else {
-        const int fd = plain_socket(SOCK_STREAM);
-        ASSERT_GE(fd, 0);
-        ASSERT_EQ(0, ::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to));
-        const unsigned char prefix[4] = {0xFF, 0xFF, 0xFF, 0xF0};
-        ASSERT_EQ(4, ::send(fd, prefix, sizeof prefix, MSG_NOSIGNAL));
-        // b closes that connection (only): the read sees the end of the stream.
-        char byte = 0;
-        EXPECT_EQ(0, ::recv(fd, &byte, 1, 0)) << "b did not close the bad connection";
-        ::close(fd);
+        send_bad_prefix(port_);
         EXPECT_EQ(1U, socket_stats(b_).bad_records.load());
         send_and_check(0, 0, 300, 9);
     }
     send_and_check(4096, 4096, 5000, 10);
 }
+
+// Log lines of the library at warning level and above, kept from before the adapters exist
+// until after they are gone (the library's logger is shared by the whole process).
+class SocketWireLogged : public SocketWire {
+  protected:
+    void SetUp() override {
+        sink_ = std::make_shared<spdlog::sinks::ostream_sink_mt>(lines_);
+        log::get().sinks().push_back(sink_);
+        SocketWire::SetUp();
+    }
+    void TearDown() override {
+        SocketWire::TearDown();
+        auto& sinks = log::get().sinks();
+        sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+    }
+    /// The lines logged so far that contain `text`.
+    std::size_t lines_with(const std::string& text) {
+        log::get().flush();
+        std::istringstream in(lines_.str());
+        std::size_t n = 0;
+        for (std::string line; std::getline(in, line);) {
+            n += line.find(text) != std::string::npos ? 1 : 0;
+        }
+        return n;
+    }
+    std::ostringstream lines_;
+    std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+};
+
+TEST_P(SocketWireLogged, LengthPrefixesOutOfBoundsAreLoggedOnceAndCountedEachTime) {
+    constexpr int k_connections = 5;
+    for (int i = 0; i < k_connections; ++i) {
+        send_bad_prefix(port_);
+    }
+    EXPECT_EQ(static_cast<std::uint64_t>(k_connections), socket_stats(b_).bad_records.load());
+    EXPECT_EQ(1U, lines_with("is out of bounds"));
+    send_and_check(0, 0, 300, 17);
+}
+
+// A length prefix is TCP's.
+INSTANTIATE_TEST_SUITE_P(Wires, SocketWireLogged, ::testing::Values(NDKSIM_WIRE_TCP), wire_name);
 
 /// Yields until `done()` holds; fails naming `what` after 30 s.
 template <class Pred>
