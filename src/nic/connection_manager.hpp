@@ -15,9 +15,15 @@
 // Consumer calls validate inline, then run their effect as a task on the engine, which owns
 // the frames and the timers. Connection ids index a table; each entry holds a reference on
 // its connector until the connection ends or the connector closes.
+//
+// Ids are drawn at random (never 0, never one in the table), so that a stranger cannot name
+// a connection by counting; and a message is taken for a connection only when it comes from
+// that connection's peer (address and port) and carries both ids (match()). The generator is
+// seeded from the adapter's seed, so a deterministic run repeats.
 
 #include <cstdint>
 #include <mutex>
+#include <random>
 #include <span>
 #include <unordered_map>
 
@@ -122,6 +128,16 @@ class connection_manager {
     std::uint32_t register_connection(core::connector& c);
     void forget(std::uint32_t id);
     connection* find(std::uint32_t id);
+    /// The connection of `c`, or nullptr once it ended.
+    connection* find(const core::connector& c);
+    /// The live connection `m` (received from `from`) belongs to, or nullptr: the one whose id
+    /// is the message's remote id, whose peer address and port are the message's source and
+    /// `from`, and whose peer id, once known, is the message's local id. A reject may name the
+    /// connection by the sender's id alone (remote id 0: the active side gave up before our
+    /// reply reached it), and then the address must match as well.
+    connection* match(const wire::cm_message& m, const wire::ip_address& from);
+    /// Counts a message that matched no connection (cm_bad_messages).
+    void count_unmatched(const wire::cm_message& m, const wire::ip_address& from);
     void send(connection& conn, wire::cm_message& m);
     void send_reply_to(const wire::ip_address& to, wire::cm_message& m);
     /// Answers a message that matches no connection (or no listener) with a reject.
@@ -145,7 +161,7 @@ class connection_manager {
     engine& e_;
     std::mutex mutex_;
     std::unordered_map<std::uint32_t, connection> connections_;
-    std::uint32_t next_id_ = 1;
+    std::mt19937_64 ids_;  ///< draws connection ids (register_connection)
     std::uint32_t datagram_psn_ = 0;
 };
 
