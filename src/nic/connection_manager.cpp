@@ -519,6 +519,19 @@ void connection_manager::on_datagram(const wire::decoded_packet& p, const wire::
     }
 }
 
+bool connection_manager::matches_live(const wire::decoded_packet& p, const wire::ip_address& from) {
+    const wire::cm_decode_result r = wire::decode_cm(p);
+    if (!r.ok() || !(r.message.src_ip == from)) {
+        return false;
+    }
+    const wire::cm_message& m = r.message;
+    if (m.type == wire::cm_type::request) {
+        const core::ref<core::listener> l = e_.dev().find_listener(m.dst_port);
+        return l && m.dst_ip == to_ip(e_.dev().own_address()) && l->accepting_requests();
+    }
+    return match(m, from) != nullptr;
+}
+
 void connection_manager::on_request(const wire::cm_message& m, const wire::ip_address& from) {
     core::device& dev = e_.dev();
     {

@@ -100,6 +100,11 @@ class connection_manager {
     /// The engine's entry for every connection-management datagram.
     void on_datagram(const wire::decoded_packet& p, const wire::ip_address& from);
 
+    /// True when the datagram `p` from `from` is a request for a live listener of this adapter
+    /// or a message that match() finds a connection for; changes nothing (the engine asks
+    /// before the datagram may move its clock).
+    bool matches_live(const wire::decoded_packet& p, const wire::ip_address& from);
+
     /// Engine task: `q` was moved to error by a fatal error (retries exhausted, a fatal NAK
     /// sent or received). Tears its connection down: the peer is told with a best-effort
     /// disconnect request (as if the consumer had closed), and the local consumer gets the

@@ -164,10 +164,54 @@ void engine::on_frame(wire::frame* f) {
         wire::frame_pool::release(f);
         return;
     }
+    if (f->stamped) {
+        // A socket wire's frame carries its sender's departure time, which pulls this clock up
+        // so that the frame does not land in our past (docs/wire-format.md, "Time across
+        // processes"). Only a frame from a peer of a live connection, or a request for a live
+        // listener, may move it: a stranger's frame is dispatched now, and dropped and counted
+        // there, leaving the clock as it was.
+        f->stamped = false;
+        if (matches_live(*f)) {
+            timing::scheduler& sched = dev_.sched();
+            sched.advance_to(f->departure);
+            if (f->arrival > sched.now()) {
+                sched.post_at(f->arrival, [this, f] { on_frame(f); });
+                return;
+            }
+        }
+    }
     // Always through the queue, even when the time has come (a threaded engine's clock can be
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
     dev_.sched().post_at(receive_done(*f), [this, f] { dispatch(f); });
+}
+
+engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) const {
+    if (q == nullptr) {
+        return qp_match::unknown;
+    }
+    if (q->state() != core::qp_state::connected || q->engine_state() == nullptr ||
+        context_of(*q).peer_qpn == 0) {
+        return qp_match::unconnected;
+    }
+    if (!(source == context_of(*q).flow.dst)) {
+        return qp_match::stranger;
+    }
+    return qp_match::peer;
+}
+
+bool engine::matches_live(const wire::frame& f) {
+    const wire::flow flow{f.source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
+    const wire::decode_result r =
+        wire::decode_frame(std::span<const std::byte>(f.data, f.length), flow, f.icrc_checked);
+    if (!r.ok()) {
+        return false;
+    }
+    if (wire::is_cm_packet(r.packet)) {
+        return cm_->matches_live(r.packet, f.source);
+    }
+    const core::ref<core::qp> q = dev_.find_qp(r.packet.headers.bth.dest_qp);
+    return match_qp(q.get(), f.source) == qp_match::peer;
 }
 
 void engine::dispatch(wire::frame* f) {
@@ -190,22 +234,33 @@ void engine::dispatch(wire::frame* f) {
     const wire::decoded_packet& p = r.packet;
     if (wire::is_cm_packet(p)) {
         cm_->on_datagram(p, f->source);
-    } else if (core::ref<core::qp> q = dev_.find_qp(p.headers.bth.dest_qp); !q) {
-        counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
-        NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(), p.headers.bth.dest_qp);
-    } else if (q->state() != core::qp_state::connected || q->engine_state() == nullptr ||
-               context_of(*q).peer_qpn == 0) {
-        counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);
-    } else if (!(f->source == context_of(*q).flow.dst)) {
-        // A packet for a connected QP from any address but its peer's is forged or stray: it
-        // must not touch the connection (bad input kills at most its own connection).
-        counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-    } else if (p.info->svc != wire::service::rc) {
-        counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-    } else if (p.info->is_request()) {
-        on_request(*this, *q, p);
     } else {
-        on_response(*this, *q, p);
+        const core::ref<core::qp> q = dev_.find_qp(p.headers.bth.dest_qp);
+        switch (match_qp(q.get(), f->source)) {
+            case qp_match::unknown:
+                counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
+                NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(),
+                             p.headers.bth.dest_qp);
+                break;
+            case qp_match::unconnected:
+                counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);
+                break;
+            case qp_match::stranger:
+                // A packet for a connected QP from any address but its peer's is forged or
+                // stray: it must not touch the connection (bad input kills at most its own
+                // connection).
+                counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+                break;
+            case qp_match::peer:
+                if (p.info->svc != wire::service::rc) {
+                    counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+                } else if (p.info->is_request()) {
+                    on_request(*this, *q, p);
+                } else {
+                    on_response(*this, *q, p);
+                }
+                break;
+        }
     }
     wire::frame_pool::release(f);
 }

@@ -195,6 +195,19 @@ class engine final : public core::engine_hooks {
 
     void dispatch(wire::frame* f);
     timing::sim_time receive_done(const wire::frame& f);
+
+    /// How a data frame from `source` relates to the QP it names (nullptr: no such QP).
+    enum class qp_match : std::uint8_t {
+        unknown,      ///< no such QP
+        unconnected,  ///< the QP has no connection
+        stranger,     ///< connected, but to another address
+        peer,         ///< connected to `source`
+    };
+    qp_match match_qp(core::qp* q, const wire::ip_address& source) const;
+    /// True when `f` belongs to a live connection or is a request for a live listener: a data
+    /// frame from a connected QP's peer, or a CM message connection_manager::matches_live
+    /// takes. Changes nothing.
+    bool matches_live(const wire::frame& f);
 };
 
 }  // namespace ndksim::nic

@@ -241,16 +241,16 @@ TEST_P(SocketWire, DisconnectReachesThePeer) {
     EXPECT_EQ(0, a_.disconnect_events);
 }
 
-/// A plain socket of `type` on 127.0.0.3 with a receive timeout, so a blocking read fails
-/// loudly instead of hanging.
-int plain_socket(int type) {
+/// A plain socket of `type` on `host` (127.0.0.3, a stranger, unless told) with a receive
+/// timeout, so a blocking read fails loudly instead of hanging.
+int plain_socket(int type, std::uint32_t host = 0x7F000003) {
     const int fd = ::socket(AF_INET, type, 0);
     timeval tv{};
     tv.tv_sec = 30;
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     sockaddr_in local{};
     local.sin_family = AF_INET;
-    local.sin_addr.s_addr = htonl(0x7F000003);
+    local.sin_addr.s_addr = htonl(host);
     ::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local);
     return fd;
 }
@@ -360,16 +360,28 @@ bool wait_until(Pred done, const char* what) {
     return true;
 }
 
-/// A socket body from 127.0.0.3 to adapter b (127.0.0.2): a SEND_ONLY to QP 0x7777, which b
-/// does not have, with its ICRC over that flow (damaged when `break_icrc`), then the trailer
-/// carrying `departure`. Over TCP the record's length prefix goes first.
-std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_icrc, bool tcp) {
+/// A SEND_ONLY to QP 0x7777, which b does not have.
+wire::packet_headers send_to_no_qp() {
     wire::packet_headers h;
     h.bth.op = wire::opcode::rc_send_only;
     h.bth.dest_qp = 0x7777;
+    return h;
+}
+
+/// A socket body from `from` (127.0.0.3, a stranger, unless told) to adapter b (127.0.0.2): the
+/// packet `h` with 32 bytes of payload and its ICRC over that flow (damaged when
+/// `break_icrc`), then the trailer carrying `departure`. Over TCP the record's length prefix
+/// goes first.
+std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_icrc, bool tcp,
+                                       const wire::packet_headers& h = send_to_no_qp(),
+                                       std::uint32_t from = 0x7F000003) {
     const std::array<std::byte, 32> payload{};
     std::array<std::byte, 256> frame{};
-    const wire::flow fl{wire::ip_address::v4(127, 0, 0, 3), wire::ip_address::v4(127, 0, 0, 2)};
+    const wire::flow fl{
+        wire::ip_address::v4(static_cast<std::uint8_t>(from >> 24),
+                             static_cast<std::uint8_t>(from >> 16),
+                             static_cast<std::uint8_t>(from >> 8), static_cast<std::uint8_t>(from)),
+        wire::ip_address::v4(127, 0, 0, 2)};
     const wire::encode_result r = wire::encode_frame(h, payload, fl, frame);
     EXPECT_TRUE(r.ok());
     if (break_icrc) {
@@ -389,14 +401,15 @@ std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_ic
     return out;
 }
 
-/// Sends `body` to adapter b from a plain socket on 127.0.0.3: one datagram, or one record on
-/// a new TCP connection. Over TCP returns the connected socket (the caller closes it), over UDP
-/// -1.
-int send_forged(int wire_kind, USHORT port, const std::vector<unsigned char>& body) {
+/// Sends `body` to adapter b from a plain socket on `from` (127.0.0.3 unless told): one
+/// datagram, or one record on a new TCP connection. Over TCP returns the connected socket (the
+/// caller closes it), over UDP -1.
+int send_forged(int wire_kind, USHORT port, const std::vector<unsigned char>& body,
+                std::uint32_t from = 0x7F000003) {
     const sockaddr_in to = adapter_b(port);
     const auto* addr = reinterpret_cast<const sockaddr*>(&to);
     const bool tcp = wire_kind == NDKSIM_WIRE_TCP;
-    const int fd = plain_socket(tcp ? SOCK_STREAM : SOCK_DGRAM);
+    const int fd = plain_socket(tcp ? SOCK_STREAM : SOCK_DGRAM, from);
     EXPECT_GE(fd, 0);
     const auto size = static_cast<ssize_t>(body.size());
     if (tcp) {
@@ -427,21 +440,52 @@ TEST_P(SocketWire, AForgedFrameWithABadIcrcNeverMovesTheClockAndIsCountedByCause
     send_and_check(0, 0, 300, 11);
 }
 
-TEST_P(SocketWire, AValidFrameMovesTheClockToItsDepartureTime) {
+TEST_P(SocketWire, AValidFrameFromAStrangerLeavesTheClock) {
     const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
-    // As a process that started 100 s earlier would stamp it.
+    // As a process that started 100 s earlier would stamp it; but it comes from an address
+    // that is no peer of b's, for a QP b does not have.
     const timing::sim_time departure = now(b_) + timing::seconds(100);
     const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp));
     ASSERT_TRUE(
         wait_until([&] { return b_.nic->engine->counters().frames_for_unknown_qp.load() == 1; },
                    "b's engine to drop the frame for QP 0x7777"));
-    EXPECT_GE(now(b_), departure);
+    EXPECT_LT(now(b_), departure) << "a stranger's frame moved b's clock";
     EXPECT_EQ(0U, bad_frames(b_, wire::decode_error::bad_icrc));
     EXPECT_EQ(0U, socket_stats(b_).departures_refused.load());
     if (tcp) {
         ::close(fd);
     }
     send_and_check(0, 0, 300, 12);
+}
+
+TEST_P(SocketWire, AValidFrameFromThePeerMovesTheClockToItsDepartureTime) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    send_and_check(0, 0, 300, 14);
+    // A repeat of a's last SEND to b's QP, from a's address: b matches it to the connection
+    // (address and QP), moves its clock, and answers it as a duplicate.
+    core::qp& q = *api::from_ndk<core::qp>(b_.qp, core::object_kind::qp, "socket wire test");
+    wire::packet_headers h;
+    h.bth.op = wire::opcode::rc_send_only;
+    h.bth.dest_qp = q.qpn();
+    const timing::sim_time departure = now(b_) + timing::seconds(100);
+    std::uint64_t duplicates = 0;
+    std::promise<void> read;
+    boost::asio::post(b_.nic->dev.sched().io(), [&] {
+        h.bth.psn = wire::psn_add(nic::context_of(q).expected_psn, wire::psn_mask);
+        duplicates = b_.nic->engine->counters().duplicate_packets.load();
+        read.set_value();
+    });
+    read.get_future().wait();
+    const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp, h, 0x7F000001),
+                               0x7F000001);
+    ASSERT_TRUE(wait_until(
+        [&] { return b_.nic->engine->counters().duplicate_packets.load() == duplicates + 1; },
+        "b's engine to take the repeated SEND as a duplicate"));
+    EXPECT_GE(now(b_), departure);
+    if (tcp) {
+        ::close(fd);
+    }
+    send_and_check(0, 0, 300, 15);
 }
 
 TEST_P(SocketWire, ADepartureBeyondTheBoundIsRefusedAndOverTcpEndsItsConnection) {
@@ -467,6 +511,34 @@ TEST_P(SocketWire, ADepartureBeyondTheBoundIsRefusedAndOverTcpEndsItsConnection)
     ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(b_.nic, &stats));
     EXPECT_EQ(1U, stats.socket_departures_refused);
 }
+
+// A stranger's far-future stamp before anyone connects: had it moved b's clock, every frame b
+// sends afterwards would be refused by a as departing beyond max_departure_lead, and the
+// connection below would never complete.
+class SocketWireStrangerFirst : public SocketWire {
+  protected:
+    void SetUp() override { ASSERT_TRUE(create_adapters()); }
+};
+
+TEST_P(SocketWireStrangerFirst, AFarFutureStampFromAStrangerDoesNotStopALaterConnect) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    const timing::sim_time start = now(b_);
+    const timing::sim_time departure = start + wire::max_departure_lead - timing::seconds(1);
+    const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp));
+    ASSERT_TRUE(
+        wait_until([&] { return b_.nic->engine->counters().frames_for_unknown_qp.load() == 1; },
+                   "b's engine to drop the frame for QP 0x7777"));
+    ASSERT_LT(now(b_), start + timing::seconds(100)) << "a stranger's frame moved b's clock";
+    EXPECT_EQ(0U, socket_stats(b_).departures_refused.load());
+    if (tcp) {
+        ::close(fd);
+    }
+    open_and_connect();
+    send_and_check(0, 0, 300, 16);
+}
+
+INSTANTIATE_TEST_SUITE_P(Wires, SocketWireStrangerFirst,
+                         ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP), wire_name);
 
 INSTANTIATE_TEST_SUITE_P(Wires, SocketWire, ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP),
                          wire_name);
