@@ -629,13 +629,35 @@ void connection_manager::on_ready_to_use(const wire::cm_message& m, const wire::
         return;
     }
     if (conn->c->state() != connector_state::accepting) {
-        return;  // a repeat
+        return;  // a repeat, or the peer's data took its place (established())
     }
-    ++conn->timer_generation;
-    core::connector& c = *conn->c;
+    complete_accept(*conn);
+}
+
+void connection_manager::complete_accept(connection& conn) {
+    ++conn.timer_generation;
+    core::connector& c = *conn.c;
     c.bound_qp()->set_state(core::qp_state::connected);
     c.set_state(connector_state::connected);
     c.complete_request(status::success);
+}
+
+bool connection_manager::established(core::qp& q) {
+    connection* found = nullptr;
+    {
+        std::lock_guard lock(mutex_);
+        for (auto& [id, conn] : connections_) {
+            if (conn.c->bound_qp() == &q) {
+                found = &conn;
+                break;
+            }
+        }
+    }
+    if (found == nullptr || found->c->state() != connector_state::accepting) {
+        return false;
+    }
+    complete_accept(*found);
+    return true;
 }
 
 void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_address& from) {

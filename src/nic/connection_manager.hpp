@@ -105,6 +105,11 @@ class connection_manager {
     /// before the datagram may move its clock).
     bool matches_live(const wire::decoded_packet& p, const wire::ip_address& from);
 
+    /// Engine: the first request from the peer reached `q`, a passive QP whose accept still
+    /// waits for the ready-to-use message. Completes the accept as that message would and
+    /// returns true; false (nothing done) when no accept of `q` is waiting.
+    bool established(core::qp& q);
+
     /// Engine task: `q` was moved to error by a fatal error (retries exhausted, a fatal NAK
     /// sent or received). Tears its connection down: the peer is told with a best-effort
     /// disconnect request (as if the consumer had closed), and the local consumer gets the
@@ -154,6 +159,8 @@ class connection_manager {
     /// evenly between them).
     static constexpr std::uint32_t k_cm_attempts = 4;
     void activate_qp(connection& conn);
+    /// The passive side's wait ends: its QP is connected and its Accept completes.
+    void complete_accept(connection& conn);
     void fail_connection(std::uint32_t id, status result);
 
     void on_request(const wire::cm_message& m, const wire::ip_address& from);

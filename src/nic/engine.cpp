@@ -190,14 +190,18 @@ engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) c
     if (q == nullptr) {
         return qp_match::unknown;
     }
-    if (q->state() != core::qp_state::connected || q->engine_state() == nullptr ||
+    // The passive side's QP takes the connection's context when the consumer accepts, and
+    // stays connecting until the ready-to-use message arrives (connection_manager::accept).
+    const bool connected = q->state() == core::qp_state::connected;
+    const bool awaiting_rtu = q->state() == core::qp_state::connecting;
+    if ((!connected && !awaiting_rtu) || q->engine_state() == nullptr ||
         context_of(*q).peer_qpn == 0) {
         return qp_match::unconnected;
     }
     if (!(source == context_of(*q).flow.dst)) {
-        return qp_match::stranger;
+        return connected ? qp_match::stranger : qp_match::unconnected;
     }
-    return qp_match::peer;
+    return connected ? qp_match::peer : qp_match::awaiting_rtu;
 }
 
 bool engine::matches_live(const wire::frame& f) {
@@ -211,7 +215,13 @@ bool engine::matches_live(const wire::frame& f) {
         return cm_->matches_live(r.packet, f.source);
     }
     const core::ref<core::qp> q = dev_.find_qp(r.packet.headers.bth.dest_qp);
-    return match_qp(q.get(), f.source) == qp_match::peer;
+    const qp_match m = match_qp(q.get(), f.source);
+    return m == qp_match::peer || (m == qp_match::awaiting_rtu && establishes(*q, r.packet));
+}
+
+bool engine::establishes(core::qp& q, const wire::decoded_packet& p) const {
+    return p.info->svc == wire::service::rc && p.info->is_request() &&
+           p.headers.bth.psn == context_of(q).expected_psn;
 }
 
 void engine::dispatch(wire::frame* f) {
@@ -241,6 +251,19 @@ void engine::dispatch(wire::frame* f) {
                 counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
                 NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(),
                              p.headers.bth.dest_qp);
+                break;
+            case qp_match::awaiting_rtu:
+                // The first request from the peer, at the PSN it announced, on a QP whose
+                // ready-to-use message has not come (lost, or behind the data): IBA's
+                // Communication Established event (vol. 1, 11.6.3.1: the first request packet
+                // arrives at a QP still in RTR), on which the CM ends the passive side's wait
+                // as an RTU would (chapter 12). So the accept completes, and the packet is
+                // taken as on any connected QP.
+                if (establishes(*q, p) && cm_->established(*q)) {
+                    on_request(*this, *q, p);
+                } else {
+                    counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);
+                }
                 break;
             case qp_match::unconnected:
                 counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);

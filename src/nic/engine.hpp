@@ -198,12 +198,16 @@ class engine final : public core::engine_hooks {
 
     /// How a data frame from `source` relates to the QP it names (nullptr: no such QP).
     enum class qp_match : std::uint8_t {
-        unknown,      ///< no such QP
-        unconnected,  ///< the QP has no connection
-        stranger,     ///< connected, but to another address
-        peer,         ///< connected to `source`
+        unknown,       ///< no such QP
+        unconnected,   ///< the QP has no connection
+        stranger,      ///< connected, but to another address
+        peer,          ///< connected to `source`
+        awaiting_rtu,  ///< accepted from `source`, its ready-to-use message not yet here
     };
     qp_match match_qp(core::qp* q, const wire::ip_address& source) const;
+    /// True when `p`, for a QP awaiting its ready-to-use message, stands for that message:
+    /// an RC request at the PSN the peer announced.
+    bool establishes(core::qp& q, const wire::decoded_packet& p) const;
     /// True when `f` belongs to a live connection or is a request for a live listener: a data
     /// frame from a connected QP's peer, or a CM message connection_manager::matches_live
     /// takes. Changes nothing.
