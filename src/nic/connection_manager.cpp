@@ -101,9 +101,11 @@ connection_manager::connection* connection_manager::find(std::uint32_t id) {
 
 connection_manager::connection* connection_manager::find(const core::connector& c) {
     // A connector keeps its id after its connection ended, and the id may since have been
-    // drawn for another connection: only the entry that refers to `c` is its own.
-    connection* conn = find(c.local_id);
-    return conn != nullptr && conn->c.get() == &c ? conn : nullptr;
+    // drawn for another connection: only the entry that refers to `c` is its own. Compared
+    // under the lock, as a close asks from a consumer thread while the engine may erase it.
+    std::lock_guard lock(mutex_);
+    auto it = connections_.find(c.local_id);
+    return it != connections_.end() && it->second.c.get() == &c ? &it->second : nullptr;
 }
 
 connection_manager::connection* connection_manager::match(const wire::cm_message& m,

@@ -25,6 +25,13 @@
 #include "wire/codec.hpp"
 #include "wire/icrc.hpp"
 
+namespace ndksim::wire {
+// Names a CM message type in test output ("reject", not a byte dump).
+void PrintTo(cm_type t, std::ostream* os) {
+    *os << cm_type_table[static_cast<std::size_t>(t)].name;
+}
+}  // namespace ndksim::wire
+
 namespace ndksim::testkit {
 namespace {
 
@@ -527,8 +534,7 @@ INSTANTIATE_TEST_SUITE_P(EveryType, HostileCm,
                                            wire::cm_type::reject, wire::cm_type::disconnect_request,
                                            wire::cm_type::disconnect_reply),
                          [](const ::testing::TestParamInfo<wire::cm_type>& i) {
-                             return std::string(
-                                 wire::cm_type_table[static_cast<std::size_t>(i.param)].name);
+                             return ::testing::PrintToString(i.param);
                          });
 
 TEST_F(Hostile, ConnectionIdsAreNeitherZeroNorSequential) {
