@@ -164,26 +164,32 @@ void engine::on_frame(wire::frame* f) {
         wire::frame_pool::release(f);
         return;
     }
+    core::ref<core::qp> q;
     if (f->stamped) {
         // A socket wire's frame carries its sender's departure time, which pulls this clock up
         // so that the frame does not land in our past (docs/wire-format.md, "Time across
         // processes"). Only a frame from a peer of a live connection, or a request for a live
         // listener, may move it: a stranger's frame is dispatched now, and dropped and counted
-        // there, leaving the clock as it was.
+        // there, leaving the clock as it was. The QP found here goes on with the frame, so
+        // dispatch does not look it up again.
         f->stamped = false;
-        if (matches_live(*f)) {
+        if (matches_live(*f, q)) {
             timing::scheduler& sched = dev_.sched();
             sched.advance_to(f->departure);
             if (f->arrival > sched.now()) {
-                sched.post_at(f->arrival, [this, f] { on_frame(f); });
+                sched.post_at(f->arrival, [this, f, q] { receive(f, q); });
                 return;
             }
         }
     }
+    receive(f, std::move(q));
+}
+
+void engine::receive(wire::frame* f, core::ref<core::qp> q) {
     // Always through the queue, even when the time has come (a threaded engine's clock can be
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
-    dev_.sched().post_at(receive_done(*f), [this, f] { dispatch(f); });
+    dev_.sched().post_at(receive_done(*f), [this, f, q = std::move(q)] { dispatch(f, q); });
 }
 
 engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) const {
@@ -204,7 +210,7 @@ engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) c
     return connected ? qp_match::peer : qp_match::awaiting_rtu;
 }
 
-bool engine::matches_live(const wire::frame& f) {
+bool engine::matches_live(const wire::frame& f, core::ref<core::qp>& q) {
     const wire::flow flow{f.source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
     const wire::decode_result r =
         wire::decode_frame(std::span<const std::byte>(f.data, f.length), flow, f.icrc_checked);
@@ -214,7 +220,7 @@ bool engine::matches_live(const wire::frame& f) {
     if (wire::is_cm_packet(r.packet)) {
         return cm_->matches_live(r.packet, f.source);
     }
-    const core::ref<core::qp> q = dev_.find_qp(r.packet.headers.bth.dest_qp);
+    q = dev_.find_qp(r.packet.headers.bth.dest_qp);
     const qp_match m = match_qp(q.get(), f.source);
     return m == qp_match::peer || (m == qp_match::awaiting_rtu && establishes(*q, r.packet));
 }
@@ -224,7 +230,7 @@ bool engine::establishes(core::qp& q, const wire::decoded_packet& p) const {
            p.headers.bth.psn == context_of(q).expected_psn;
 }
 
-void engine::dispatch(wire::frame* f) {
+void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
     counters_.packets_received.fetch_add(1, std::memory_order_relaxed);
     if (detached_.load(std::memory_order_acquire)) {
         wire::frame_pool::release(f);
@@ -245,7 +251,7 @@ void engine::dispatch(wire::frame* f) {
     if (wire::is_cm_packet(p)) {
         cm_->on_datagram(p, f->source);
     } else {
-        const core::ref<core::qp> q = dev_.find_qp(p.headers.bth.dest_qp);
+        const core::ref<core::qp> q = found ? found : dev_.find_qp(p.headers.bth.dest_qp);
         switch (match_qp(q.get(), f->source)) {
             case qp_match::unknown:
                 counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
