@@ -43,6 +43,16 @@ constexpr std::uint32_t k_reject_no_listener = 1;
 constexpr std::uint32_t k_reject_consumer = 2;
 constexpr std::uint32_t k_reject_aborted = 3;
 
+// The seed of the connection-id generator: the adapter's seed (a deterministic run repeats),
+// mixed with its address (FNV-1a) so that two adapters of one run draw different ids.
+std::uint64_t id_seed(const core::device_config& cfg) {
+    std::uint64_t h = cfg.seed ^ 0xCBF29CE484222325ULL;
+    for (const char ch : cfg.address) {
+        h = (h ^ static_cast<unsigned char>(ch)) * 0x100000001B3ULL;
+    }
+    return h;
+}
+
 void store_private_data(core::connector& c, std::span<const std::byte> data) {
     c.own_private_data_length = static_cast<std::uint16_t>(data.size());
     std::copy(data.begin(), data.end(), c.own_private_data.begin());
@@ -50,7 +60,7 @@ void store_private_data(core::connector& c, std::span<const std::byte> data) {
 
 }  // namespace
 
-connection_manager::connection_manager(engine& e) : e_(e) {}
+connection_manager::connection_manager(engine& e) : e_(e), ids_(id_seed(e.dev().config())) {}
 
 wire::cm_message connection_manager::handshake_message(const core::connector& c,
                                                        wire::cm_type type) const {
@@ -71,9 +81,9 @@ wire::cm_message connection_manager::handshake_message(const core::connector& c,
 
 std::uint32_t connection_manager::register_connection(core::connector& c) {
     std::lock_guard lock(mutex_);
-    std::uint32_t id = next_id_++;
-    if (id == 0) {
-        id = next_id_++;
+    std::uint32_t id = 0;
+    while (id == 0 || connections_.contains(id)) {
+        id = static_cast<std::uint32_t>(ids_());
     }
     connections_[id].c = core::ref<core::connector>(&c);
     c.local_id = id;
@@ -94,6 +104,49 @@ connection_manager::connection* connection_manager::find(std::uint32_t id) {
     std::lock_guard lock(mutex_);
     auto it = connections_.find(id);
     return it == connections_.end() ? nullptr : &it->second;
+}
+
+connection_manager::connection* connection_manager::find(const core::connector& c) {
+    // A connector keeps its id after its connection ended, and the id may since have been
+    // drawn for another connection: only the entry that refers to `c` is its own. Compared
+    // under the lock, as a close asks from a consumer thread while the engine may erase it.
+    std::lock_guard lock(mutex_);
+    auto it = connections_.find(c.local_id);
+    return it != connections_.end() && it->second.c.get() == &c ? &it->second : nullptr;
+}
+
+connection_manager::connection* connection_manager::match(const wire::cm_message& m,
+                                                          const wire::ip_address& from) {
+    std::lock_guard lock(mutex_);
+    const auto from_peer = [&](const connection& conn) {
+        const core::connector& c = *conn.c;
+        return to_ip(c.peer_address) == from && c.peer_address.port == m.src_port;
+    };
+    if (m.remote_connection_id == 0) {
+        if (m.type != wire::cm_type::reject || m.local_connection_id == 0) {
+            return nullptr;
+        }
+        for (auto& [id, conn] : connections_) {
+            if (conn.c->remote_id == m.local_connection_id && from_peer(conn)) {
+                return &conn;
+            }
+        }
+        return nullptr;
+    }
+    auto it = connections_.find(m.remote_connection_id);
+    if (it == connections_.end() || !from_peer(it->second)) {
+        return nullptr;
+    }
+    const std::uint32_t peer_id = it->second.c->remote_id;
+    return peer_id == 0 || peer_id == m.local_connection_id ? &it->second : nullptr;
+}
+
+void connection_manager::count_unmatched([[maybe_unused]] const wire::cm_message& m,
+                                         [[maybe_unused]] const wire::ip_address& from) {
+    e_.counters().cm_bad_messages.fetch_add(1, std::memory_order_relaxed);
+    NDKSIM_DEBUG("{}: {} from {} for connection {:#x} matches no connection; dropped",
+                 e_.dev().name(), wire::cm_type_table[static_cast<std::size_t>(m.type)].name,
+                 wire::to_string(from), m.remote_connection_id);
 }
 
 void connection_manager::fill_addresses(const core::connector& c, wire::cm_message& m) const {
@@ -137,6 +190,8 @@ void connection_manager::reject_unknown(const wire::cm_message& m, std::uint32_t
     wire::cm_message reply;
     reply.type = wire::cm_type::reject;
     reply.remote_connection_id = m.local_connection_id;
+    // The id the sender gave us, so that its side can match the answer (match()).
+    reply.local_connection_id = m.remote_connection_id;
     reply.src_ip = m.dst_ip;
     reply.dst_ip = m.src_ip;
     reply.src_port = m.dst_port;
@@ -444,7 +499,7 @@ status connection_manager::disconnect(core::connector& c, core::request_fn done)
             send_pending_ack(e_, *q);
             fail_qp(e_, *q);
         }
-        connection* conn = find(id);
+        connection* conn = find(cn);
         if (cn.state() == connector_state::disconnected || conn == nullptr) {
             cn.set_state(connector_state::disconnected);
             cn.complete_request(status::success);
@@ -491,6 +546,19 @@ void connection_manager::on_datagram(const wire::decoded_packet& p, const wire::
     if (const handler h = k_handlers[static_cast<std::size_t>(m.type)]) {
         (this->*h)(m, from);
     }
+}
+
+bool connection_manager::matches_live(const wire::decoded_packet& p, const wire::ip_address& from) {
+    const wire::cm_decode_result r = wire::decode_cm(p);
+    if (!r.ok() || !(r.message.src_ip == from)) {
+        return false;
+    }
+    const wire::cm_message& m = r.message;
+    if (m.type == wire::cm_type::request) {
+        const core::ref<core::listener> l = e_.dev().find_listener(m.dst_port);
+        return l && m.dst_ip == to_ip(e_.dev().own_address()) && l->accepting_requests();
+    }
+    return match(m, from) != nullptr;
 }
 
 void connection_manager::on_request(const wire::cm_message& m, const wire::ip_address& from) {
@@ -542,9 +610,18 @@ void connection_manager::on_request(const wire::cm_message& m, const wire::ip_ad
     l->deliver_connect_event(*raw);
 }
 
-void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_address& /*from*/) {
-    connection* conn = find(m.remote_connection_id);
-    if (conn != nullptr && conn->c->remote_id == m.local_connection_id &&
+void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_address& from) {
+    connection* conn = match(m, from);
+    if (conn == nullptr) {
+        count_unmatched(m, from);
+        if (find(m.remote_connection_id) == nullptr) {
+            // We forgot the connection (the connector closed, or timed out) and the peer
+            // still offers it: tell it, without state, so its Accept ends now.
+            reject_unknown(m, k_reject_aborted);
+        }
+        return;
+    }
+    if (conn->c->remote_id == m.local_connection_id &&
         (conn->c->state() == connector_state::replied ||
          conn->c->state() == connector_state::connected)) {
         // A repeated reply: the passive side did not hear our ready-to-use (lost), or it is
@@ -557,7 +634,7 @@ void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_addr
         }
         return;
     }
-    if (conn == nullptr || conn->c->state() != connector_state::connecting) {
+    if (conn->c->state() != connector_state::connecting) {
         reject_unknown(m, k_reject_aborted);
         return;
     }
@@ -574,37 +651,54 @@ void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_addr
     c.complete_request(status::success);
 }
 
-void connection_manager::on_ready_to_use(const wire::cm_message& m,
-                                         const wire::ip_address& /*from*/) {
-    connection* conn = find(m.remote_connection_id);
-    if (conn == nullptr || conn->c->state() != connector_state::accepting) {
+void connection_manager::on_ready_to_use(const wire::cm_message& m, const wire::ip_address& from) {
+    connection* conn = match(m, from);
+    if (conn == nullptr) {
+        count_unmatched(m, from);
         return;
     }
-    ++conn->timer_generation;
-    core::connector& c = *conn->c;
+    if (conn->c->state() != connector_state::accepting) {
+        return;  // a repeat, or the peer's data took its place (established())
+    }
+    complete_accept(*conn);
+}
+
+void connection_manager::complete_accept(connection& conn) {
+    ++conn.timer_generation;
+    core::connector& c = *conn.c;
     c.bound_qp()->set_state(core::qp_state::connected);
     c.set_state(connector_state::connected);
     c.complete_request(status::success);
 }
 
-void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_address& /*from*/) {
-    std::uint32_t id = m.remote_connection_id;
-    if (id == 0) {
-        // An active side that closed before our reply reached it does not know our id: find
-        // the passive connection by the peer's own id and address.
+bool connection_manager::established(core::qp& q) {
+    connection* found = nullptr;
+    {
         std::lock_guard lock(mutex_);
-        for (const auto& [cid, other] : connections_) {
-            if (other.c->remote_id == m.local_connection_id && other.flow.dst == m.src_ip) {
-                id = cid;
+        for (auto& [id, conn] : connections_) {
+            if (conn.c->bound_qp() == &q) {
+                found = &conn;
                 break;
             }
         }
     }
-    connection* conn = find(id);
+    if (found == nullptr || found->c->state() != connector_state::accepting) {
+        return false;
+    }
+    complete_accept(*found);
+    return true;
+}
+
+void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_address& from) {
+    // An active side that closed before our reply reached it does not know our id (remote id
+    // 0): match() finds the passive connection by the peer's own id and address.
+    connection* conn = match(m, from);
     if (conn == nullptr) {
+        count_unmatched(m, from);
         return;
     }
     core::connector& c = *conn->c;
+    const std::uint32_t id = c.local_id;
     c.peer.private_data_length = m.private_data_length;
     std::copy(m.private_data.begin(), m.private_data.end(), c.peer.private_data.begin());
     if (c.state() == connector_state::disconnecting) {
@@ -634,11 +728,17 @@ void connection_manager::on_reject(const wire::cm_message& m, const wire::ip_add
 }
 
 void connection_manager::on_disconnect_request(const wire::cm_message& m,
-                                               const wire::ip_address& /*from*/) {
-    connection* conn = find(m.remote_connection_id);
+                                               const wire::ip_address& from) {
+    connection* conn = match(m, from);
+    if (conn == nullptr && find(m.remote_connection_id) != nullptr) {
+        count_unmatched(m, from);
+        return;
+    }
     if (conn == nullptr) {
         // Already disconnected here: the peer repeats its request because our reply was lost.
-        // The reply needs no state, so it is sent again.
+        // The reply needs no state, so it is sent again. It changes nothing here, and goes
+        // only to the address the request came from, with the ids the request named: what
+        // it can do there, the request's sender could do by sending it itself.
         wire::cm_message reply;
         reply.type = wire::cm_type::disconnect_reply;
         reply.remote_connection_id = m.local_connection_id;
@@ -668,9 +768,13 @@ void connection_manager::on_disconnect_request(const wire::cm_message& m,
 }
 
 void connection_manager::on_disconnect_reply(const wire::cm_message& m,
-                                             const wire::ip_address& /*from*/) {
-    connection* conn = find(m.remote_connection_id);
-    if (conn == nullptr || conn->c->state() != connector_state::disconnecting) {
+                                             const wire::ip_address& from) {
+    connection* conn = match(m, from);
+    if (conn == nullptr) {
+        count_unmatched(m, from);
+        return;
+    }
+    if (conn->c->state() != connector_state::disconnecting) {
         return;
     }
     core::ref<core::connector> c = conn->c;
@@ -715,8 +819,7 @@ void connection_manager::abort_connection(core::qp& q, disconnect_reason reason)
 
 void connection_manager::connector_closing(core::connector& c) {
     if (!c.has_request()) {
-        std::lock_guard lock(mutex_);
-        if (connections_.find(c.local_id) == connections_.end()) {
+        if (find(c) == nullptr) {
             // Never connected, or its connection already ended: nothing to tell anyone.
             c.set_state(connector_state::failed);
             return;
@@ -727,7 +830,7 @@ void connection_manager::connector_closing(core::connector& c) {
     e_.dev().sched().post([this, keep] {
         core::connector& cn = *keep;
         const std::uint32_t id = cn.local_id;
-        if (connection* conn = find(id)) {
+        if (connection* conn = find(cn)) {
             const connector_state s = cn.state();
             if (s == connector_state::connecting || s == connector_state::requested ||
                 s == connector_state::replied || s == connector_state::accepting ||

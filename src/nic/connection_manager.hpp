@@ -15,9 +15,15 @@
 // Consumer calls validate inline, then run their effect as a task on the engine, which owns
 // the frames and the timers. Connection ids index a table; each entry holds a reference on
 // its connector until the connection ends or the connector closes.
+//
+// Ids are drawn at random (never 0, never one in the table), so that a stranger cannot name
+// a connection by counting; and a message is taken for a connection only when it comes from
+// that connection's peer (address and port) and carries both ids (match()). The generator is
+// seeded from the adapter's seed, so a deterministic run repeats.
 
 #include <cstdint>
 #include <mutex>
+#include <random>
 #include <span>
 #include <unordered_map>
 
@@ -94,6 +100,16 @@ class connection_manager {
     /// The engine's entry for every connection-management datagram.
     void on_datagram(const wire::decoded_packet& p, const wire::ip_address& from);
 
+    /// True when the datagram `p` from `from` is a request for a live listener of this adapter
+    /// or a message that match() finds a connection for; changes nothing (the engine asks
+    /// before the datagram may move its clock).
+    bool matches_live(const wire::decoded_packet& p, const wire::ip_address& from);
+
+    /// Engine: the first request from the peer reached `q`, a passive QP whose accept still
+    /// waits for the ready-to-use message. Completes the accept as that message would and
+    /// returns true; false (nothing done) when no accept of `q` is waiting.
+    bool established(core::qp& q);
+
     /// Engine task: `q` was moved to error by a fatal error (retries exhausted, a fatal NAK
     /// sent or received). Tears its connection down: the peer is told with a best-effort
     /// disconnect request (as if the consumer had closed), and the local consumer gets the
@@ -122,6 +138,16 @@ class connection_manager {
     std::uint32_t register_connection(core::connector& c);
     void forget(std::uint32_t id);
     connection* find(std::uint32_t id);
+    /// The connection of `c`, or nullptr once it ended.
+    connection* find(const core::connector& c);
+    /// The live connection `m` (received from `from`) belongs to, or nullptr: the one whose id
+    /// is the message's remote id, whose peer address and port are the message's source and
+    /// `from`, and whose peer id, once known, is the message's local id. A reject may name the
+    /// connection by the sender's id alone (remote id 0: the active side gave up before our
+    /// reply reached it), and then the address must match as well.
+    connection* match(const wire::cm_message& m, const wire::ip_address& from);
+    /// Counts a message that matched no connection (cm_bad_messages).
+    void count_unmatched(const wire::cm_message& m, const wire::ip_address& from);
     void send(connection& conn, wire::cm_message& m);
     void send_reply_to(const wire::ip_address& to, wire::cm_message& m);
     /// Answers a message that matches no connection (or no listener) with a reject.
@@ -133,6 +159,8 @@ class connection_manager {
     /// evenly between them).
     static constexpr std::uint32_t k_cm_attempts = 4;
     void activate_qp(connection& conn);
+    /// The passive side's wait ends: its QP is connected and its Accept completes.
+    void complete_accept(connection& conn);
     void fail_connection(std::uint32_t id, status result);
 
     void on_request(const wire::cm_message& m, const wire::ip_address& from);
@@ -145,7 +173,7 @@ class connection_manager {
     engine& e_;
     std::mutex mutex_;
     std::unordered_map<std::uint32_t, connection> connections_;
-    std::uint32_t next_id_ = 1;
+    std::mt19937_64 ids_;  ///< draws connection ids (register_connection)
     std::uint32_t datagram_psn_ = 0;
 };
 

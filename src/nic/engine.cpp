@@ -164,13 +164,73 @@ void engine::on_frame(wire::frame* f) {
         wire::frame_pool::release(f);
         return;
     }
+    core::ref<core::qp> q;
+    if (f->stamped) {
+        // A socket wire's frame carries its sender's departure time, which pulls this clock up
+        // so that the frame does not land in our past (docs/wire-format.md, "Time across
+        // processes"). Only a frame from a peer of a live connection, or a request for a live
+        // listener, may move it: a stranger's frame is dispatched now, and dropped and counted
+        // there, leaving the clock as it was. The QP found here goes on with the frame, so
+        // dispatch does not look it up again.
+        f->stamped = false;
+        if (matches_live(*f, q)) {
+            timing::scheduler& sched = dev_.sched();
+            sched.advance_to(f->departure);
+            if (f->arrival > sched.now()) {
+                sched.post_at(f->arrival, [this, f, q] { receive(f, q); });
+                return;
+            }
+        }
+    }
+    receive(f, std::move(q));
+}
+
+void engine::receive(wire::frame* f, core::ref<core::qp> q) {
     // Always through the queue, even when the time has come (a threaded engine's clock can be
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
-    dev_.sched().post_at(receive_done(*f), [this, f] { dispatch(f); });
+    dev_.sched().post_at(receive_done(*f), [this, f, q = std::move(q)] { dispatch(f, q); });
 }
 
-void engine::dispatch(wire::frame* f) {
+engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) const {
+    if (q == nullptr) {
+        return qp_match::unknown;
+    }
+    // The passive side's QP takes the connection's context when the consumer accepts, and
+    // stays connecting until the ready-to-use message arrives (connection_manager::accept).
+    const bool connected = q->state() == core::qp_state::connected;
+    const bool awaiting_rtu = q->state() == core::qp_state::connecting;
+    if ((!connected && !awaiting_rtu) || q->engine_state() == nullptr ||
+        context_of(*q).peer_qpn == 0) {
+        return qp_match::unconnected;
+    }
+    if (!(source == context_of(*q).flow.dst)) {
+        return connected ? qp_match::stranger : qp_match::unconnected;
+    }
+    return connected ? qp_match::peer : qp_match::awaiting_rtu;
+}
+
+bool engine::matches_live(const wire::frame& f, core::ref<core::qp>& q) {
+    const wire::flow flow{f.source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
+    const wire::decode_result r =
+        wire::decode_frame(std::span<const std::byte>(f.data, f.length), flow, f.icrc_checked);
+    if (!r.ok()) {
+        return false;
+    }
+    if (wire::is_cm_packet(r.packet)) {
+        return cm_->matches_live(r.packet, f.source);
+    }
+    q = dev_.find_qp(r.packet.headers.bth.dest_qp);
+    const qp_match m = match_qp(q.get(), f.source);
+    return m == qp_match::peer || (m == qp_match::awaiting_rtu && establishes(*q, r.packet));
+}
+
+bool engine::establishes(core::qp& q, const wire::decoded_packet& p) const {
+    return p.info->svc == wire::service::rc && p.info->is_request() &&
+           p.headers.bth.psn == context_of(q).expected_psn;
+}
+
+void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
     counters_.packets_received.fetch_add(1, std::memory_order_relaxed);
     if (detached_.load(std::memory_order_acquire)) {
         wire::frame_pool::release(f);
@@ -190,27 +250,53 @@ void engine::dispatch(wire::frame* f) {
     const wire::decoded_packet& p = r.packet;
     if (wire::is_cm_packet(p)) {
         cm_->on_datagram(p, f->source);
-    } else if (core::ref<core::qp> q = dev_.find_qp(p.headers.bth.dest_qp); !q) {
-        counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
-        NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(), p.headers.bth.dest_qp);
-    } else if (q->state() != core::qp_state::connected || q->engine_state() == nullptr ||
-               context_of(*q).peer_qpn == 0) {
-        counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);
-    } else if (!(f->source == context_of(*q).flow.dst)) {
-        // A packet for a connected QP from any address but its peer's is forged or stray: it
-        // must not touch the connection (bad input kills at most its own connection).
-        counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-    } else if (p.info->svc != wire::service::rc) {
-        counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
-    } else if (!wire::pkey_matches(p.headers.bth.pkey, wire::default_pkey)) {
-        // IBA vol. 1 9.6.1.1 (header validation, P_Key check): a packet of another partition is
-        // silently dropped and the violation counted, by the responder and the completer alike. It
-        // proves nothing about the peer, so the connection goes on.
-        counters_.pkey_violations.fetch_add(1, std::memory_order_relaxed);
-    } else if (p.info->is_request()) {
-        on_request(*this, *q, p);
     } else {
-        on_response(*this, *q, p);
+        const core::ref<core::qp> q = found ? found : dev_.find_qp(p.headers.bth.dest_qp);
+        switch (match_qp(q.get(), f->source)) {
+            case qp_match::unknown:
+                counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
+                NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(),
+                             p.headers.bth.dest_qp);
+                break;
+            case qp_match::awaiting_rtu:
+                // The first request from the peer, at the PSN it announced, on a QP whose
+                // ready-to-use message has not come (lost, or behind the data): IBA's
+                // Communication Established event (vol. 1, 11.6.3.1: the first request packet
+                // arrives at a QP still in RTR), on which the CM ends the passive side's wait
+                // as an RTU would (chapter 12). So the accept completes, and the packet is
+                // taken as on any connected QP.
+                if (wire::pkey_matches(p.headers.bth.pkey, wire::default_pkey) &&
+                    establishes(*q, p) && cm_->established(*q)) {
+                    on_request(*this, *q, p);
+                } else {
+                    counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);
+                }
+                break;
+            case qp_match::unconnected:
+                counters_.frames_for_unconnected_qp.fetch_add(1, std::memory_order_relaxed);
+                break;
+            case qp_match::stranger:
+                // A packet for a connected QP from any address but its peer's is forged or
+                // stray: it must not touch the connection (bad input kills at most its own
+                // connection).
+                counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+                break;
+            case qp_match::peer:
+                if (p.info->svc != wire::service::rc) {
+                    counters_.protocol_errors.fetch_add(1, std::memory_order_relaxed);
+                } else if (!wire::pkey_matches(p.headers.bth.pkey, wire::default_pkey)) {
+                    // IBA vol. 1 9.6.1.1 (header validation, P_Key check): a packet of another
+                    // partition is silently dropped and the violation counted, by the responder
+                    // and the completer alike. It proves nothing about the peer, so the
+                    // connection goes on.
+                    counters_.pkey_violations.fetch_add(1, std::memory_order_relaxed);
+                } else if (p.info->is_request()) {
+                    on_request(*this, *q, p);
+                } else {
+                    on_response(*this, *q, p);
+                }
+                break;
+        }
     }
     wire::frame_pool::release(f);
 }

@@ -14,6 +14,7 @@
 #include <memory>
 
 #include "core/engine_hooks.hpp"
+#include "core/object.hpp"
 #include "nic/qp_context_cache.hpp"
 #include "nic/stats_registry.hpp"
 #include "timing/cost_model.hpp"
@@ -197,8 +198,30 @@ class engine final : public core::engine_hooks {
     static constexpr std::uint64_t k_context_fetches_in_flight = 4;
     timing::sim_time qpc_fetch_free_at_ = 0;  ///< the context fetch engine takes a new fetch
 
-    void dispatch(wire::frame* f);
+    /// Queues `f` for dispatch after the receive pipeline (receive_done); `q`, when set, is
+    /// the QP matches_live found for it.
+    void receive(wire::frame* f, core::ref<core::qp> q);
+    /// Hands `f` to the stage that takes it; `found`, when set, is its destination QP already
+    /// looked up (else dispatch looks it up).
+    void dispatch(wire::frame* f, const core::ref<core::qp>& found);
     timing::sim_time receive_done(const wire::frame& f);
+
+    /// How a data frame from `source` relates to the QP it names (nullptr: no such QP).
+    enum class qp_match : std::uint8_t {
+        unknown,       ///< no such QP
+        unconnected,   ///< the QP has no connection
+        stranger,      ///< connected, but to another address
+        peer,          ///< connected to `source`
+        awaiting_rtu,  ///< accepted from `source`, its ready-to-use message not yet here
+    };
+    qp_match match_qp(core::qp* q, const wire::ip_address& source) const;
+    /// True when `p`, for a QP awaiting its ready-to-use message, stands for that message:
+    /// an RC request at the PSN the peer announced.
+    bool establishes(core::qp& q, const wire::decoded_packet& p) const;
+    /// True when `f` belongs to a live connection or is a request for a live listener: a data
+    /// frame from a connected QP's peer, or a CM message connection_manager::matches_live
+    /// takes. Changes nothing; `q` receives a data frame's destination QP.
+    bool matches_live(const wire::frame& f, core::ref<core::qp>& q);
 };
 
 }  // namespace ndksim::nic

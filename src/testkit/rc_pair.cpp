@@ -245,8 +245,8 @@ NDK_CONNECTOR* RcPair::make_connector(side& s) {
     return c;
 }
 
-link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, ULONG b_ird,
-                          ULONG b_ord) {
+link* RcPair::start_connection(NDK_QP* aqp, NDK_QP* bqp, slot& accepted, ULONG a_ird, ULONG a_ord,
+                               ULONG b_ird, ULONG b_ord) {
     link& l = links_.emplace_back();
     l.active = make_connector(a_);
     SOCKADDR_IN src = ipv4("10.0.0.1", 0);
@@ -258,19 +258,29 @@ link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, UL
                                       reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, a_ird, a_ord,
                                       nullptr, 0, slot::on_request, &connected));
     if (!drive([&] { return incoming_ != nullptr; }, "the connect event")) {
-        return l;
+        return nullptr;
     }
     l.passive = incoming_;
     incoming_ = nullptr;
     track(&l.passive->Header);
-    slot accepted;
     EXPECT_STATUS(STATUS_PENDING, l.passive->Dispatch->NdkAccept(l.passive, bqp, b_ird, b_ord,
                                                                  nullptr, 0, link::on_passive_event,
                                                                  &l, slot::on_request, &accepted));
     if (!wait(connected, "Connect's completion")) {
-        return l;
+        return nullptr;
     }
     EXPECT_STATUS(STATUS_SUCCESS, connected.status);
+    return &l;
+}
+
+link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, ULONG b_ird,
+                          ULONG b_ord) {
+    slot accepted;
+    link* started = start_connection(aqp, bqp, accepted, a_ird, a_ord, b_ird, b_ord);
+    if (started == nullptr) {
+        return links_.back();
+    }
+    link& l = *started;
     slot completed;
     EXPECT_STATUS(STATUS_PENDING,
                   l.active->Dispatch->NdkCompleteConnect(l.active, link::on_active_event, &l,

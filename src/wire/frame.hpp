@@ -38,6 +38,12 @@ struct frame {
     /// The socket receiver checked this frame's ICRC over the flow the engine decodes it with
     /// (peer to this adapter), so the engine need not compute it again. Cleared by take().
     bool icrc_checked = false;
+    /// A socket wire read the sender's departure time [ps] from this frame's trailer and set
+    /// `arrival` from it. The engine moves its clock to `departure` only once it matched the
+    /// frame to a live connection or listener (docs/wire-format.md, "Hostile input").
+    /// Cleared by take().
+    bool stamped = false;
+    std::uint64_t departure = 0;
     frame* next = nullptr;  ///< free-list link (owned by the pool)
     frame_pool* pool = nullptr;
     bool loose = false;  ///< allocated alone, beyond the pool's steady size (trim() frees it)

@@ -55,11 +55,9 @@ socket_body split_socket_body(frame& f, std::size_t length, const flow& arrived_
 
 namespace {
 
-// Hands `f` to the engine at simulated time `when`, or drops it when the transport has gone.
-void schedule_delivery(const std::shared_ptr<socket_receiver>& rx, frame* f,
-                       timing::sim_time when) {
-    f->arrival = when;
-    rx->sched.post_at(when, [rx, f] {
+// Hands `f` to the engine now, or drops it when the transport has gone.
+void schedule_delivery(const std::shared_ptr<socket_receiver>& rx, frame* f) {
+    rx->sched.post([rx, f] {
         if (rx->attached.load(std::memory_order_acquire)) {
             rx->counters.frames_received.fetch_add(1, std::memory_order_relaxed);
             rx->receive(f);
@@ -116,18 +114,22 @@ socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, fram
         split_socket_body(*f, length, arrived_on, rx->sched.now(), departure);
     switch (verdict) {
         case socket_body::frame:
-            f->source = source;
             // Causality across processes: the receiver's clock is pulled up to the sender's
-            // departure before the arrival is computed, so a frame never lands in the
-            // receiver's past.
-            rx->sched.advance_to(departure);
-            schedule_delivery(rx, f,
-                              std::max(arrival_after(departure, rx->latency), rx->sched.now()));
+            // departure, so a frame never lands in the receiver's past. But a stranger's
+            // frame must not move it (nothing from the wire changes state before it matched
+            // what it claims): the engine does it once it matched the frame, so the frame
+            // goes to it now, carrying its departure and arrival.
+            f->source = source;
+            f->stamped = true;
+            f->departure = departure;
+            f->arrival = arrival_after(departure, rx->latency);
+            schedule_delivery(rx, f);
             break;
         case socket_body::bad_frame:
             // Its trailer is not trusted, so it arrives now; the engine counts it by cause.
             f->source = source;
-            schedule_delivery(rx, f, rx->sched.now());
+            f->arrival = rx->sched.now();
+            schedule_delivery(rx, f);
             break;
         case socket_body::bad_size:
             rx->socket.bad_frames.fetch_add(1, std::memory_order_relaxed);

@@ -144,12 +144,15 @@ struct socket_receiver {
     std::atomic<bool> receive_error_logged{false};
     std::atomic<bool> bad_frame_logged{false};
     std::atomic<bool> bad_departure_logged{false};
+    std::atomic<bool> bad_record_logged{false};  ///< TCP: a length prefix out of bounds
 };
 
 /// Hands a record body of `length` bytes read into `f` from `source` to the engine
 /// (split_socket_body decides; engine thread only):
-/// - frame: moves the receiver's clock up to the sender's departure (scheduler::advance_to) and
-///   schedules the frame at max(departure + latency, now);
+/// - frame: hands it to the engine now, marked `stamped` with the sender's departure and its
+///   arrival (departure + latency); the engine moves the clock to the departure
+///   (scheduler::advance_to) and holds the frame until its arrival only once the frame
+///   matched a live connection or listener;
 /// - bad_frame: hands the packet to the engine now, without reading its trailer, so the engine
 ///   drops and counts it by cause as it does any bad frame (engine_counters::bad_frames);
 /// - bad_size: counts it in socket_counters::bad_frames and releases it;

@@ -235,10 +235,14 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
         const auto length = static_cast<std::size_t>(load_be<k_prefix_size>(prefix.data()));
         if (length < min_socket_body || length > max_socket_body) {
             rx->socket.bad_records.fetch_add(1, std::memory_order_relaxed);
-            NDKSIM_WARN(
-                "{}: record of {} bytes from {} is out of bounds [{}, {}]; closing that "
-                "connection",
-                rx->who, length, to_string(source), min_socket_body, max_socket_body);
+            // One line for the first (docs/wire-format.md, "Receiving"): a peer that opens
+            // connection after connection to send junk must not flood the log.
+            if (!rx->bad_record_logged.exchange(true, std::memory_order_relaxed)) {
+                NDKSIM_WARN(
+                    "{}: record of {} bytes from {} is out of bounds [{}, {}]; closing that "
+                    "connection (further ones are only counted)",
+                    rx->who, length, to_string(source), min_socket_body, max_socket_body);
+            }
             close();
             return;
         }

@@ -217,6 +217,50 @@ TEST_F(Reliability, SendAndInvalidateWithABadTokenDisconnectsBothSides) {
     EXPECT_EQ(1, b_.disconnect_events);
 }
 
+// The ready-to-use message is a datagram and may be lost. The first request the active side
+// then sends on the connection tells the passive side as much (IBA's Communication Established
+// event): its Accept completes then and there, and the request is taken, not dropped.
+TEST_F(Reliability, DataAfterALostReadyToUseCompletesTheAcceptAndIsReceived) {
+    NDK_QP* aq = make_qp(a_, a_.cq);
+    NDK_QP* bq = make_qp(b_, b_.cq);
+    slot accepted;
+    link* started = start_connection(aq, bq, accepted);
+    ASSERT_NE(nullptr, started);
+    link& l = *started;
+
+    // a's link loses every frame while CompleteConnect sends the ready-to-use message.
+    ndksim_link_faults lossy{};
+    lossy.drop_ppm = 1'000'000;
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &lossy));
+    slot completed;
+    ASSERT_STATUS(STATUS_PENDING,
+                  l.active->Dispatch->NdkCompleteConnect(l.active, link::on_active_event, &l,
+                                                         slot::on_request, &completed));
+    ASSERT_TRUE(wait(completed, "CompleteConnect's completion"));
+    ASSERT_STATUS(STATUS_SUCCESS, completed.status);
+    const ndksim_link_faults perfect{};
+    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &perfect));
+    ASSERT_EQ(1U, faults(a_).dropped.load());
+    EXPECT_EQ(0, accepted.calls);
+
+    NDK_SGE r = b_.buf.sge(0, 64);
+    ASSERT_STATUS(STATUS_SUCCESS, bq->Dispatch->NdkReceive(bq, nullptr, &r, 1));
+    NDK_SGE s = a_.buf.sge(0, 64);
+    ASSERT_STATUS(STATUS_SUCCESS, aq->Dispatch->NdkSend(aq, nullptr, &s, 1, 0));
+    EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
+    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    EXPECT_EQ(1, accepted.calls);
+    EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
+    // Taken at once: not dropped as for an unconnected QP, not resent, and the accept did not
+    // wait for the connection manager to repeat its reply.
+    EXPECT_EQ(0U, counters(b_).frames_for_unconnected_qp.load());
+    EXPECT_EQ(0U, counters(a_).retransmitted_packets.load());
+    EXPECT_EQ(0U, counters(b_).cm_messages_resent.load());
+    settle();
+    EXPECT_EQ(0, l.active_events);
+    EXPECT_EQ(0, l.passive_events);
+}
+
 TEST_F(Reliability, FaultSettingsAreValidated) {
     ndksim_link_faults f{};
     EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_set_faults(nullptr, &f));

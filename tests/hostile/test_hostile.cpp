@@ -17,11 +17,20 @@
 #include "api/adapter_state.hpp"
 #include "capture/capturing_pair.hpp"
 #include "capture/pcap_reader.hpp"
+#include "core/connector.hpp"
 #include "core/qp.hpp"
 #include "nic/engine.hpp"
 #include "nic/qp_context.hpp"
+#include "wire/cm_proto.hpp"
 #include "wire/codec.hpp"
 #include "wire/icrc.hpp"
+
+namespace ndksim::wire {
+// Names a CM message type in test output ("reject", not a byte dump).
+void PrintTo(cm_type t, std::ostream* os) {
+    *os << cm_type_table[static_cast<std::size_t>(t)].name;
+}
+}  // namespace ndksim::wire
 
 namespace ndksim::testkit {
 namespace {
@@ -33,6 +42,18 @@ constexpr std::byte k_canary{0xA5};
 
 core::qp& core_qp(NDK_QP* qp) {
     return *api::from_ndk<core::qp>(qp, core::object_kind::qp, "hostile test");
+}
+
+core::connector& core_connector(NDK_CONNECTOR* c) {
+    return *api::from_ndk<core::connector>(c, core::object_kind::connector, "hostile test");
+}
+
+// "10.0.0.9" as a wire address.
+wire::ip_address ip_of(const char* text) {
+    unsigned o[4] = {};
+    std::sscanf(text, "%u.%u.%u.%u", &o[0], &o[1], &o[2], &o[3]);
+    return wire::ip_address::v4(static_cast<std::uint8_t>(o[0]), static_cast<std::uint8_t>(o[1]),
+                                static_cast<std::uint8_t>(o[2]), static_cast<std::uint8_t>(o[3]));
 }
 
 // A page-sized window registered for remote read and write, with an unregistered canary page
@@ -129,12 +150,7 @@ class Hostile : public CapturingPair {
         h.bth.psn = wire::psn_add(nic::context_of(q).expected_psn, h.bth.psn);
         std::vector<std::byte> payload(payload_size, std::byte{0x5A});
         std::vector<std::byte> frame(wire::max_frame_size);
-        unsigned o[4] = {};
-        std::sscanf(from, "%u.%u.%u.%u", &o[0], &o[1], &o[2], &o[3]);
-        const wire::flow f{
-            wire::ip_address::v4(static_cast<std::uint8_t>(o[0]), static_cast<std::uint8_t>(o[1]),
-                                 static_cast<std::uint8_t>(o[2]), static_cast<std::uint8_t>(o[3])),
-            wire::ip_address::v4(10, 0, 0, 2)};
+        const wire::flow f{ip_of(from), wire::ip_address::v4(10, 0, 0, 2)};
         const wire::encode_result r = wire::encode_frame(h, payload, f, frame);
         EXPECT_TRUE(r.ok());
         frame.resize(r.frame_size);
@@ -150,10 +166,53 @@ class Hostile : public CapturingPair {
     }
 
     void inject(const std::vector<std::byte>& frame, const char* from = "10.0.0.1") {
+        inject_into(b_, frame, from);
+    }
+
+    void inject_into(side& s, const std::vector<std::byte>& frame, const char* from) {
         ASSERT_STATUS(STATUS_SUCCESS,
-                      ndksim_adapter_inject_frame(b_.nic, frame.data(),
+                      ndksim_adapter_inject_frame(s.nic, frame.data(),
                                                   static_cast<ULONG>(frame.size()), from));
         settle();
+    }
+
+    /// A CM message of `type` on the first connection, sent to side `to` (its connector
+    /// `victim`) as if by its peer: ids, addresses and ports as the peer would fill them,
+    /// from `from` (whose address the message also claims as its source, and over whose
+    /// flow the ICRC is computed).
+    static wire::cm_message cm_to(wire::cm_type type, NDK_CONNECTOR* victim) {
+        const core::connector& c = core_connector(victim);
+        wire::cm_message m;
+        m.type = type;
+        m.local_connection_id = c.remote_id;
+        m.remote_connection_id = c.local_id;
+        m.src_ip.bytes = c.peer_address.bytes;
+        m.dst_ip.bytes = c.local_address.bytes;
+        m.src_port = c.peer_address.port;
+        m.dst_port = c.local_address.port;
+        return m;
+    }
+
+    static std::vector<std::byte> forge_cm(wire::cm_message m, const char* from, const char* to) {
+        m.src_ip = ip_of(from);
+        std::vector<std::byte> frame(wire::cm_max_frame_size);
+        const wire::cm_encode_result r =
+            wire::encode_cm_frame(m, 0, wire::flow{ip_of(from), ip_of(to)}, frame);
+        EXPECT_TRUE(r.ok());
+        frame.resize(r.size);
+        return frame;
+    }
+
+    std::uint64_t cm_bad(side& s) { return s.nic->engine->counters().cm_bad_messages.load(); }
+
+    /// Both ends of the first connection are still connected, without a disconnect event, and
+    /// it carries a SEND.
+    void expect_first_connection_intact() {
+        EXPECT_EQ(core::connector_state::connected, core_connector(a_.connector).state());
+        EXPECT_EQ(core::connector_state::connected, core_connector(b_.connector).state());
+        EXPECT_EQ(0, a_.disconnect_events);
+        EXPECT_EQ(0, b_.disconnect_events);
+        expect_victim_alive();
     }
 
     /// A SEND of 64 bytes from `aqp` to `bqp`; returns the receive's status.
@@ -530,6 +589,71 @@ TEST_F(Hostile, InjectRefusesBadArguments) {
                                               "10.0.0.1"));
     settle();
     expect_victim_alive();
+}
+
+// ---- connection management from a stranger ------------------------------------------------
+// Every CM message must come from the connection's peer (address and port) and name both
+// connection ids; anything else is dropped and counted in cm_bad_messages, and the connection
+// it aims at goes on.
+
+class HostileCm : public Hostile, public ::testing::WithParamInterface<wire::cm_type> {};
+
+TEST_P(HostileCm, MessageFromAStrangerAddressLeavesTheConnection) {
+    // The stranger knows both ids and the ports; only its address differs.
+    const std::uint64_t before_a = cm_bad(a_);
+    const std::uint64_t before_b = cm_bad(b_);
+    inject_into(b_, forge_cm(cm_to(GetParam(), b_.connector), "10.0.0.9", "10.0.0.2"), "10.0.0.9");
+    inject_into(a_, forge_cm(cm_to(GetParam(), a_.connector), "10.0.0.9", "10.0.0.1"), "10.0.0.9");
+    EXPECT_EQ(before_a + 1, cm_bad(a_));
+    EXPECT_EQ(before_b + 1, cm_bad(b_));
+    expect_first_connection_intact();
+    expect_second_connection_works();
+}
+
+TEST_P(HostileCm, MessageWithAGuessedIdFromThePeerAddressLeavesTheConnection) {
+    // Sent from the peer's own address (a forged source) but with the sender's id guessed
+    // wrong: the receiver's id alone does not identify the connection.
+    const std::uint64_t before_a = cm_bad(a_);
+    const std::uint64_t before_b = cm_bad(b_);
+    wire::cm_message to_b = cm_to(GetParam(), b_.connector);
+    to_b.local_connection_id ^= 1;
+    inject_into(b_, forge_cm(to_b, "10.0.0.1", "10.0.0.2"), "10.0.0.1");
+    wire::cm_message to_a = cm_to(GetParam(), a_.connector);
+    to_a.local_connection_id ^= 1;
+    inject_into(a_, forge_cm(to_a, "10.0.0.2", "10.0.0.1"), "10.0.0.2");
+    EXPECT_EQ(before_a + 1, cm_bad(a_));
+    EXPECT_EQ(before_b + 1, cm_bad(b_));
+    expect_first_connection_intact();
+}
+
+TEST_P(HostileCm, MessageFromAnotherPortOfThePeerAddressLeavesTheConnection) {
+    const std::uint64_t before_b = cm_bad(b_);
+    wire::cm_message to_b = cm_to(GetParam(), b_.connector);
+    to_b.src_port = static_cast<std::uint16_t>(to_b.src_port + 1);
+    inject_into(b_, forge_cm(to_b, "10.0.0.1", "10.0.0.2"), "10.0.0.1");
+    EXPECT_EQ(before_b + 1, cm_bad(b_));
+    expect_first_connection_intact();
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryType, HostileCm,
+                         ::testing::Values(wire::cm_type::reply, wire::cm_type::ready_to_use,
+                                           wire::cm_type::reject, wire::cm_type::disconnect_request,
+                                           wire::cm_type::disconnect_reply),
+                         [](const ::testing::TestParamInfo<wire::cm_type>& i) {
+                             return ::testing::PrintToString(i.param);
+                         });
+
+TEST_F(Hostile, ConnectionIdsAreNeitherZeroNorSequential) {
+    // A guessable id would let one datagram name someone else's connection.
+    const std::uint32_t first = core_connector(a_.connector).local_id;
+    const std::uint32_t second = core_connector(links_.back().active).local_id;
+    EXPECT_NE(0u, first);
+    EXPECT_NE(0u, second);
+    EXPECT_NE(first, second);
+    EXPECT_NE(first + 1, second);
+    const std::uint32_t passive_first = core_connector(b_.connector).local_id;
+    const std::uint32_t passive_second = core_connector(links_.back().passive).local_id;
+    EXPECT_NE(passive_first + 1, passive_second);
 }
 
 // ---- the fuzz corpus through the live responder ------------------------------------------

@@ -11,19 +11,26 @@
 #include <sys/time.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <sstream>
 #include <thread>
 
+#include <spdlog/sinks/ostream_sink.h>
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include "api/abi.hpp"
 #include "api/adapter_state.hpp"
+#include "core/qp.hpp"
 #include "integration/socket_pair.hpp"
 #include "nic/engine.hpp"
+#include "nic/qp_context.hpp"
+#include "util/log.hpp"
 #include "wire/codec.hpp"
 #include "wire/socket_common.hpp"
 #include "wire/socket_transport.hpp"
@@ -234,16 +241,16 @@ TEST_P(SocketWire, DisconnectReachesThePeer) {
     EXPECT_EQ(0, a_.disconnect_events);
 }
 
-/// A plain socket of `type` on 127.0.0.3 with a receive timeout, so a blocking read fails
-/// loudly instead of hanging.
-int plain_socket(int type) {
+/// A plain socket of `type` on `host` (127.0.0.3, a stranger, unless told) with a receive
+/// timeout, so a blocking read fails loudly instead of hanging.
+int plain_socket(int type, std::uint32_t host = 0x7F000003) {
     const int fd = ::socket(AF_INET, type, 0);
     timeval tv{};
     tv.tv_sec = 30;
     ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
     sockaddr_in local{};
     local.sin_family = AF_INET;
-    local.sin_addr.s_addr = htonl(0x7F000003);
+    local.sin_addr.s_addr = htonl(host);
     ::bind(fd, reinterpret_cast<sockaddr*>(&local), sizeof local);
     return fd;
 }
@@ -254,6 +261,21 @@ sockaddr_in adapter_b(USHORT port) {
     to.sin_port = htons(port);
     to.sin_addr.s_addr = htonl(0x7F000002);
     return to;
+}
+
+/// Opens a TCP connection to adapter b from a plain socket, sends a length prefix out of
+/// bounds on it and returns once b closed that connection (only): the read sees the end of
+/// the stream.
+void send_bad_prefix(USHORT port) {
+    const sockaddr_in to = adapter_b(port);
+    const int fd = plain_socket(SOCK_STREAM);
+    ASSERT_GE(fd, 0);
+    EXPECT_EQ(0, ::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to));
+    const unsigned char prefix[4] = {0xFF, 0xFF, 0xFF, 0xF0};
+    EXPECT_EQ(4, ::send(fd, prefix, sizeof prefix, MSG_NOSIGNAL));
+    char byte = 0;
+    EXPECT_EQ(0, ::recv(fd, &byte, 1, 0)) << "b did not close the bad connection";
+    ::close(fd);
 }
 
 TEST_P(SocketWire, BadInputFromAPlainSocketIsCountedAndDroppedAndTheConnectionWorks) {
@@ -276,20 +298,53 @@ TEST_P(SocketWire, BadInputFromAPlainSocketIsCountedAndDroppedAndTheConnectionWo
         EXPECT_EQ(1U, socket_stats(b_).bad_frames.load());
         EXPECT_EQ(1U, bad_frames(b_, wire::decode_error::bad_version));
     } else {
-        const int fd = plain_socket(SOCK_STREAM);
-        ASSERT_GE(fd, 0);
-        ASSERT_EQ(0, ::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to));
-        const unsigned char prefix[4] = {0xFF, 0xFF, 0xFF, 0xF0};
-        ASSERT_EQ(4, ::send(fd, prefix, sizeof prefix, MSG_NOSIGNAL));
-        // b closes that connection (only): the read sees the end of the stream.
-        char byte = 0;
-        EXPECT_EQ(0, ::recv(fd, &byte, 1, 0)) << "b did not close the bad connection";
-        ::close(fd);
+        send_bad_prefix(port_);
         EXPECT_EQ(1U, socket_stats(b_).bad_records.load());
         send_and_check(0, 0, 300, 9);
     }
     send_and_check(4096, 4096, 5000, 10);
 }
+
+// Log lines of the library at warning level and above, kept from before the adapters exist
+// until after they are gone (the library's logger is shared by the whole process).
+class SocketWireLogged : public SocketWire {
+  protected:
+    void SetUp() override {
+        sink_ = std::make_shared<spdlog::sinks::ostream_sink_mt>(lines_);
+        log::get().sinks().push_back(sink_);
+        SocketWire::SetUp();
+    }
+    void TearDown() override {
+        SocketWire::TearDown();
+        auto& sinks = log::get().sinks();
+        sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+    }
+    /// The lines logged so far that contain `text`.
+    std::size_t lines_with(const std::string& text) {
+        log::get().flush();
+        std::istringstream in(lines_.str());
+        std::size_t n = 0;
+        for (std::string line; std::getline(in, line);) {
+            n += line.find(text) != std::string::npos ? 1 : 0;
+        }
+        return n;
+    }
+    std::ostringstream lines_;
+    std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+};
+
+TEST_P(SocketWireLogged, LengthPrefixesOutOfBoundsAreLoggedOnceAndCountedEachTime) {
+    constexpr int k_connections = 5;
+    for (int i = 0; i < k_connections; ++i) {
+        send_bad_prefix(port_);
+    }
+    EXPECT_EQ(static_cast<std::uint64_t>(k_connections), socket_stats(b_).bad_records.load());
+    EXPECT_EQ(1U, lines_with("is out of bounds"));
+    send_and_check(0, 0, 300, 17);
+}
+
+// A length prefix is TCP's.
+INSTANTIATE_TEST_SUITE_P(Wires, SocketWireLogged, ::testing::Values(NDKSIM_WIRE_TCP), wire_name);
 
 /// Yields until `done()` holds; fails naming `what` after 30 s.
 template <class Pred>
@@ -305,16 +360,28 @@ bool wait_until(Pred done, const char* what) {
     return true;
 }
 
-/// A socket body from 127.0.0.3 to adapter b (127.0.0.2): a SEND_ONLY to QP 0x7777, which b
-/// does not have, with its ICRC over that flow (damaged when `break_icrc`), then the trailer
-/// carrying `departure`. Over TCP the record's length prefix goes first.
-std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_icrc, bool tcp) {
+/// A SEND_ONLY to QP 0x7777, which b does not have.
+wire::packet_headers send_to_no_qp() {
     wire::packet_headers h;
     h.bth.op = wire::opcode::rc_send_only;
     h.bth.dest_qp = 0x7777;
+    return h;
+}
+
+/// A socket body from `from` (127.0.0.3, a stranger, unless told) to adapter b (127.0.0.2): the
+/// packet `h` with 32 bytes of payload and its ICRC over that flow (damaged when
+/// `break_icrc`), then the trailer carrying `departure`. Over TCP the record's length prefix
+/// goes first.
+std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_icrc, bool tcp,
+                                       const wire::packet_headers& h = send_to_no_qp(),
+                                       std::uint32_t from = 0x7F000003) {
     const std::array<std::byte, 32> payload{};
     std::array<std::byte, 256> frame{};
-    const wire::flow fl{wire::ip_address::v4(127, 0, 0, 3), wire::ip_address::v4(127, 0, 0, 2)};
+    const wire::flow fl{
+        wire::ip_address::v4(static_cast<std::uint8_t>(from >> 24),
+                             static_cast<std::uint8_t>(from >> 16),
+                             static_cast<std::uint8_t>(from >> 8), static_cast<std::uint8_t>(from)),
+        wire::ip_address::v4(127, 0, 0, 2)};
     const wire::encode_result r = wire::encode_frame(h, payload, fl, frame);
     EXPECT_TRUE(r.ok());
     if (break_icrc) {
@@ -334,14 +401,15 @@ std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_ic
     return out;
 }
 
-/// Sends `body` to adapter b from a plain socket on 127.0.0.3: one datagram, or one record on
-/// a new TCP connection. Over TCP returns the connected socket (the caller closes it), over UDP
-/// -1.
-int send_forged(int wire_kind, USHORT port, const std::vector<unsigned char>& body) {
+/// Sends `body` to adapter b from a plain socket on `from` (127.0.0.3 unless told): one
+/// datagram, or one record on a new TCP connection. Over TCP returns the connected socket (the
+/// caller closes it), over UDP -1.
+int send_forged(int wire_kind, USHORT port, const std::vector<unsigned char>& body,
+                std::uint32_t from = 0x7F000003) {
     const sockaddr_in to = adapter_b(port);
     const auto* addr = reinterpret_cast<const sockaddr*>(&to);
     const bool tcp = wire_kind == NDKSIM_WIRE_TCP;
-    const int fd = plain_socket(tcp ? SOCK_STREAM : SOCK_DGRAM);
+    const int fd = plain_socket(tcp ? SOCK_STREAM : SOCK_DGRAM, from);
     EXPECT_GE(fd, 0);
     const auto size = static_cast<ssize_t>(body.size());
     if (tcp) {
@@ -372,21 +440,52 @@ TEST_P(SocketWire, AForgedFrameWithABadIcrcNeverMovesTheClockAndIsCountedByCause
     send_and_check(0, 0, 300, 11);
 }
 
-TEST_P(SocketWire, AValidFrameMovesTheClockToItsDepartureTime) {
+TEST_P(SocketWire, AValidFrameFromAStrangerLeavesTheClock) {
     const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
-    // As a process that started 100 s earlier would stamp it.
+    // As a process that started 100 s earlier would stamp it; but it comes from an address
+    // that is no peer of b's, for a QP b does not have.
     const timing::sim_time departure = now(b_) + timing::seconds(100);
     const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp));
     ASSERT_TRUE(
         wait_until([&] { return b_.nic->engine->counters().frames_for_unknown_qp.load() == 1; },
                    "b's engine to drop the frame for QP 0x7777"));
-    EXPECT_GE(now(b_), departure);
+    EXPECT_LT(now(b_), departure) << "a stranger's frame moved b's clock";
     EXPECT_EQ(0U, bad_frames(b_, wire::decode_error::bad_icrc));
     EXPECT_EQ(0U, socket_stats(b_).departures_refused.load());
     if (tcp) {
         ::close(fd);
     }
     send_and_check(0, 0, 300, 12);
+}
+
+TEST_P(SocketWire, AValidFrameFromThePeerMovesTheClockToItsDepartureTime) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    send_and_check(0, 0, 300, 14);
+    // A repeat of a's last SEND to b's QP, from a's address: b matches it to the connection
+    // (address and QP), moves its clock, and answers it as a duplicate.
+    core::qp& q = *api::from_ndk<core::qp>(b_.qp, core::object_kind::qp, "socket wire test");
+    wire::packet_headers h;
+    h.bth.op = wire::opcode::rc_send_only;
+    h.bth.dest_qp = q.qpn();
+    const timing::sim_time departure = now(b_) + timing::seconds(100);
+    std::uint64_t duplicates = 0;
+    std::promise<void> read;
+    boost::asio::post(b_.nic->dev.sched().io(), [&] {
+        h.bth.psn = wire::psn_add(nic::context_of(q).expected_psn, wire::psn_mask);
+        duplicates = b_.nic->engine->counters().duplicate_packets.load();
+        read.set_value();
+    });
+    read.get_future().wait();
+    const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp, h, 0x7F000001),
+                               0x7F000001);
+    ASSERT_TRUE(wait_until(
+        [&] { return b_.nic->engine->counters().duplicate_packets.load() == duplicates + 1; },
+        "b's engine to take the repeated SEND as a duplicate"));
+    EXPECT_GE(now(b_), departure);
+    if (tcp) {
+        ::close(fd);
+    }
+    send_and_check(0, 0, 300, 15);
 }
 
 TEST_P(SocketWire, ADepartureBeyondTheBoundIsRefusedAndOverTcpEndsItsConnection) {
@@ -412,6 +511,34 @@ TEST_P(SocketWire, ADepartureBeyondTheBoundIsRefusedAndOverTcpEndsItsConnection)
     ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(b_.nic, &stats));
     EXPECT_EQ(1U, stats.socket_departures_refused);
 }
+
+// A stranger's far-future stamp before anyone connects: had it moved b's clock, every frame b
+// sends afterwards would be refused by a as departing beyond max_departure_lead, and the
+// connection below would never complete.
+class SocketWireStrangerFirst : public SocketWire {
+  protected:
+    void SetUp() override { ASSERT_TRUE(create_adapters()); }
+};
+
+TEST_P(SocketWireStrangerFirst, AFarFutureStampFromAStrangerDoesNotStopALaterConnect) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    const timing::sim_time start = now(b_);
+    const timing::sim_time departure = start + wire::max_departure_lead - timing::seconds(1);
+    const int fd = send_forged(GetParam(), port_, forged_body(departure, false, tcp));
+    ASSERT_TRUE(
+        wait_until([&] { return b_.nic->engine->counters().frames_for_unknown_qp.load() == 1; },
+                   "b's engine to drop the frame for QP 0x7777"));
+    ASSERT_LT(now(b_), start + timing::seconds(100)) << "a stranger's frame moved b's clock";
+    EXPECT_EQ(0U, socket_stats(b_).departures_refused.load());
+    if (tcp) {
+        ::close(fd);
+    }
+    open_and_connect();
+    send_and_check(0, 0, 300, 16);
+}
+
+INSTANTIATE_TEST_SUITE_P(Wires, SocketWireStrangerFirst,
+                         ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP), wire_name);
 
 INSTANTIATE_TEST_SUITE_P(Wires, SocketWire, ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP),
                          wire_name);

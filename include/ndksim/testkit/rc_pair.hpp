@@ -189,6 +189,13 @@ class RcPair : public ::testing::Test {
     /// teardown; both connectors are tracked. The read limits are each side's (IRD, ORD).
     link& connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird = 8, ULONG a_ord = 8, ULONG b_ird = 8,
                       ULONG b_ord = 8);
+    /// The first half of connect_qps: Connect, the connect event and Accept, driven until
+    /// Connect completed (expected: STATUS_SUCCESS); nullptr after a reported failure to get
+    /// that far. `accepted` records the Accept's completion; the caller calls
+    /// NdkCompleteConnect on the link's active connector (a test can change the link first,
+    /// e.g. to lose the ready-to-use message).
+    link* start_connection(NDK_QP* aqp, NDK_QP* bqp, slot& accepted, ULONG a_ird = 8,
+                           ULONG a_ord = 8, ULONG b_ird = 8, ULONG b_ord = 8);
     /// Drives the loop until `s` was called once.
     bool wait(const slot& s, const char* what) {
         return drive([&] { return s.calls >= 1; }, what);
