@@ -32,6 +32,8 @@ fi
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
     launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+    # Paths relative to the clone, so that another clone of the same commit reuses the cache.
+    export CCACHE_BASEDIR="$PWD"
 fi
 
 build_tree() {

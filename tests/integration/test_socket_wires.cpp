@@ -17,8 +17,10 @@
 #include <chrono>
 #include <cstring>
 #include <future>
+#include <span>
 #include <sstream>
 #include <thread>
+#include <vector>
 
 #include <spdlog/sinks/ostream_sink.h>
 #include <boost/asio/io_context.hpp>
@@ -26,12 +28,15 @@
 
 #include "api/abi.hpp"
 #include "api/adapter_state.hpp"
+#include "core/connector.hpp"
 #include "core/qp.hpp"
 #include "integration/socket_pair.hpp"
 #include "nic/engine.hpp"
 #include "nic/qp_context.hpp"
 #include "util/log.hpp"
+#include "wire/cm_proto.hpp"
 #include "wire/codec.hpp"
+#include "wire/opcode_table.hpp"
 #include "wire/socket_common.hpp"
 #include "wire/socket_transport.hpp"
 
@@ -368,6 +373,33 @@ wire::packet_headers send_to_no_qp() {
     return h;
 }
 
+/// The socket body of `frame` (one encoded frame): the frame, then the trailer carrying
+/// `departure`; over TCP the record's length prefix goes first.
+std::vector<unsigned char> socket_body(std::span<const std::byte> frame, timing::sim_time departure,
+                                       bool tcp) {
+    const std::size_t body = frame.size() + wire::socket_trailer_size;
+    std::vector<unsigned char> out(tcp ? 4 : 0);
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        out[i] = static_cast<unsigned char>(body >> (8 * (3 - i)));
+    }
+    for (const std::byte b : frame) {
+        out.push_back(std::to_integer<unsigned char>(b));
+    }
+    for (int i = 7; i >= 0; --i) {
+        out.push_back(static_cast<unsigned char>(departure >> (8 * i)));
+    }
+    return out;
+}
+
+/// The flow from IPv4 host `from` (host byte order) to adapter b (127.0.0.2).
+wire::flow flow_to_b(std::uint32_t from) {
+    return wire::flow{
+        wire::ip_address::v4(static_cast<std::uint8_t>(from >> 24),
+                             static_cast<std::uint8_t>(from >> 16),
+                             static_cast<std::uint8_t>(from >> 8), static_cast<std::uint8_t>(from)),
+        wire::ip_address::v4(127, 0, 0, 2)};
+}
+
 /// A socket body from `from` (127.0.0.3, a stranger, unless told) to adapter b (127.0.0.2): the
 /// packet `h` with 32 bytes of payload and its ICRC over that flow (damaged when
 /// `break_icrc`), then the trailer carrying `departure`. Over TCP the record's length prefix
@@ -377,28 +409,12 @@ std::vector<unsigned char> forged_body(timing::sim_time departure, bool break_ic
                                        std::uint32_t from = 0x7F000003) {
     const std::array<std::byte, 32> payload{};
     std::array<std::byte, 256> frame{};
-    const wire::flow fl{
-        wire::ip_address::v4(static_cast<std::uint8_t>(from >> 24),
-                             static_cast<std::uint8_t>(from >> 16),
-                             static_cast<std::uint8_t>(from >> 8), static_cast<std::uint8_t>(from)),
-        wire::ip_address::v4(127, 0, 0, 2)};
-    const wire::encode_result r = wire::encode_frame(h, payload, fl, frame);
+    const wire::encode_result r = wire::encode_frame(h, payload, flow_to_b(from), frame);
     EXPECT_TRUE(r.ok());
     if (break_icrc) {
         frame[r.frame_size - 1] ^= std::byte{0x01};
     }
-    const std::size_t body = r.frame_size + wire::socket_trailer_size;
-    std::vector<unsigned char> out(tcp ? 4 : 0);
-    for (std::size_t i = 0; i < out.size(); ++i) {
-        out[i] = static_cast<unsigned char>(body >> (8 * (3 - i)));
-    }
-    for (std::size_t i = 0; i < r.frame_size; ++i) {
-        out.push_back(std::to_integer<unsigned char>(frame[i]));
-    }
-    for (int i = 7; i >= 0; --i) {
-        out.push_back(static_cast<unsigned char>(departure >> (8 * i)));
-    }
-    return out;
+    return socket_body(std::span<const std::byte>(frame).first(r.frame_size), departure, tcp);
 }
 
 /// Sends `body` to adapter b from a plain socket on `from` (127.0.0.3 unless told): one
@@ -536,6 +552,142 @@ TEST_P(SocketWireStrangerFirst, AFarFutureStampFromAStrangerDoesNotStopALaterCon
     open_and_connect();
     send_and_check(0, 0, 300, 16);
 }
+
+// The wire's trust model in one test (docs/wire-format.md, "Who may change what"): a stranger
+// at 127.0.0.3 that knows the wire format sends b every connection-management message type and
+// every RC opcode, with the live connection's real ids, QP number, expected PSN and key as well
+// as guessed ones, each with an ICRC over its own flow and over a's (claiming a's address),
+// and a departure stamp 1000 s ahead, while a and b hold a live connection. The connection
+// keeps working, no disconnect event comes, b's clock and memory stay as they were, and each
+// forged frame shows up only as one drop in b's counters.
+class SocketWireStranger : public SocketWire {
+  protected:
+    /// Every drop counter of b that a stranger's frame may land in.
+    std::uint64_t drops() {
+        const nic::engine_counters& c = b_.nic->engine->counters();
+        std::uint64_t n = c.frames_for_unknown_qp.load() + c.frames_for_unconnected_qp.load() +
+                          c.protocol_errors.load() + c.pkey_violations.load() +
+                          c.cm_bad_messages.load() + socket_stats(b_).bad_frames.load();
+        for (const auto& cause : c.bad_frames) {
+            n += cause.load();
+        }
+        return n;
+    }
+};
+
+TEST_P(SocketWireStranger, EveryMessageWithGuessedIdsLeavesTheLiveConnectionAlone) {
+    const bool tcp = GetParam() == NDKSIM_WIRE_TCP;
+    auto* ca = api::from_ndk<core::connector>(a_.connector, core::object_kind::connector, "test");
+    auto* cb = api::from_ndk<core::connector>(b_.connector, core::object_kind::connector, "test");
+    core::qp& qb = *api::from_ndk<core::qp>(b_.qp, core::object_kind::qp, "test");
+    const timing::sim_time start = now(b_);
+    const timing::sim_time stamp = start + timing::seconds(1000);
+    const std::vector<std::byte> memory_before(b_.buf.bytes, b_.buf.bytes + b_.buf.size);
+    const std::uint64_t drops_before = drops();
+    std::vector<std::vector<unsigned char>> bodies;
+    std::array<std::byte, wire::max_frame_size> frame{};
+    const wire::flow flows[] = {flow_to_b(0x7F000003), flow_to_b(0x7F000001)};
+
+    // Connection management: every type but a request (which any host may send to a listener)
+    // with the real ids, swapped ids, and guesses; the payload claims to come from a.
+    const std::pair<std::uint32_t, std::uint32_t> ids[] = {{ca->local_id, cb->local_id},
+                                                           {cb->local_id, ca->local_id},
+                                                           {1, 1},
+                                                           {2, 0},
+                                                           {0x12345678, 0x9ABCDEF0}};
+    for (const wire::cm_type type :
+         {wire::cm_type::reply, wire::cm_type::ready_to_use, wire::cm_type::reject,
+          wire::cm_type::disconnect_request, wire::cm_type::disconnect_reply}) {
+        for (const auto& [local, remote] : ids) {
+            for (const wire::flow& f : flows) {
+                wire::cm_message m;
+                m.type = type;
+                m.local_connection_id = local;
+                m.remote_connection_id = remote;
+                m.src_ip = wire::ip_address::v4(127, 0, 0, 1);
+                m.dst_ip = wire::ip_address::v4(127, 0, 0, 2);
+                m.src_port = ca->local_address.port;
+                m.dst_port = cb->local_address.port;
+                m.qp_number = qb.qpn() + 1;
+                const wire::cm_encode_result r = wire::encode_cm_frame(m, 7, f, frame);
+                ASSERT_TRUE(r.ok());
+                bodies.push_back(
+                    socket_body(std::span<const std::byte>(frame).first(r.size), stamp, tcp));
+            }
+        }
+    }
+    // Data: every RC opcode, at b's QP and at guessed ones, at the expected PSN and the next.
+    const std::uint32_t expected = nic::context_of(qb).expected_psn;
+    const std::array<std::byte, 32> payload{std::byte{0xEE}};
+    for (std::uint32_t raw = 0; raw < 256; ++raw) {
+        const wire::opcode_info& info = wire::opcode_lookup(raw);
+        if (!info.valid || info.svc != wire::service::rc) {
+            continue;
+        }
+        for (const std::uint32_t qpn : {qb.qpn(), 2U, 3U, 0x7777U}) {
+            for (const std::uint32_t psn : {expected, wire::psn_add(expected, 1)}) {
+                for (const wire::flow& f : flows) {
+                    wire::packet_headers h;
+                    h.bth.op = static_cast<wire::opcode>(raw);
+                    h.bth.dest_qp = qpn;
+                    h.bth.psn = psn;
+                    h.bth.ack_req = true;
+                    h.reth = wire::reth_fields{b_.buf.address(), b_.buf.remote_token, 32};
+                    h.atomic_eth.va = b_.buf.address();
+                    h.atomic_eth.rkey = b_.buf.remote_token;
+                    h.invalidate_rkey = b_.buf.remote_token;
+                    const auto data = info.has_payload ? std::span<const std::byte>(payload)
+                                                       : std::span<const std::byte>();
+                    const wire::encode_result r = wire::encode_frame(h, data, f, frame);
+                    ASSERT_TRUE(r.ok()) << wire::opcode_name(raw);
+                    bodies.push_back(socket_body(
+                        std::span<const std::byte>(frame).first(r.frame_size), stamp, tcp));
+                }
+            }
+        }
+    }
+
+    // All of it from one socket of the stranger's.
+    const sockaddr_in to = adapter_b(port_);
+    const int fd = plain_socket(tcp ? SOCK_STREAM : SOCK_DGRAM);
+    ASSERT_GE(fd, 0);
+    if (tcp) {
+        ASSERT_EQ(0, ::connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to));
+    }
+    for (const auto& body : bodies) {
+        const auto sent = tcp ? ::send(fd, body.data(), body.size(), MSG_NOSIGNAL)
+                              : ::sendto(fd, body.data(), body.size(), 0,
+                                         reinterpret_cast<const sockaddr*>(&to), sizeof to);
+        ASSERT_EQ(static_cast<ssize_t>(body.size()), sent);
+    }
+    ASSERT_TRUE(wait_until([&] { return drops() - drops_before >= bodies.size(); },
+                           "b to drop and count every one of the stranger's frames"));
+    ::close(fd);
+
+    EXPECT_EQ(bodies.size(), drops() - drops_before) << "one count per forged frame";
+    EXPECT_LT(now(b_), stamp) << "a stranger's stamp moved b's clock";
+    EXPECT_EQ(0, std::memcmp(memory_before.data(), b_.buf.bytes, b_.buf.size))
+        << "a stranger's frame changed b's memory";
+    EXPECT_EQ(0U, socket_stats(b_).departures_refused.load());
+    {
+        std::lock_guard lock(board_.m);
+        EXPECT_EQ(0, a_.disconnect_events);
+        EXPECT_EQ(0, b_.disconnect_events);
+        // The listener's last connect event is still the one of the pair's own connection.
+        EXPECT_EQ(b_.connector, incoming_) << "a stranger's message raised a connect event";
+    }
+    EXPECT_EQ(core::qp_state::connected, qb.state());
+    // The live connection carries a send and a write both ways of the check.
+    send_and_check(0, 0, 300, 17);
+    fill(a_.buf.bytes + 8192, 4096, 18);
+    EXPECT_STATUS(STATUS_SUCCESS,
+                  write_from_a(8192, 4096, b_.buf.address() + 8192, b_.buf.remote_token));
+    settle(b_);
+    EXPECT_EQ(0, std::memcmp(a_.buf.bytes + 8192, b_.buf.bytes + 8192, 4096));
+}
+
+INSTANTIATE_TEST_SUITE_P(Wires, SocketWireStranger,
+                         ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP), wire_name);
 
 INSTANTIATE_TEST_SUITE_P(Wires, SocketWireStrangerFirst,
                          ::testing::Values(NDKSIM_WIRE_UDP, NDKSIM_WIRE_TCP), wire_name);
