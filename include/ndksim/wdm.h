@@ -12,6 +12,7 @@
  * defined (see the socket address section).
  */
 #pragma once
+#define NDKSIM_WDM_H_INCLUDED 1
 
 #include "sal.h"
 
@@ -763,3 +764,6 @@ NDKSIM_STATIC_ASSERT(sizeof(MDL) % sizeof(PFN_NUMBER) == 0, "PFN array follows t
 #ifdef __cplusplus
 }
 #endif
+
+/* IRQL, events, waits and spin locks. */
+#include "ndksim_kernel.h"

@@ -54,6 +54,15 @@ static NTSTATUS ndksim_disconnect(_In_ NDK_CONNECTOR* pNdkConnector,
     return STATUS_PENDING;
 }
 
+/* The kernel runtime's types keep their WDK x64 sizes in C as well. */
+#if NDKSIM_ABI_LAYOUT_CHECKS
+_Static_assert(sizeof(KEVENT) == 0x18, "KEVENT size in C");
+_Static_assert(sizeof(KLOCK_QUEUE_HANDLE) == 0x18, "KLOCK_QUEUE_HANDLE size in C");
+_Static_assert(sizeof(KSPIN_LOCK) == 8, "KSPIN_LOCK size in C");
+_Static_assert(sizeof(KWAIT_BLOCK) == 0x30, "KWAIT_BLOCK size in C");
+_Static_assert(sizeof(KIRQL) == 1 && HIGH_LEVEL == 15, "KIRQL in C");
+#endif
+
 int ndksim_abi_c11_check(void) {
     NDK_CONNECTOR_DISPATCH dispatch;
     NDK_CONNECTOR connector;
@@ -89,8 +98,10 @@ int ndksim_abi_c11_check(void) {
         return -1;
     }
 
-    sum = (int)(sizeof(MDL) + sizeof(NDK_OBJECT_HEADER) + sizeof(NDK_RESULT_EX) + sizeof(NDK_SGE) +
-                sizeof(NDK_ADAPTER_INFO) + sizeof(SOCKADDR_INET) + sizeof(NDK_CONNECTOR_DISPATCH) +
-                sizeof(NDK_QP) + sizeof(NDIS_NDK_CAPABILITIES));
+    sum =
+        (int)(sizeof(MDL) + sizeof(NDK_OBJECT_HEADER) + sizeof(NDK_RESULT_EX) + sizeof(NDK_SGE) +
+              sizeof(NDK_ADAPTER_INFO) + sizeof(SOCKADDR_INET) + sizeof(NDK_CONNECTOR_DISPATCH) +
+              sizeof(NDK_QP) + sizeof(NDIS_NDK_CAPABILITIES) + sizeof(KEVENT) + sizeof(KSPIN_LOCK) +
+              sizeof(KLOCK_QUEUE_HANDLE) + sizeof(KWAIT_BLOCK) + sizeof(LIST_ENTRY));
     return sum;
 }

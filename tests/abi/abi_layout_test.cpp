@@ -600,12 +600,37 @@ TEST(KernelHelpers, BooleanAndLimitsHaveWindowsValues) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Kernel runtime types and values (WDK x64)
+
+TEST(KernelAbi, DispatcherObjectsAndSpinLocksHaveTheirWindowsLayout) {
+    EXPECT_EQ(sizeof(KEVENT), 0x18U);
+    EXPECT_EQ(offsetof(KEVENT, Header.SignalState), 0x04U);
+    EXPECT_EQ(offsetof(KEVENT, Header.WaitListHead), 0x08U);
+    EXPECT_EQ(sizeof(KWAIT_BLOCK), 0x30U);
+    EXPECT_EQ(sizeof(KSPIN_LOCK), 0x08U);
+    EXPECT_EQ(sizeof(KLOCK_QUEUE_HANDLE), 0x18U);
+    EXPECT_EQ(offsetof(KLOCK_QUEUE_HANDLE, OldIrql), 0x10U);
+}
+
+TEST(KernelAbi, ConstantsHaveTheirWdkValues) {
+    EXPECT_EQ(HIGH_LEVEL, 15);
+    EXPECT_EQ(NotificationEvent, 0);
+    EXPECT_EQ(SynchronizationEvent, 1);
+    EXPECT_EQ(WaitAll, 0);
+    EXPECT_EQ(WaitAny, 1);
+    EXPECT_EQ(Executive, 0);
+    EXPECT_EQ(STATUS_WAIT_0, 0);
+    EXPECT_EQ(THREAD_WAIT_OBJECTS, 3);
+}
+
+// ---------------------------------------------------------------------------------------------
 // The C11 translation unit
 
 TEST(CAbi, C11TranslationUnitSeesTheSameSizes) {
     const int expected = static_cast<int>(
         sizeof(MDL) + sizeof(NDK_OBJECT_HEADER) + sizeof(NDK_RESULT_EX) + sizeof(NDK_SGE) +
         sizeof(NDK_ADAPTER_INFO) + sizeof(SOCKADDR_INET) + sizeof(NDK_CONNECTOR_DISPATCH) +
-        sizeof(NDK_QP) + sizeof(NDIS_NDK_CAPABILITIES));
+        sizeof(NDK_QP) + sizeof(NDIS_NDK_CAPABILITIES) + sizeof(KEVENT) + sizeof(KSPIN_LOCK) +
+        sizeof(KLOCK_QUEUE_HANDLE) + sizeof(KWAIT_BLOCK) + sizeof(LIST_ENTRY));
     EXPECT_EQ(ndksim_abi_c11_check(), expected);
 }

@@ -1,0 +1,241 @@
+/*
+ * ndksim_kernel.h - the Windows kernel support routines NDK consumer drivers call (IRQL, events,
+ * spin locks), run in user mode on Linux. Included by wdm.h; include wdm.h, not this file.
+ *
+ * Names, values and x64 layouts are the WDK's. Each simulated thread has its own IRQL, starting at
+ * PASSIVE_LEVEL; the simulator checks the IRQL rules of each routine at the call and reports a
+ * violation naming the rule, the routine and the IRQL. By default a violation aborts the process
+ * (as a bug check would stop Windows); with the environment variable NDKSIM_IRQL_VIOLATIONS=log
+ * it is logged at error level, counted (ndksim_kernel_irql_violations) and the call goes on.
+ * docs/kernel-runtime.md lists the surface and what differs from Windows.
+ */
+#pragma once
+
+#ifndef NDKSIM_WDM_H_INCLUDED
+#error "include wdm.h, which includes ndksim_kernel.h"
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------------------------------ */
+/* IRQL                                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* x64 values; PASSIVE_LEVEL, APC_LEVEL and DISPATCH_LEVEL are in wdm.h. */
+#define HIGH_LEVEL 15
+
+/* The calling thread's IRQL. Any IRQL. */
+NDKSIM_API KIRQL KeGetCurrentIrql(void);
+
+/*
+ * Raises the calling thread's IRQL to NewIrql and stores the previous IRQL in *OldIrql. Rule:
+ * NewIrql must be >= the current IRQL; a lower NewIrql is a violation (Windows bug-checks).
+ */
+NDKSIM_API VOID KeRaiseIrql(_In_ KIRQL NewIrql, _Out_ PKIRQL OldIrql);
+
+/*
+ * Restores the IRQL saved by KeRaiseIrql. Rule: NewIrql must be <= the current IRQL; a higher
+ * NewIrql is a violation.
+ */
+NDKSIM_API VOID KeLowerIrql(_In_ KIRQL NewIrql);
+
+/* Raises to DISPATCH_LEVEL and returns the previous IRQL. Rule: current IRQL <= DISPATCH_LEVEL. */
+NDKSIM_API KIRQL KeRaiseIrqlToDpcLevel(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Doubly linked list head (used by the dispatcher header below)                               */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct _LIST_ENTRY {
+    struct _LIST_ENTRY* Flink;
+    struct _LIST_ENTRY* Blink;
+} LIST_ENTRY, *PLIST_ENTRY;
+
+/* ------------------------------------------------------------------------------------------ */
+/* Events and waits                                                                            */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef enum _EVENT_TYPE { NotificationEvent = 0, SynchronizationEvent = 1 } EVENT_TYPE;
+
+typedef enum _WAIT_TYPE { WaitAll = 0, WaitAny = 1 } WAIT_TYPE;
+
+/* Only Executive (and UserRequest) matter to drivers; the simulator ignores the reason. */
+typedef enum _KWAIT_REASON { Executive = 0, UserRequest = 6 } KWAIT_REASON;
+
+#define STATUS_WAIT_0 NDKSIM_SCAST(NTSTATUS, 0x00000000L)
+
+/* Waits on up to this many objects need no KWAIT_BLOCK array (WDK value). */
+#define THREAD_WAIT_OBJECTS 3
+
+/*
+ * The x64 dispatcher header every waitable object starts with (0x18 bytes). The simulator keeps
+ * an event's state in SignalState and marks an initialized object by pointing WaitListHead at
+ * itself, as Windows' empty wait list does; waiters are tracked outside the consumer's memory.
+ */
+typedef struct _DISPATCHER_HEADER {
+    UCHAR Type; /* EVENT_TYPE of an event */
+    UCHAR Signalling;
+    UCHAR Size; /* object size in LONGs */
+    UCHAR Reserved1;
+    LONG SignalState; /* nonzero: signaled */
+    LIST_ENTRY WaitListHead;
+} DISPATCHER_HEADER, *PDISPATCHER_HEADER;
+
+typedef struct _KEVENT {
+    DISPATCHER_HEADER Header;
+} KEVENT, *PKEVENT, *PRKEVENT;
+
+/*
+ * A wait block for KeWaitForMultipleObjects with more than THREAD_WAIT_OBJECTS objects. The
+ * simulator does not use its contents; it only keeps the WDK's x64 size (0x30) so consumers can
+ * allocate arrays of it.
+ */
+typedef struct _KWAIT_BLOCK {
+    ULONG_PTR Opaque[6];
+} KWAIT_BLOCK, *PKWAIT_BLOCK;
+
+/*
+ * Initializes an event of the given type, signaled when State is TRUE. A notification event stays
+ * signaled until reset and releases every waiter; a synchronization event releases one waiter and
+ * resets itself. Any IRQL (the storage must be resident).
+ */
+NDKSIM_API VOID KeInitializeEvent(_Out_ PRKEVENT Event, _In_ EVENT_TYPE Type, _In_ BOOLEAN State);
+
+/*
+ * Signals the event and returns its previous state (nonzero: it was signaled). Increment (a
+ * priority boost) and Wait (the caller's promise to wait next) are accepted and ignored. Rule:
+ * IRQL <= DISPATCH_LEVEL.
+ */
+NDKSIM_API LONG KeSetEvent(_Inout_ PRKEVENT Event, _In_ LONG Increment, _In_ BOOLEAN Wait);
+
+/* Sets the event not signaled and returns its previous state. Rule: IRQL <= DISPATCH_LEVEL. */
+NDKSIM_API LONG KeResetEvent(_Inout_ PRKEVENT Event);
+
+/* Sets the event not signaled. Rule: IRQL <= DISPATCH_LEVEL. */
+NDKSIM_API VOID KeClearEvent(_Inout_ PRKEVENT Event);
+
+/* The event's current state (nonzero: signaled). Any IRQL. */
+NDKSIM_API LONG KeReadStateEvent(_In_ PRKEVENT Event);
+
+/*
+ * Waits until Object (a KEVENT) is signaled; a synchronization event is reset by the satisfied
+ * wait. Timeout: NULL waits forever; zero tests the state without waiting; negative is relative,
+ * positive is an absolute system time (both in 100 ns units, absolute counted from 1601-01-01
+ * UTC as KeQuerySystemTime returns). Returns STATUS_SUCCESS or STATUS_TIMEOUT. WaitReason,
+ * WaitMode and Alertable are accepted and ignored (no APCs are delivered). Rule: IRQL <=
+ * DISPATCH_LEVEL, and IRQL <= APC_LEVEL unless Timeout points to zero.
+ */
+NDKSIM_API NTSTATUS KeWaitForSingleObject(_In_ PVOID Object, _In_ KWAIT_REASON WaitReason,
+                                          _In_ KPROCESSOR_MODE WaitMode, _In_ BOOLEAN Alertable,
+                                          _In_opt_ PLARGE_INTEGER Timeout);
+
+/*
+ * Waits on Count events: WaitAny returns STATUS_WAIT_0 + the index of the first signaled one
+ * (resetting it if it is a synchronization event); WaitAll returns STATUS_WAIT_0 once all are
+ * signaled at the same moment (resetting the synchronization ones). Timeout as for
+ * KeWaitForSingleObject; STATUS_TIMEOUT when it expires. WaitBlockArray is required when Count >
+ * THREAD_WAIT_OBJECTS (a violation otherwise) but its contents are unused. Rules: Count >= 1, and
+ * the IRQL rules of KeWaitForSingleObject.
+ */
+NDKSIM_API NTSTATUS KeWaitForMultipleObjects(_In_ ULONG Count, _In_reads_(Count) PVOID Object[],
+                                             _In_ WAIT_TYPE WaitType, _In_ KWAIT_REASON WaitReason,
+                                             _In_ KPROCESSOR_MODE WaitMode, _In_ BOOLEAN Alertable,
+                                             _In_opt_ PLARGE_INTEGER Timeout,
+                                             _Out_opt_ PKWAIT_BLOCK WaitBlockArray);
+
+/* The current system time: 100 ns units since 1601-01-01 UTC. Any IRQL. */
+NDKSIM_API VOID KeQuerySystemTime(_Out_ PLARGE_INTEGER CurrentTime);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Spin locks                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * The lock word. The simulator spins on it atomically: 0 is free, otherwise it holds a token of
+ * the owning thread (so releasing a lock the caller does not hold is detected).
+ */
+typedef ULONG_PTR KSPIN_LOCK;
+typedef KSPIN_LOCK* PKSPIN_LOCK;
+
+typedef struct _KSPIN_LOCK_QUEUE {
+    struct _KSPIN_LOCK_QUEUE* volatile Next;
+    PKSPIN_LOCK volatile Lock;
+} KSPIN_LOCK_QUEUE, *PKSPIN_LOCK_QUEUE;
+
+/* The caller-provided (usually on the stack) handle of an in-stack queued spin lock. */
+typedef struct _KLOCK_QUEUE_HANDLE {
+    KSPIN_LOCK_QUEUE LockQueue;
+    KIRQL OldIrql;
+} KLOCK_QUEUE_HANDLE, *PKLOCK_QUEUE_HANDLE;
+
+/* Makes the lock free. Any IRQL. */
+NDKSIM_API VOID KeInitializeSpinLock(_Out_ PKSPIN_LOCK SpinLock);
+
+/*
+ * Raises to DISPATCH_LEVEL, acquires the lock and returns the previous IRQL. Rules: IRQL <=
+ * DISPATCH_LEVEL; acquiring a lock the calling thread already holds is a violation (it would
+ * deadlock on Windows; in log mode the call returns without acquiring again).
+ */
+NDKSIM_API KIRQL KeAcquireSpinLockRaiseToDpc(_Inout_ PKSPIN_LOCK SpinLock);
+
+/* Acquires SpinLock and stores the previous IRQL in *OldIrql (the WDK's macro form). */
+#define KeAcquireSpinLock(SpinLock, OldIrql) (*(OldIrql) = KeAcquireSpinLockRaiseToDpc(SpinLock))
+
+/*
+ * Releases the lock and lowers the IRQL to NewIrql (the value the acquire returned). Rules: the
+ * caller holds the lock; IRQL == DISPATCH_LEVEL.
+ */
+NDKSIM_API VOID KeReleaseSpinLock(_Inout_ PKSPIN_LOCK SpinLock, _In_ KIRQL NewIrql);
+
+/* Acquires the lock without changing the IRQL. Rule: IRQL >= DISPATCH_LEVEL. */
+NDKSIM_API VOID KeAcquireSpinLockAtDpcLevel(_Inout_ PKSPIN_LOCK SpinLock);
+
+/* Releases a lock taken at DISPATCH_LEVEL. Rules: the caller holds it; IRQL >= DISPATCH_LEVEL. */
+NDKSIM_API VOID KeReleaseSpinLockFromDpcLevel(_Inout_ PKSPIN_LOCK SpinLock);
+
+/*
+ * Raises to DISPATCH_LEVEL, acquires the lock and records it and the previous IRQL in
+ * *LockHandle. Rule: IRQL <= DISPATCH_LEVEL. The simulator does not queue waiters in FIFO order;
+ * it spins on the lock word like KeAcquireSpinLock.
+ */
+NDKSIM_API VOID KeAcquireInStackQueuedSpinLock(_Inout_ PKSPIN_LOCK SpinLock,
+                                               _Out_ PKLOCK_QUEUE_HANDLE LockHandle);
+
+/*
+ * Releases the lock recorded in *LockHandle and restores its saved IRQL. Rule: the caller holds
+ * the lock.
+ */
+NDKSIM_API VOID KeReleaseInStackQueuedSpinLock(_In_ PKLOCK_QUEUE_HANDLE LockHandle);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Violation reports                                                                           */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * How many IRQL and kernel-rule violations this process has reported in log mode
+ * (NDKSIM_IRQL_VIOLATIONS=log). In the default mode the first violation aborts.
+ */
+NDKSIM_API ULONG64 ndksim_kernel_irql_violations(void);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Layout checks (WDK x64 sizes)                                                               */
+/* ------------------------------------------------------------------------------------------ */
+
+#if NDKSIM_ABI_LAYOUT_CHECKS
+NDKSIM_STATIC_ASSERT(sizeof(LIST_ENTRY) == 0x10, "LIST_ENTRY size");
+NDKSIM_STATIC_ASSERT(sizeof(DISPATCHER_HEADER) == 0x18, "DISPATCHER_HEADER size");
+NDKSIM_STATIC_ASSERT(offsetof(DISPATCHER_HEADER, SignalState) == 0x04, "SignalState offset");
+NDKSIM_STATIC_ASSERT(offsetof(DISPATCHER_HEADER, WaitListHead) == 0x08, "WaitListHead offset");
+NDKSIM_STATIC_ASSERT(sizeof(KEVENT) == 0x18, "KEVENT size");
+NDKSIM_STATIC_ASSERT(sizeof(KWAIT_BLOCK) == 0x30, "KWAIT_BLOCK size");
+NDKSIM_STATIC_ASSERT(sizeof(KSPIN_LOCK) == 0x08, "KSPIN_LOCK size");
+NDKSIM_STATIC_ASSERT(sizeof(KSPIN_LOCK_QUEUE) == 0x10, "KSPIN_LOCK_QUEUE size");
+NDKSIM_STATIC_ASSERT(sizeof(KLOCK_QUEUE_HANDLE) == 0x18, "KLOCK_QUEUE_HANDLE size");
+NDKSIM_STATIC_ASSERT(offsetof(KLOCK_QUEUE_HANDLE, OldIrql) == 0x10, "OldIrql offset");
+#endif
+
+#ifdef __cplusplus
+}
+#endif
