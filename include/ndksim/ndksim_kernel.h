@@ -1,12 +1,13 @@
 /*
  * ndksim_kernel.h - the Windows kernel support routines NDK consumer drivers call (IRQL, events,
- * spin locks), run in user mode on Linux. Included by wdm.h; include wdm.h, not this file.
+ * spin locks, pool), run in user mode on Linux. Included by wdm.h; include wdm.h, not this file.
  *
  * Names, values and x64 layouts are the WDK's. Each simulated thread has its own IRQL, starting at
  * PASSIVE_LEVEL; the simulator checks the IRQL rules of each routine at the call and reports a
  * violation naming the rule, the routine and the IRQL. By default a violation aborts the process
  * (as a bug check would stop Windows); with the environment variable NDKSIM_IRQL_VIOLATIONS=log
  * it is logged at error level, counted (ndksim_kernel_irql_violations) and the call goes on.
+ * Pool allocations are tracked by tag for leak checks (ndksim_kernel_pool_live).
  * docs/kernel-runtime.md lists the surface and what differs from Windows.
  */
 #pragma once
@@ -208,6 +209,95 @@ NDKSIM_API VOID KeAcquireInStackQueuedSpinLock(_Inout_ PKSPIN_LOCK SpinLock,
  * the lock.
  */
 NDKSIM_API VOID KeReleaseInStackQueuedSpinLock(_In_ PKLOCK_QUEUE_HANDLE LockHandle);
+
+/* ------------------------------------------------------------------------------------------ */
+/* Pool                                                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+/* Pool kinds of the older allocation routines (WDK values). Odd base values are paged. */
+typedef enum _POOL_TYPE {
+    NonPagedPool = 0,
+    NonPagedPoolExecute = 0,
+    PagedPool = 1,
+    NonPagedPoolMustSucceed = 2,
+    DontUseThisType = 3,
+    NonPagedPoolCacheAligned = 4,
+    PagedPoolCacheAligned = 5,
+    NonPagedPoolCacheAlignedMustS = 6,
+    MaxPoolType = 7,
+    NonPagedPoolSession = 32,
+    PagedPoolSession = 33,
+    NonPagedPoolNx = 512,
+    NonPagedPoolNxCacheAligned = 516,
+    NonPagedPoolSessionNx = 544
+} POOL_TYPE;
+
+typedef enum _EX_POOL_PRIORITY {
+    LowPoolPriority = 0,
+    LowPoolPrioritySpecialPoolOverrun = 8,
+    LowPoolPrioritySpecialPoolUnderrun = 9,
+    NormalPoolPriority = 16,
+    NormalPoolPrioritySpecialPoolOverrun = 24,
+    NormalPoolPrioritySpecialPoolUnderrun = 25,
+    HighPoolPriority = 32,
+    HighPoolPrioritySpecialPoolOverrun = 40,
+    HighPoolPrioritySpecialPoolUnderrun = 41
+} EX_POOL_PRIORITY;
+
+/* ExAllocatePool2's flags (WDK values). Exactly one of the three pool kinds must be given. */
+typedef ULONG64 POOL_FLAGS;
+#define POOL_FLAG_USE_QUOTA NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000001ULL)
+#define POOL_FLAG_UNINITIALIZED NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000002ULL)
+#define POOL_FLAG_SESSION NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000004ULL)
+#define POOL_FLAG_CACHE_ALIGNED NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000008ULL)
+#define POOL_FLAG_RAISE_ON_FAILURE NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000020ULL)
+#define POOL_FLAG_NON_PAGED NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000040ULL)
+#define POOL_FLAG_NON_PAGED_EXECUTE NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000080ULL)
+#define POOL_FLAG_PAGED NDKSIM_SCAST(POOL_FLAGS, 0x0000000000000100ULL)
+
+/*
+ * Allocates NumberOfBytes of pool recorded under Tag; the contents are not initialized. Blocks
+ * are 16-byte aligned, and page-aligned when NumberOfBytes >= PAGE_SIZE. Returns NULL when memory
+ * runs out. Rules: IRQL <= DISPATCH_LEVEL, and <= APC_LEVEL for a paged PoolType.
+ */
+NDKSIM_API PVOID ExAllocatePoolWithTag(_In_ POOL_TYPE PoolType, _In_ SIZE_T NumberOfBytes,
+                                       _In_ ULONG Tag);
+
+/* ExAllocatePoolWithTag with a priority, which the simulator ignores. Same rules. */
+NDKSIM_API PVOID ExAllocatePoolWithTagPriority(_In_ POOL_TYPE PoolType, _In_ SIZE_T NumberOfBytes,
+                                               _In_ ULONG Tag, _In_ EX_POOL_PRIORITY Priority);
+
+/* ExAllocatePoolWithTag with the block zeroed (a WDK inline, a function here). Same rules. */
+NDKSIM_API PVOID ExAllocatePoolZero(_In_ POOL_TYPE PoolType, _In_ SIZE_T NumberOfBytes,
+                                    _In_ ULONG Tag);
+
+/*
+ * Allocates zeroed pool (not zeroed with POOL_FLAG_UNINITIALIZED) of the one kind Flags names
+ * (POOL_FLAG_NON_PAGED, POOL_FLAG_NON_PAGED_EXECUTE or POOL_FLAG_PAGED); returns NULL when Flags
+ * names none or several, or memory runs out. Quota, session and cache-alignment flags are
+ * accepted and ignored; POOL_FLAG_RAISE_ON_FAILURE cannot raise on Linux and returns NULL.
+ * Rules as for ExAllocatePoolWithTag.
+ */
+NDKSIM_API PVOID ExAllocatePool2(_In_ POOL_FLAGS Flags, _In_ SIZE_T NumberOfBytes, _In_ ULONG Tag);
+
+/*
+ * Frees a pool block. Rules: P is a live pool allocation (a double free or a foreign pointer is a
+ * violation and frees nothing); a nonzero Tag must equal the allocation's tag (a violation, the
+ * block is freed anyway); IRQL <= DISPATCH_LEVEL, <= APC_LEVEL for paged pool.
+ */
+NDKSIM_API VOID ExFreePoolWithTag(_In_ PVOID P, _In_ ULONG Tag);
+
+/* ExFreePoolWithTag without the tag check. */
+NDKSIM_API VOID ExFreePool(_In_ PVOID P);
+
+/* Live pool allocations with this tag, or with any tag when Tag is 0 (for leak checks). */
+NDKSIM_API SIZE_T ndksim_kernel_pool_live(ULONG Tag);
+
+/*
+ * Logs every live pool allocation (size, address, tag, pool kind) at error level and returns
+ * how many there are; call it at unload to find leaks.
+ */
+NDKSIM_API SIZE_T ndksim_kernel_pool_report(void);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Violation reports                                                                           */

@@ -621,6 +621,15 @@ TEST(KernelAbi, ConstantsHaveTheirWdkValues) {
     EXPECT_EQ(Executive, 0);
     EXPECT_EQ(STATUS_WAIT_0, 0);
     EXPECT_EQ(THREAD_WAIT_OBJECTS, 3);
+    EXPECT_EQ(NonPagedPool, 0);
+    EXPECT_EQ(PagedPool, 1);
+    EXPECT_EQ(NonPagedPoolNx, 512);
+    EXPECT_EQ(NormalPoolPriority, 16);
+    EXPECT_EQ(POOL_FLAG_UNINITIALIZED, 0x2U);
+    EXPECT_EQ(POOL_FLAG_NON_PAGED, 0x40U);
+    EXPECT_EQ(POOL_FLAG_NON_PAGED_EXECUTE, 0x80U);
+    EXPECT_EQ(POOL_FLAG_PAGED, 0x100U);
+    EXPECT_EQ(sizeof(POOL_FLAGS), 8U);
 }
 
 // ---------------------------------------------------------------------------------------------
