@@ -1,6 +1,7 @@
 /*
  * ndksim_kernel.h - the Windows kernel support routines NDK consumer drivers call (IRQL, events,
- * spin locks, pool), run in user mode on Linux. Included by wdm.h; include wdm.h, not this file.
+ * spin locks, pool, lists, interlocked operations, assertions), run in user mode on Linux.
+ * Included by wdm.h; include wdm.h, not this file.
  *
  * Names, values and x64 layouts are the WDK's. Each simulated thread has its own IRQL, starting at
  * PASSIVE_LEVEL; the simulator checks the IRQL rules of each routine at the call and reports a
@@ -46,13 +47,188 @@ NDKSIM_API VOID KeLowerIrql(_In_ KIRQL NewIrql);
 NDKSIM_API KIRQL KeRaiseIrqlToDpcLevel(void);
 
 /* ------------------------------------------------------------------------------------------ */
-/* Doubly linked list head (used by the dispatcher header below)                               */
+/* Doubly and singly linked lists                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
 typedef struct _LIST_ENTRY {
     struct _LIST_ENTRY* Flink;
     struct _LIST_ENTRY* Blink;
 } LIST_ENTRY, *PLIST_ENTRY;
+
+/* ------------------------------------------------------------------------------------------ */
+/* List routines (WDK inline functions)                                                        */
+/* ------------------------------------------------------------------------------------------ */
+
+typedef struct _SINGLE_LIST_ENTRY {
+    struct _SINGLE_LIST_ENTRY* Next;
+} SINGLE_LIST_ENTRY, *PSINGLE_LIST_ENTRY;
+
+/*
+ * Reports a corrupt LIST_ENTRY link next to Entry as a violation (Windows fails fast with
+ * FAST_FAIL_CORRUPT_LIST_ENTRY). Called by the list routines below; not for consumer use.
+ */
+NDKSIM_API VOID ndksim_kernel_list_corruption(_In_ const char* Function, _In_ PLIST_ENTRY Entry);
+
+/* Makes ListHead an empty list (both links point at the head). */
+static inline VOID InitializeListHead(_Out_ PLIST_ENTRY ListHead) {
+    ListHead->Flink = ListHead;
+    ListHead->Blink = ListHead;
+}
+
+/* TRUE when the list has no entries. */
+static inline BOOLEAN IsListEmpty(_In_ const LIST_ENTRY* ListHead) {
+    return ListHead->Flink == ListHead;
+}
+
+/*
+ * Unlinks Entry from its list and returns TRUE when the list is empty afterwards. The neighbours'
+ * links are checked first, as the WDK's version does; a broken link is reported and nothing is
+ * unlinked.
+ */
+static inline BOOLEAN RemoveEntryList(_In_ PLIST_ENTRY Entry) {
+    PLIST_ENTRY next = Entry->Flink;
+    PLIST_ENTRY prev = Entry->Blink;
+    if (next->Blink != Entry || prev->Flink != Entry) {
+        ndksim_kernel_list_corruption("RemoveEntryList", Entry);
+        return FALSE;
+    }
+    prev->Flink = next;
+    next->Blink = prev;
+    return next == prev;
+}
+
+/* Unlinks and returns the first entry; on an empty list returns ListHead itself. */
+static inline PLIST_ENTRY RemoveHeadList(_Inout_ PLIST_ENTRY ListHead) {
+    PLIST_ENTRY entry = ListHead->Flink;
+    RemoveEntryList(entry);
+    return entry;
+}
+
+/* Unlinks and returns the last entry; on an empty list returns ListHead itself. */
+static inline PLIST_ENTRY RemoveTailList(_Inout_ PLIST_ENTRY ListHead) {
+    PLIST_ENTRY entry = ListHead->Blink;
+    RemoveEntryList(entry);
+    return entry;
+}
+
+/*
+ * Links Entry in between two adjacent entries after checking that they are linked to each other
+ * (the WDK's insert routines check the same link). Not for consumer use.
+ */
+static inline VOID ndksim_list_insert_between(const char* Function, PLIST_ENTRY Prev,
+                                              PLIST_ENTRY Next, PLIST_ENTRY Entry) {
+    if (Prev->Flink != Next || Next->Blink != Prev) {
+        ndksim_kernel_list_corruption(Function, Prev);
+        return;
+    }
+    Entry->Flink = Next;
+    Entry->Blink = Prev;
+    Prev->Flink = Entry;
+    Next->Blink = Entry;
+}
+
+/* Links Entry in as the first entry of the list. */
+static inline VOID InsertHeadList(_Inout_ PLIST_ENTRY ListHead, _Out_ PLIST_ENTRY Entry) {
+    ndksim_list_insert_between("InsertHeadList", ListHead, ListHead->Flink, Entry);
+}
+
+/* Links Entry in as the last entry of the list. */
+static inline VOID InsertTailList(_Inout_ PLIST_ENTRY ListHead, _Out_ PLIST_ENTRY Entry) {
+    ndksim_list_insert_between("InsertTailList", ListHead->Blink, ListHead, Entry);
+}
+
+/* Pushes Entry onto the front of a singly linked list. */
+static inline VOID PushEntryList(_Inout_ PSINGLE_LIST_ENTRY ListHead,
+                                 _Out_ PSINGLE_LIST_ENTRY Entry) {
+    Entry->Next = ListHead->Next;
+    ListHead->Next = Entry;
+}
+
+/* Pops the first entry of a singly linked list; NULL when it is empty. */
+static inline PSINGLE_LIST_ENTRY PopEntryList(_Inout_ PSINGLE_LIST_ENTRY ListHead) {
+    PSINGLE_LIST_ENTRY first = ListHead->Next;
+    if (first != NULL) {
+        ListHead->Next = first->Next;
+    }
+    return first;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Interlocked operations                                                                      */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * Full-barrier atomic operations on naturally aligned operands, as the Windows intrinsics are.
+ * Increment, Decrement and Add return the new value; Exchange, CompareExchange, ExchangeAdd, Or,
+ * And and Xor return the previous value. CompareExchange stores Exchange only when the target
+ * equals Comperand.
+ */
+#define NDKSIM_INTERLOCKED_BINARY(name, builtin, type)           \
+    static inline type name(type volatile* Target, type Value) { \
+        return builtin(Target, Value, __ATOMIC_SEQ_CST);         \
+    }
+#define NDKSIM_INTERLOCKED_FAMILY(suffix, type)                                             \
+    static inline type InterlockedIncrement##suffix(type volatile* Addend) {                \
+        return __atomic_add_fetch(Addend, 1, __ATOMIC_SEQ_CST);                             \
+    }                                                                                       \
+    static inline type InterlockedDecrement##suffix(type volatile* Addend) {                \
+        return __atomic_sub_fetch(Addend, 1, __ATOMIC_SEQ_CST);                             \
+    }                                                                                       \
+    static inline type InterlockedCompareExchange##suffix(type volatile* Destination,       \
+                                                          type Exchange, type Comperand) {  \
+        __atomic_compare_exchange_n(Destination, &Comperand, Exchange, 0, __ATOMIC_SEQ_CST, \
+                                    __ATOMIC_SEQ_CST);                                      \
+        return Comperand;                                                                   \
+    }                                                                                       \
+    NDKSIM_INTERLOCKED_BINARY(InterlockedAdd##suffix, __atomic_add_fetch, type)             \
+    NDKSIM_INTERLOCKED_BINARY(InterlockedExchangeAdd##suffix, __atomic_fetch_add, type)     \
+    NDKSIM_INTERLOCKED_BINARY(InterlockedExchange##suffix, __atomic_exchange_n, type)       \
+    NDKSIM_INTERLOCKED_BINARY(InterlockedOr##suffix, __atomic_fetch_or, type)               \
+    NDKSIM_INTERLOCKED_BINARY(InterlockedAnd##suffix, __atomic_fetch_and, type)             \
+    NDKSIM_INTERLOCKED_BINARY(InterlockedXor##suffix, __atomic_fetch_xor, type)
+
+NDKSIM_INTERLOCKED_FAMILY(, LONG)
+NDKSIM_INTERLOCKED_FAMILY(64, LONG64)
+
+/* Swaps the pointer at Target for Value and returns the previous pointer. */
+static inline PVOID InterlockedExchangePointer(PVOID volatile* Target, PVOID Value) {
+    return __atomic_exchange_n(Target, Value, __ATOMIC_SEQ_CST);
+}
+
+/* Stores Exchange at Destination if it holds Comperand; returns the previous pointer. */
+static inline PVOID InterlockedCompareExchangePointer(PVOID volatile* Destination, PVOID Exchange,
+                                                      PVOID Comperand) {
+    __atomic_compare_exchange_n(Destination, &Comperand, Exchange, 0, __ATOMIC_SEQ_CST,
+                                __ATOMIC_SEQ_CST);
+    return Comperand;
+}
+
+/* ------------------------------------------------------------------------------------------ */
+/* Assertions                                                                                  */
+/* ------------------------------------------------------------------------------------------ */
+
+/*
+ * Reports a failed ASSERT / NT_ASSERT as a violation (abort by default, as a debugger break
+ * would stop a checked build). Called by the macros below; not for consumer use.
+ */
+NDKSIM_API VOID ndksim_kernel_assertion_failed(_In_ const char* Expression, _In_ const char* File,
+                                               _In_ int Line);
+
+/*
+ * As in the WDK, ASSERT and NT_ASSERT check their expression only in debug builds (DBG defined
+ * nonzero) and do not evaluate it otherwise; NT_VERIFY always evaluates it.
+ */
+#if defined(DBG) && DBG
+#define ASSERT(exp) \
+    ((exp) ? NDKSIM_SCAST(void, 0) : ndksim_kernel_assertion_failed(#exp, __FILE__, __LINE__))
+#define NT_ASSERT(exp) ASSERT(exp)
+#define NT_VERIFY(exp) \
+    ((exp) ? TRUE : (ndksim_kernel_assertion_failed(#exp, __FILE__, __LINE__), FALSE))
+#else
+#define ASSERT(exp) NDKSIM_SCAST(void, 0)
+#define NT_ASSERT(exp) NDKSIM_SCAST(void, 0)
+#define NT_VERIFY(exp) ((exp) ? TRUE : FALSE)
+#endif
 
 /* ------------------------------------------------------------------------------------------ */
 /* Events and waits                                                                            */
