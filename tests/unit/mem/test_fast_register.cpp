@@ -43,16 +43,23 @@ class FastRegister : public unit_test {
     region_id mr_{};
 };
 
-// The strict option: each fast register issues a new key byte, so an earlier token is stale.
-class FastRegisterRotating : public FastRegister {
+/// The FastRegister fixture over the default configuration as `Edit` changes it.
+template <void (*Edit)(unit_config&)>
+class FastRegisterWith : public FastRegister {
   protected:
     static unit_config config() {
         unit_config cfg = default_config();
-        cfg.rotate_fast_register_tokens = true;
+        Edit(cfg);
         return cfg;
     }
-    FastRegisterRotating() : FastRegister(config()) {}
+    FastRegisterWith() : FastRegister(config()) {}
 };
+
+// The strict option: each fast register issues a new key byte, so an earlier token is stale.
+void rotating(unit_config& cfg) {
+    cfg.rotate_fast_register_tokens = true;
+}
+using FastRegisterRotating = FastRegisterWith<rotating>;
 
 TEST_F(FastRegister, InitializeBeyondTheAdapterLimitIsImplementationLimit) {
     const region_id mr = unit_.create_region(pd_, region_kind::fast_register).id;
@@ -333,15 +340,10 @@ TEST_F(FastRegister, PagesFromAnyPlaceInTheLogicalSpaceFormOneVirtualRange) {
     EXPECT_EQ(std::memcmp(got.data() + 8, buf_.data() + 2 * page_size, 8), 0);
 }
 
-class FastRegisterReadSinkRequired : public FastRegister {
-  protected:
-    static unit_config config() {
-        unit_config cfg = default_config();
-        cfg.read_sink_not_required = false;
-        return cfg;
-    }
-    FastRegisterReadSinkRequired() : FastRegister(config()) {}
-};
+void read_sink_required(unit_config& cfg) {
+    cfg.read_sink_not_required = false;
+}
+using FastRegisterReadSinkRequired = FastRegisterWith<read_sink_required>;
 
 TEST_F(FastRegisterReadSinkRequired, ReadSinkNeedsTheReadSinkFlag) {
     std::uint32_t token = 0;
