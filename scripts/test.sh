@@ -56,6 +56,8 @@ run_suite() {
 # start threads, and these are the threaded tests among them).
 load_tests='Threaded|Wires/|TcpTransport\.|UdpTransport\.|SchedulerAdvanceTo\.|DisconnectStress\.'
 load_tests+='|^Concurrency\.|StatsBlock\.Snapshots|CqClose\.|TimeMode\.Paced'
+# The kernel runtime's waits, spin locks and interlocked operations, which run threads too.
+load_tests+='|^Event\.|^SpinLock\.|^Interlocked\.|^Irql\.|^KernelRuntime\.'
 
 # TSan needs a fixed address layout on kernels with high mmap entropy; setarch -R provides it.
 tsan() {
