@@ -10,6 +10,7 @@
 #include "nic/qp_context.hpp"
 #include "wire/codec.hpp"
 #include "wire/icrc.hpp"
+#include "wire/opcode_table.hpp"
 
 namespace ndksim::fuzz {
 namespace {
@@ -295,6 +296,17 @@ std::vector<std::byte> live_responder::aim(std::span<const std::uint8_t> frame,
     wire::store_be<3>(out.data() + 5, q.qpn());
     if (at_expected_psn) {
         wire::store_be<3>(out.data() + 9, nic::context_of(q).expected_psn);
+        // A READ or WRITE aimed this way carries the window's real key, and its address is
+        // moved to within a page of the window: the fuzzer then probes the range checks right
+        // next to the canary pages instead of failing the key check.
+        const wire::opcode_info& info = wire::opcode_lookup(std::to_integer<std::uint32_t>(out[0]));
+        const std::size_t reth = info.offset_of(wire::ext::reth);
+        if (info.valid && reth != 0 && reth + wire::reth_size <= out.size()) {
+            const auto window = reinterpret_cast<std::uint64_t>(b_.bytes + k_window * k_page);
+            const std::uint64_t va = wire::load_be<8>(out.data() + reth);
+            wire::store_be<8>(out.data() + reth, window - k_page + va % (3 * k_page));
+            wire::store_be<4>(out.data() + reth + 8, window_token_);
+        }
     }
     const wire::flow f{wire::ip_address::v4(10, 0, 0, 1), wire::ip_address::v4(10, 0, 0, 2)};
     const std::size_t body = out.size() - wire::icrc_size;

@@ -34,7 +34,8 @@ class live_responder {
 
     /// Feeds one input. Its first byte says how the rest is sent:
     ///   0: as it is, from a;  1: as it is, from a stranger (10.0.0.9);
-    ///   2: aimed at b's victim QP at the PSN it expects next, ICRC recomputed;
+    ///   2: aimed at b's victim QP at the PSN it expects next, a RETH's key set to the
+    ///      window's and its address moved to within a page of it, ICRC recomputed;
     ///   3: aimed at b's victim QP with the input's own PSN, ICRC recomputed.
     /// Returns "" when every check held, otherwise what broke.
     std::string feed(std::span<const std::uint8_t> input);
