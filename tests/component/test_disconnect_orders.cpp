@@ -6,7 +6,6 @@
 // the disconnect event comes at most once and never after the consumer's own Disconnect, the
 // flush completes what was outstanding once, and nothing leaks.
 
-
 #include <ndksim/testkit/rc_pair.hpp>
 
 namespace ndksim::testkit {
