@@ -166,6 +166,51 @@ typedef NTSTATUS* PNTSTATUS;
 typedef int NDIS_STATUS;
 typedef NDIS_STATUS* PNDIS_STATUS;
 
+/*
+ * Characters and strings. Windows' WCHAR is a 16-bit UTF-16 unit. Kernel consumers are built with
+ * -fshort-wchar (the ndksim_add_kernel_consumer CMake function sets it), so that L"..." literals
+ * are WCHAR arrays as they are on Windows; code built without it (the library itself, C++ tests)
+ * gets char16_t and writes u"..." literals instead. Both are 16 bits, so the C ABI is the same.
+ */
+#if defined(__SIZEOF_WCHAR_T__) && __SIZEOF_WCHAR_T__ == 2
+typedef wchar_t WCHAR;
+#elif defined(__cplusplus)
+typedef char16_t WCHAR;
+#else
+typedef uint16_t WCHAR;
+#endif
+typedef WCHAR* PWCHAR;
+typedef WCHAR* PWSTR;
+typedef WCHAR* LPWSTR;
+typedef const WCHAR* PCWSTR;
+typedef const WCHAR* LPCWSTR;
+typedef CHAR* PSTR;
+typedef CHAR* LPSTR;
+typedef const CHAR* PCSTR;
+typedef const CHAR* LPCSTR;
+typedef const CHAR* PCSZ;
+
+/* Counted strings: Length and MaximumLength are in bytes, not characters, and exclude no NUL. */
+typedef struct _UNICODE_STRING {
+    USHORT Length;
+    USHORT MaximumLength;
+    PWSTR Buffer;
+} UNICODE_STRING, *PUNICODE_STRING;
+typedef const UNICODE_STRING* PCUNICODE_STRING;
+
+typedef struct _STRING {
+    USHORT Length;
+    USHORT MaximumLength;
+    PCHAR Buffer;
+} STRING, *PSTRING, ANSI_STRING, *PANSI_STRING, OEM_STRING, *POEM_STRING;
+typedef const STRING* PCSTRING;
+typedef const ANSI_STRING* PCANSI_STRING;
+
+/* An opaque handle to a kernel object (a system thread, a registry key, a file). */
+typedef void* HANDLE;
+typedef HANDLE* PHANDLE;
+
+
 typedef ULONG_PTR KAFFINITY;
 typedef KAFFINITY* PKAFFINITY;
 
@@ -693,6 +738,11 @@ NDKSIM_ASSERT_SIZE(ULONGLONG, 8);
 NDKSIM_ASSERT_SIZE(LONG64, 8);
 NDKSIM_ASSERT_SIZE(ULONG64, 8);
 NDKSIM_ASSERT_SIZE(PVOID, 8);
+NDKSIM_ASSERT_SIZE(WCHAR, 2);
+NDKSIM_ASSERT_SIZE(HANDLE, 8);
+NDKSIM_ASSERT_SIZE(UNICODE_STRING, 0x10);
+NDKSIM_ASSERT_OFFSET(UNICODE_STRING, Buffer, 0x08);
+NDKSIM_ASSERT_SIZE(STRING, 0x10);
 NDKSIM_ASSERT_SIZE(SIZE_T, 8);
 NDKSIM_ASSERT_SIZE(SSIZE_T, 8);
 NDKSIM_ASSERT_SIZE(ULONG_PTR, 8);
