@@ -17,6 +17,7 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/ndksimConfigVersion.cmake
   COMPATIBILITY SameMajorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/ndksimConfig.cmake
               ${PROJECT_BINARY_DIR}/ndksimConfigVersion.cmake
+              ${PROJECT_SOURCE_DIR}/cmake/NdksimKernelConsumer.cmake
         DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/ndksim)
 configure_file(${PROJECT_SOURCE_DIR}/cmake/ndksim.pc.in ${PROJECT_BINARY_DIR}/ndksim.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/ndksim.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -793,3 +793,207 @@
 #ifndef __drv_interlocked
 #define __drv_interlocked
 #endif
+
+/* Further annotations seen in driver sources: begin/end markers, SAL 1.5 buffer forms, COM out
+ * pointers, analysis modes and lock kinds (the lock-kind names only appear as macro arguments). */
+#ifndef _No_competing_thread_begin_
+#define _No_competing_thread_begin_
+#endif
+#ifndef _No_competing_thread_end_
+#define _No_competing_thread_end_
+#endif
+#ifndef _Pre_
+#define _Pre_
+#endif
+#ifndef _Post_
+#define _Post_
+#endif
+#ifndef _Prepost_z_
+#define _Prepost_z_
+#endif
+#ifndef _Pre_defensive_
+#define _Pre_defensive_
+#endif
+#ifndef _Post_defensive_
+#define _Post_defensive_
+#endif
+#ifndef _In_defensive_
+#define _In_defensive_
+#endif
+#ifndef _Out_defensive_
+#define _Out_defensive_
+#endif
+#ifndef _Inout_defensive_
+#define _Inout_defensive_
+#endif
+#ifndef _Deref_pre_z_
+#define _Deref_pre_z_
+#endif
+#ifndef _Deref_post_z_
+#define _Deref_post_z_
+#endif
+#ifndef _Deref_post_null_
+#define _Deref_post_null_
+#endif
+#ifndef _Deref_post_maybenull_
+#define _Deref_post_maybenull_
+#endif
+#ifndef _Deref_pre_readonly_
+#define _Deref_pre_readonly_
+#endif
+#ifndef _Deref_out_z_
+#define _Deref_out_z_
+#endif
+#ifndef _Deref_in_
+#define _Deref_in_
+#endif
+#ifndef _Deref_inout_
+#define _Deref_inout_
+#endif
+#ifndef _Notref_
+#define _Notref_
+#endif
+#ifndef _Outptr_result_maybenull_z_
+#define _Outptr_result_maybenull_z_
+#endif
+#ifndef _Outptr_opt_result_maybenull_z_
+#define _Outptr_opt_result_maybenull_z_
+#endif
+#ifndef _Outptr_opt_result_z_
+#define _Outptr_opt_result_z_
+#endif
+#ifndef _COM_Outptr_
+#define _COM_Outptr_
+#endif
+#ifndef _COM_Outptr_opt_
+#define _COM_Outptr_opt_
+#endif
+#ifndef _COM_Outptr_result_maybenull_
+#define _COM_Outptr_result_maybenull_
+#endif
+#ifndef _Kernel_IoGetDmaAdapter_
+#define _Kernel_IoGetDmaAdapter_
+#endif
+#ifndef _Lock_kind_mutex_
+#define _Lock_kind_mutex_
+#endif
+#ifndef _Lock_kind_event_
+#define _Lock_kind_event_
+#endif
+#ifndef _Lock_kind_semaphore_
+#define _Lock_kind_semaphore_
+#endif
+#ifndef _Lock_kind_spin_lock_
+#define _Lock_kind_spin_lock_
+#endif
+#ifndef _Lock_kind_critical_section_
+#define _Lock_kind_critical_section_
+#endif
+#ifndef _Acquires_nonreentrant_lock_
+#define _Acquires_nonreentrant_lock_(x)
+#endif
+#ifndef _Releases_nonreentrant_lock_
+#define _Releases_nonreentrant_lock_(x)
+#endif
+#ifndef _Analysis_mode_
+#define _Analysis_mode_(x)
+#endif
+#ifndef _Analysis_suppress_lock_checking_
+#define _Analysis_suppress_lock_checking_(x)
+#endif
+#ifndef _Inexpressible_
+#define _Inexpressible_(x)
+#endif
+#ifndef _Deref_ret_range_
+#define _Deref_ret_range_(x)
+#endif
+#ifndef _In_count_
+#define _In_count_(x)
+#endif
+#ifndef _In_opt_count_
+#define _In_opt_count_(x)
+#endif
+#ifndef _In_bytecount_
+#define _In_bytecount_(x)
+#endif
+#ifndef _In_opt_bytecount_
+#define _In_opt_bytecount_(x)
+#endif
+#ifndef _In_z_count_
+#define _In_z_count_(x)
+#endif
+#ifndef _Out_cap_
+#define _Out_cap_(x)
+#endif
+#ifndef _Out_opt_cap_
+#define _Out_opt_cap_(x)
+#endif
+#ifndef _Out_bytecap_
+#define _Out_bytecap_(x)
+#endif
+#ifndef _Out_opt_bytecap_
+#define _Out_opt_bytecap_(x)
+#endif
+#ifndef _Out_z_cap_
+#define _Out_z_cap_(x)
+#endif
+#ifndef _Out_z_bytecap_
+#define _Out_z_bytecap_(x)
+#endif
+#ifndef _Inout_cap_
+#define _Inout_cap_(x)
+#endif
+#ifndef _Inout_bytecap_
+#define _Inout_bytecap_(x)
+#endif
+#ifndef _Inout_z_cap_
+#define _Inout_z_cap_(x)
+#endif
+#ifndef _Deref_out_z_cap_
+#define _Deref_out_z_cap_(x)
+#endif
+#ifndef _Outptr_result_buffer_all_
+#define _Outptr_result_buffer_all_(x)
+#endif
+#ifndef _Outptr_result_bytebuffer_all_
+#define _Outptr_result_bytebuffer_all_(x)
+#endif
+#ifndef _Outptr_result_buffer_to_
+#define _Outptr_result_buffer_to_(x)
+#endif
+#ifndef _Pre_cap_
+#define _Pre_cap_(x)
+#endif
+#ifndef _Pre_bytecap_
+#define _Pre_bytecap_(x)
+#endif
+#ifndef _Post_count_
+#define _Post_count_(x)
+#endif
+#ifndef _Post_bytecount_
+#define _Post_bytecount_(x)
+#endif
+#ifndef _Deref_pre_readable_size_
+#define _Deref_pre_readable_size_(x)
+#endif
+#ifndef _Deref_post_readable_size_
+#define _Deref_post_readable_size_(x)
+#endif
+#ifndef _Deref_pre_writable_size_
+#define _Deref_pre_writable_size_(x)
+#endif
+#ifndef _Deref_post_writable_size_
+#define _Deref_post_writable_size_(x)
+#endif
+#ifndef _Inout_updates_opt_z_
+#define _Inout_updates_opt_z_(x)
+#endif
+#ifndef _Out_bytecap_part_
+#define _Out_bytecap_part_(size, count)
+#endif
+#ifndef _Out_cap_part_
+#define _Out_cap_part_(size, count)
+#endif
+#ifndef _Inout_bytecap_part_
+#define _Inout_bytecap_part_(size, count)
+#endif

@@ -307,7 +307,7 @@ typedef struct _GROUP_AFFINITY {
 #define NT_WARNING(status) ((NDKSIM_SCAST(ULONG, status) >> 30) == 2)
 #define NT_ERROR(status) ((NDKSIM_SCAST(ULONG, status) >> 30) == 3)
 
-/* Memory helpers. Windows' min/max macros are intentionally absent: they break C++ headers. */
+/* Memory helpers. min and max are in ndksim_compiler.h (templates in C++, macros in C). */
 #define RtlZeroMemory(destination, length) memset((destination), 0, (length))
 #define RtlFillMemory(destination, length, fill) \
     memset((destination), NDKSIM_SCAST(int, fill), (length))
@@ -817,3 +817,6 @@ NDKSIM_STATIC_ASSERT(sizeof(MDL) % sizeof(PFN_NUMBER) == 0, "PFN array follows t
 
 /* IRQL, events, waits and spin locks. */
 #include "ndksim_kernel.h"
+
+/* Compiler glue, counted strings, IP address strings, DbgPrint and PAGED_CODE. */
+#include "ndksim_kernel_rtl.h"
