@@ -251,14 +251,21 @@ struct ndksim_without_reference<T&> {
     typedef T type;
 };
 template <typename NdksimA, typename NdksimB>
-constexpr typename ndksim_without_reference<decltype(true ? NdksimA() : NdksimB())>::type min(
-    NdksimA a, NdksimB b) {
-    return a < b ? a : b;
+struct ndksim_minmax_type {
+    typedef typename ndksim_without_reference<decltype(true ? NdksimA() : NdksimB())>::type type;
+};
+/* Both operands are converted to the result type first, as ?: and < convert them anyway. */
+template <typename NdksimA, typename NdksimB>
+constexpr typename ndksim_minmax_type<NdksimA, NdksimB>::type min(NdksimA a, NdksimB b) {
+    typedef typename ndksim_minmax_type<NdksimA, NdksimB>::type result;
+    return static_cast<result>(a) < static_cast<result>(b) ? static_cast<result>(a)
+                                                           : static_cast<result>(b);
 }
 template <typename NdksimA, typename NdksimB>
-constexpr typename ndksim_without_reference<decltype(true ? NdksimA() : NdksimB())>::type max(
-    NdksimA a, NdksimB b) {
-    return a > b ? a : b;
+constexpr typename ndksim_minmax_type<NdksimA, NdksimB>::type max(NdksimA a, NdksimB b) {
+    typedef typename ndksim_minmax_type<NdksimA, NdksimB>::type result;
+    return static_cast<result>(a) > static_cast<result>(b) ? static_cast<result>(a)
+                                                           : static_cast<result>(b);
 }
 }
 #endif

@@ -16,6 +16,7 @@ run(${CMAKE_COMMAND} -S "${SOURCE_DIR}" -B "${WORK_DIR}/build" -G "${GENERATOR}"
 run(${CMAKE_COMMAND} --build "${WORK_DIR}/build")
 run(${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${prefix}/lib" "${WORK_DIR}/build/consumer")
 message(STATUS "consumer: ${last_output}")
+run(${CMAKE_COMMAND} -E env "LD_LIBRARY_PATH=${prefix}/lib" "${WORK_DIR}/build/kernel_consumer")
 if(NOT EXISTS "${WORK_DIR}/build/consumer_test")
   message(FATAL_ERROR "the installed package has no ndksim::testkit")
 endif()
