@@ -3,23 +3,21 @@
  * section pragmas, pool tags, L"..." literals (16-bit WCHAR through -fshort-wchar), counted
  * strings, ntstrsafe, DbgPrint/KdPrint and PAGED_CODE, all as a Windows driver writes them.
  */
-#include <ntddk.h>
-#include <ntstrsafe.h>
 #include <Wdmsec.h>
 #include <ndis.h>
+#include <ntddk.h>
+#include <ntstrsafe.h>
 
 #include "selftest.h"
 
 #define DRIVER_TAG 'gaTx'
 
-__pragma(warning(push))
-__pragma(warning(disable : 4201))
-C_ASSERT(sizeof(WCHAR) == 2);
+__pragma(warning(push)) __pragma(warning(disable : 4201)) C_ASSERT(sizeof(WCHAR) == 2);
 C_ASSERT(sizeof(L"ab") == 3 * sizeof(WCHAR));
 C_ASSERT(sizeof(ULONG) == 4);
 __pragma(warning(pop))
 
-DECLARE_CONST_UNICODE_STRING(g_DeviceName, L"\\Device\\NdkSim0");
+    DECLARE_CONST_UNICODE_STRING(g_DeviceName, L"\\Device\\NdkSim0");
 
 _IRQL_requires_max_(PASSIVE_LEVEL) _Must_inspect_result_ NTSTATUS
     DriverFormatName(_Out_writes_bytes_(Size) PWCHAR Buffer, _In_ size_t Size,
@@ -28,7 +26,7 @@ _IRQL_requires_max_(PASSIVE_LEVEL) _Must_inspect_result_ NTSTATUS
 #pragma alloc_text(PAGE, DriverFormatName)
 #pragma code_seg("PAGE")
 _Use_decl_annotations_ NTSTATUS DriverFormatName(PWCHAR Buffer, size_t Size, PCUNICODE_STRING Name,
-                                                ULONG Index) {
+                                                 ULONG Index) {
     PAGED_CODE();
     return RtlStringCbPrintfW(Buffer, Size, L"%wZ#%lu", Name, Index);
 }
@@ -64,9 +62,10 @@ int driver_c_selftest(void) {
     RtlInitUnicodeString(&expected, L"\\Device\\NdkSim0#7");
     failures += check(RtlEqualUnicodeString(&formatted, &expected, FALSE), "%wZ result");
     failures += check(DriverLarger(3, 9) == 9 && min(2, 5) == 2, "min/max macros");
-    failures += check(NT_SUCCESS(RtlIpv4StringToAddressExW(L"10.1.2.3:4791", TRUE, &address, &port)) &&
-                          port == RtlUshortByteSwap(4791),
-                      "RtlIpv4StringToAddressExW");
+    failures +=
+        check(NT_SUCCESS(RtlIpv4StringToAddressExW(L"10.1.2.3:4791", TRUE, &address, &port)) &&
+                  port == RtlUshortByteSwap(4791),
+              "RtlIpv4StringToAddressExW");
     failures += check(NT_SUCCESS(RtlStringCbPrintfA(narrow, sizeof(narrow), "%ws|%S|%I64u", L"w",
                                                     L"s", (ULONGLONG)1 << 40)) &&
                           strcmp(narrow, "w|s|1099511627776") == 0,
