@@ -141,8 +141,18 @@ NTSTATUS store_unicode(PUNICODE_STRING destination, std::size_t at, std::u16stri
     return n < text.size() ? STATUS_BUFFER_OVERFLOW : STATUS_SUCCESS;
 }
 
-std::u16string_view view(PCUNICODE_STRING text) {
-    return {text->Buffer, text->Length / sizeof(WCHAR)};
+// The copy and cat forms: the source is a counted string or, when counted is NULL, the
+// NUL-terminated text; append writes after the destination's current text.
+NTSTATUS store_checked(PUNICODE_STRING destination, bool append, PCUNICODE_STRING counted,
+                       const WCHAR* text) {
+    const bool source_ok = counted != nullptr ? valid_unicode_string(counted) : text != nullptr;
+    if (!valid_unicode_string(destination) || !source_ok) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    const std::u16string_view source =
+        counted != nullptr ? std::u16string_view(counted->Buffer, counted->Length / sizeof(WCHAR))
+                           : std::u16string_view(text);
+    return store_unicode(destination, append ? destination->Length / sizeof(WCHAR) : 0, source);
 }
 
 }  // namespace
@@ -306,36 +316,22 @@ NDKSIM_API NTSTATUS RtlUnicodeStringPrintf(PUNICODE_STRING DestinationString,
 
 NDKSIM_API NTSTATUS RtlUnicodeStringCopy(PUNICODE_STRING DestinationString,
                                          PCUNICODE_STRING SourceString) {
-    if (!valid_unicode_string(DestinationString) || !valid_unicode_string(SourceString)) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return store_unicode(DestinationString, 0, view(SourceString));
+    return store_checked(DestinationString, false, SourceString, nullptr);
 }
 
 NDKSIM_API NTSTATUS RtlUnicodeStringCopyString(PUNICODE_STRING DestinationString,
                                                NTSTRSAFE_PCWSTR pszSrc) {
-    if (!valid_unicode_string(DestinationString) || pszSrc == nullptr) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return store_unicode(DestinationString, 0, std::u16string_view(pszSrc));
+    return store_checked(DestinationString, false, nullptr, pszSrc);
 }
 
 NDKSIM_API NTSTATUS RtlUnicodeStringCat(PUNICODE_STRING DestinationString,
                                         PCUNICODE_STRING SourceString) {
-    if (!valid_unicode_string(DestinationString) || !valid_unicode_string(SourceString)) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return store_unicode(DestinationString, DestinationString->Length / sizeof(WCHAR),
-                         view(SourceString));
+    return store_checked(DestinationString, true, SourceString, nullptr);
 }
 
 NDKSIM_API NTSTATUS RtlUnicodeStringCatString(PUNICODE_STRING DestinationString,
                                               NTSTRSAFE_PCWSTR pszSrc) {
-    if (!valid_unicode_string(DestinationString) || pszSrc == nullptr) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return store_unicode(DestinationString, DestinationString->Length / sizeof(WCHAR),
-                         std::u16string_view(pszSrc));
+    return store_checked(DestinationString, true, nullptr, pszSrc);
 }
 
 }  // extern "C"

@@ -313,6 +313,15 @@ NTSTATUS ipv6_string_to_address_ex(const Char* s, IN6_ADDR* address, ULONG* scop
     return STATUS_SUCCESS;
 }
 
+// The Ex formatters: every pointer is required; then the sized write.
+template <typename Address, typename Char, typename Text>
+NTSTATUS address_to_string_ex(const Address* address, Char* out, ULONG* length, Text text) {
+    if (address == nullptr || out == nullptr || length == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    return write_sized(text(), out, length);
+}
+
 std::string ipv4_text_ex(const IN_ADDR* address, USHORT port) {
     std::string text = ipv4_text(address);
     if (port != 0) {
@@ -369,18 +378,14 @@ NDKSIM_API PWSTR RtlIpv4AddressToStringW(const IN_ADDR* Addr, PWSTR S) {
 
 NDKSIM_API NTSTATUS RtlIpv4AddressToStringExA(const IN_ADDR* Address, USHORT Port,
                                               PSTR AddressString, PULONG AddressStringLength) {
-    if (Address == nullptr || AddressString == nullptr || AddressStringLength == nullptr) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return write_sized(ipv4_text_ex(Address, Port), AddressString, AddressStringLength);
+    return address_to_string_ex(Address, AddressString, AddressStringLength,
+                                [&] { return ipv4_text_ex(Address, Port); });
 }
 
 NDKSIM_API NTSTATUS RtlIpv4AddressToStringExW(const IN_ADDR* Address, USHORT Port,
                                               PWSTR AddressString, PULONG AddressStringLength) {
-    if (Address == nullptr || AddressString == nullptr || AddressStringLength == nullptr) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return write_sized(ipv4_text_ex(Address, Port), AddressString, AddressStringLength);
+    return address_to_string_ex(Address, AddressString, AddressStringLength,
+                                [&] { return ipv4_text_ex(Address, Port); });
 }
 
 NDKSIM_API NTSTATUS RtlIpv6StringToAddressA(PCSTR S, PCSTR* Terminator, IN6_ADDR* Addr) {
@@ -411,18 +416,14 @@ NDKSIM_API PWSTR RtlIpv6AddressToStringW(const IN6_ADDR* Addr, PWSTR S) {
 
 NDKSIM_API NTSTATUS RtlIpv6AddressToStringExA(const IN6_ADDR* Address, ULONG ScopeId, USHORT Port,
                                               PSTR AddressString, PULONG AddressStringLength) {
-    if (Address == nullptr || AddressString == nullptr || AddressStringLength == nullptr) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return write_sized(ipv6_text_ex(Address, ScopeId, Port), AddressString, AddressStringLength);
+    return address_to_string_ex(Address, AddressString, AddressStringLength,
+                                [&] { return ipv6_text_ex(Address, ScopeId, Port); });
 }
 
 NDKSIM_API NTSTATUS RtlIpv6AddressToStringExW(const IN6_ADDR* Address, ULONG ScopeId, USHORT Port,
                                               PWSTR AddressString, PULONG AddressStringLength) {
-    if (Address == nullptr || AddressString == nullptr || AddressStringLength == nullptr) {
-        return STATUS_INVALID_PARAMETER;
-    }
-    return write_sized(ipv6_text_ex(Address, ScopeId, Port), AddressString, AddressStringLength);
+    return address_to_string_ex(Address, AddressString, AddressStringLength,
+                                [&] { return ipv6_text_ex(Address, ScopeId, Port); });
 }
 
 }  // extern "C"
