@@ -136,7 +136,9 @@ NTSTATUS store_unicode(PUNICODE_STRING destination, std::size_t at, std::u16stri
         return STATUS_INVALID_PARAMETER;
     }
     const std::size_t n = std::min(text.size(), room);
-    std::memcpy(destination->Buffer + at, text.data(), n * sizeof(WCHAR));
+    if (n != 0) {
+        std::memcpy(destination->Buffer + at, text.data(), n * sizeof(WCHAR));
+    }
     destination->Length = static_cast<USHORT>((at + n) * sizeof(WCHAR));
     return n < text.size() ? STATUS_BUFFER_OVERFLOW : STATUS_SUCCESS;
 }

@@ -127,7 +127,9 @@ NDKSIM_API VOID RtlCopyUnicodeString(PUNICODE_STRING DestinationString,
     const std::size_t bytes =
         std::min<std::size_t>(SourceString->Length, DestinationString->MaximumLength) &
         ~(sizeof(WCHAR) - 1);
-    std::memmove(DestinationString->Buffer, SourceString->Buffer, bytes);
+    if (bytes != 0) {
+        std::memmove(DestinationString->Buffer, SourceString->Buffer, bytes);
+    }
     DestinationString->Length = static_cast<USHORT>(bytes);
     if (bytes + sizeof(WCHAR) <= DestinationString->MaximumLength) {
         DestinationString->Buffer[bytes / sizeof(WCHAR)] = UNICODE_NULL;
@@ -141,7 +143,9 @@ NDKSIM_API VOID RtlCopyString(PSTRING DestinationString, const STRING* SourceStr
     }
     const std::size_t bytes =
         std::min<std::size_t>(SourceString->Length, DestinationString->MaximumLength);
-    std::memmove(DestinationString->Buffer, SourceString->Buffer, bytes);
+    if (bytes != 0) {
+        std::memmove(DestinationString->Buffer, SourceString->Buffer, bytes);
+    }
     DestinationString->Length = static_cast<USHORT>(bytes);
     if (bytes < DestinationString->MaximumLength) {
         DestinationString->Buffer[bytes] = ANSI_NULL;
