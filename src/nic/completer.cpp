@@ -208,9 +208,8 @@ void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
     // A read response acknowledges every request before the read.
     ack_through(e, q, wire::psn_add(w->first_psn, wire::psn_mask));
     // Each response also passes the QP's WQE engine (the per-QP read rate).
-    ctx.wqe_engine_free_at = std::max(ctx.wqe_engine_free_at, e.dev().sched().now()) +
-                             e.config().costs.cycles(e.config().costs.nic.read_response_cycles);
-    const std::uint32_t mtu = e.config().costs.mtu;
+    e.hw().read_response_on_engine(ctx.hw, e.dev().sched().now());
+    const std::uint32_t mtu = e.hw().mtu();
     const auto index = static_cast<std::uint32_t>(wire::psn_diff(psn, w->first_psn));
     if (static_cast<std::uint64_t>(index) * mtu != w->placed) {
         // Not the next response of this read: a duplicate after a rewind, or one that passed

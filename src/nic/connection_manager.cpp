@@ -175,7 +175,7 @@ void connection_manager::send(connection& conn, wire::cm_message& m) {
     }
     f->length = static_cast<std::uint32_t>(r.size);
     e_.counters().cm_messages_sent.fetch_add(1, std::memory_order_relaxed);
-    e_.transmit(*conn.peer, f, e_.dev().sched().now() + e_.config().costs.packet_pipeline);
+    e_.transmit(*conn.peer, f, e_.hw().control_ready(e_.dev().sched().now()));
 }
 
 void connection_manager::send_reply_to(const wire::ip_address& to, wire::cm_message& m) {

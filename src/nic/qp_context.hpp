@@ -13,8 +13,8 @@
 #include "core/qp.hpp"
 #include "core/receive_queue.hpp"
 #include "mem/sge_cursor.hpp"
+#include "nic/hw_model.hpp"
 #include "nic/stats_registry.hpp"
-#include "timing/sim_time.hpp"
 #include "wire/icrc.hpp"
 #include "wire/transport.hpp"
 
@@ -61,11 +61,10 @@ struct qp_context final : core::qp_engine_state {
     std::uint32_t next_psn = 0;                 ///< PSN the next new request starts at
     std::uint32_t next_wqe = 0;  ///< index (from the queue's oldest) of the next to transmit
     std::uint32_t reads_outstanding = 0;
-    std::uint32_t rnr_retries = 0;      ///< consecutive RNR NAKs for the current request
-    bool retry_scheduled = false;       ///< an RNR back-off is running; NAK-driven rewinds wait
-    timing::sim_time port_free_at = 0;  ///< when the port finishes the last queued frame [ps]
+    std::uint32_t rnr_retries = 0;  ///< consecutive RNR NAKs for the current request
+    bool retry_scheduled = false;   ///< an RNR back-off is running; NAK-driven rewinds wait
     std::atomic<std::uint32_t> doorbells{0};  ///< doorbells rung since the requester last ran
-    timing::sim_time wqe_engine_free_at = 0;  ///< the QP's WQE engine is busy until then [ps]
+    hw_model::qp_state hw;                    ///< the QP's WQE engine (the hardware model's)
     bool wqes_fetched = false;  ///< the requester resumes WQEs a doorbell already fetched
 
     // Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.

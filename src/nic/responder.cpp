@@ -20,7 +20,6 @@
 #include "nic/packets.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
-#include "timing/cost_model_estimates.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::nic {
@@ -62,8 +61,7 @@ void schedule_ack(engine& e, core::qp& q, std::uint32_t psn) {
     q.add_ref();
     // The profile's ack.coalesce_ns widens the window (0 for cx4-edr: the pipeline slot only);
     // every ACK then leaves that much later, and fewer ACKs cover a stream.
-    const timing::cost_model& m = e.config().costs;
-    e.dev().sched().post_after(m.packet_pipeline + m.ack.coalesce_window, [&e, qp = &q] {
+    e.dev().sched().post_after(e.hw().ack_coalesce_delay(), [&e, qp = &q] {
         flush_ack(e, *qp);
         qp->release();
     });
@@ -89,7 +87,7 @@ void flush_ack(engine& e, core::qp& q) {
     h.aeth.msn = ctx.msn;
     // Building the ACK (ack.generation_ns) follows the coalescing wait, as for an ACK sent at
     // once (send_ack).
-    send_packet(e, q, h, e.dev().sched().now() + e.config().costs.ack.generation);
+    send_packet(e, q, h, e.hw().ack_ready(e.dev().sched().now()));
 }
 
 // A receive's slot is released before its completion is queued: a consumer that reaps the
@@ -233,7 +231,7 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
 void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay) {
     qp_context& ctx = context_of(q);
     const std::uint32_t psn = p.headers.bth.psn;
-    const std::uint32_t mtu = e.config().costs.mtu;
+    const std::uint32_t mtu = e.hw().mtu();
     const std::uint64_t length = p.headers.reth.dma_length;
     const auto packets = length == 0 ? 1U : static_cast<std::uint32_t>((length + mtu - 1) / mtu);
     // Responder resources for RDMA READ (IBA vol. 1 9.7.5.1 and 9.7.5.2): a READ holds one
@@ -288,15 +286,12 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
         h.bth.psn = wire::psn_add(psn, i);
         h.aeth.syndrome = wire::ack_syndrome();
         h.aeth.msn = ctx.msn;
-        // Each response's payload is read from host memory and forwarded cut-through.
-        const timing::sim_time ready =
-            chunk == 0 ? now + e.config().costs.packet_pipeline
-                       : e.packet_ready(e.dma_read(now, chunk), timing::frame_bytes(chunk, 4));
-        send_packet(e, q, h, chunk, ready, [&](std::span<std::byte> payload) {
-            return cursor.copy_from_host(guard, payload).ok();
-        });
+        send_packet(e, q, h, chunk, e.hw().read_response_ready(now, chunk),
+                    [&](std::span<std::byte> payload) {
+                        return cursor.copy_from_host(guard, payload).ok();
+                    });
     }
-    slots.hold(e.port_free_at());
+    slots.hold(e.hw().port_free_at());
 }
 
 }  // namespace
@@ -328,7 +323,7 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
     ctx.nak_outstanding = false;
     // A packet never carries more than the path MTU (IBA 9.7.7 "packet length"): a longer one
     // is malformed, refused before any byte of it is placed.
-    if (p.payload.size() > e.config().costs.mtu) {
+    if (p.payload.size() > e.hw().mtu()) {
         e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
         refuse(e, q, psn, wire::nak_code::invalid_request);
         return;
@@ -375,9 +370,7 @@ void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome) 
     if (wire::syndrome_type(syndrome) == wire::aeth_type::ack) {
         e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
     }
-    send_packet(
-        e, q, h,
-        e.dev().sched().now() + e.config().costs.ack.generation + e.config().costs.packet_pipeline);
+    send_packet(e, q, h, e.hw().immediate_ack_ready(e.dev().sched().now()));
 }
 
 }  // namespace ndksim::nic
