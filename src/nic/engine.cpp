@@ -124,7 +124,7 @@ bool engine::matches_live(const wire::frame& f, core::ref<core::qp>& q) {
 
 bool engine::establishes(core::qp& q, const wire::decoded_packet& p) const {
     return p.info->svc == wire::service::rc && p.info->is_request() &&
-           p.headers.bth.psn == context_of(q).expected_psn;
+           p.headers.bth.psn == context_of(q).resp.expected_psn;
 }
 
 void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {

@@ -69,7 +69,7 @@ void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time r
     send_packet(e, q, h, e.hw().control_ready(ready));
     if (!w.read_counted) {
         w.read_counted = true;
-        ++ctx.reads_outstanding;
+        ++ctx.req.reads_outstanding;
     }
     w.resume = w.packets;
 }
@@ -136,13 +136,13 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
 // takes the shared resources (PCIe, port) in the order of simulated time.
 void resume_when_free(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
-    if (ctx.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
+    if (ctx.req.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
         return;
     }
     q.add_ref();
     e.dev().sched().post_at(e.hw().wqe_engine_free_at(ctx.hw), [&e, qp = &q] {
-        context_of(*qp).doorbell_pending.store(false, std::memory_order_release);
-        context_of(*qp).wqes_fetched = true;
+        context_of(*qp).req.doorbell_pending.store(false, std::memory_order_release);
+        context_of(*qp).req.wqes_fetched = true;
         run_requester(e, *qp);
         qp->release();
     });
@@ -152,13 +152,13 @@ void resume_when_free(engine& e, core::qp& q) {
 
 void ring_doorbell(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
-    ctx.doorbells.fetch_add(1, std::memory_order_relaxed);
-    if (ctx.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
+    ctx.req.doorbells.fetch_add(1, std::memory_order_relaxed);
+    if (ctx.req.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
         return;
     }
     q.add_ref();
     e.dev().sched().post_after(e.hw().doorbell_latency(), [&e, qp = &q] {
-        context_of(*qp).doorbell_pending.store(false, std::memory_order_release);
+        context_of(*qp).req.doorbell_pending.store(false, std::memory_order_release);
         run_requester(e, *qp);
         qp->release();
     });
@@ -170,7 +170,7 @@ void run_requester(engine& e, core::qp& q) {
         fail_qp(e, q);
         return;
     }
-    if (q.state() != core::qp_state::connected || ctx.retry_scheduled) {
+    if (q.state() != core::qp_state::connected || ctx.req.retry_scheduled) {
         return;
     }
     core::send_queue& sq = q.sq();
@@ -180,20 +180,20 @@ void run_requester(engine& e, core::qp& q) {
     // The hardware model fetches and issues the WQEs this run reaches (docs/timing.md steps
     // 2-3); the doorbells rung since the last run each keep the QP's WQE engine busy.
     hw_model::wqe_run run =
-        e.hw().begin_wqe_run(e.dev().sched().now(), ctx.wqes_fetched,
-                             ctx.doorbells.exchange(0, std::memory_order_relaxed));
-    ctx.wqes_fetched = false;
-    while (ctx.next_wqe < outstanding) {
-        core::send_wqe& w = sq.at(ctx.next_wqe);
+        e.hw().begin_wqe_run(e.dev().sched().now(), ctx.req.wqes_fetched,
+                             ctx.req.doorbells.exchange(0, std::memory_order_relaxed));
+    ctx.req.wqes_fetched = false;
+    while (ctx.req.next_wqe < outstanding) {
+        core::send_wqe& w = sq.at(ctx.req.next_wqe);
         if (w.done) {
-            ++ctx.next_wqe;
+            ++ctx.req.next_wqe;
             continue;
         }
         if (is_local(w.kind)) {
             w.started = true;
             w.result = execute_local(e, q, w);
             w.done = true;
-            ++ctx.next_wqe;
+            ++ctx.req.next_wqe;
             if (w.result != status::success) {
                 // A failed local operation moves the QP to error, as a failed bind or
                 // fast-register does on an RC transport.
@@ -202,24 +202,24 @@ void run_requester(engine& e, core::qp& q) {
             }
             continue;
         }
-        if ((w.flags & core::op_flag::read_fence) != 0 && ctx.reads_outstanding > 0) {
+        if ((w.flags & core::op_flag::read_fence) != 0 && ctx.req.reads_outstanding > 0) {
             break;  // READ_FENCE: earlier reads first (REFERENCE.md 2.3)
         }
         if (w.kind == wr_kind::read && !w.read_counted &&
-            ctx.reads_outstanding >= std::max<std::uint32_t>(ctx.ord, 1)) {
+            ctx.req.reads_outstanding >= std::max<std::uint32_t>(ctx.ord, 1)) {
             break;  // the outbound read limit is reached
         }
         if (e.hw().wqe_engine_busy(ctx.hw, run)) {
-            ctx.doorbells.fetch_add(e.hw().take_uncharged_doorbells(run),
-                                    std::memory_order_relaxed);
+            ctx.req.doorbells.fetch_add(e.hw().take_uncharged_doorbells(run),
+                                        std::memory_order_relaxed);
             resume_when_free(e, q);
             break;
         }
         if (!w.started) {
             w.started = true;
             w.packets = packets_for(w.length, mtu);
-            w.first_psn = ctx.next_psn;
-            ctx.next_psn = wire::psn_add(ctx.next_psn, w.packets);
+            w.first_psn = ctx.req.next_psn;
+            ctx.req.next_psn = wire::psn_add(ctx.req.next_psn, w.packets);
             w.resume = 0;
         } else if (w.resume < w.packets) {
             // A READ is asked for again with one request packet.
@@ -237,7 +237,7 @@ void run_requester(engine& e, core::qp& q) {
             fail_qp(e, q);
             return;
         }
-        ++ctx.next_wqe;
+        ++ctx.req.next_wqe;
     }
     e.hw().end_wqe_run(run, ctx.hw);
     arm_ack_timer(e, q, was_idle);
@@ -260,7 +260,7 @@ void rewind_requester(engine& e, core::qp& q, std::uint32_t psn) {
                 continue;
             }
             found = true;
-            ctx.next_wqe = i;
+            ctx.req.next_wqe = i;
             // A READ is always asked for again whole; a message resumes at the named packet.
             w.resume = w.kind == wr_kind::read ? 0 : static_cast<std::uint32_t>(offset);
         } else {

@@ -52,12 +52,12 @@ void flush_ack(engine& e, core::qp& q);
 // simulated time as an immediate one did: the slot waited is the pipeline cost it paid anyway.
 void schedule_ack(engine& e, core::qp& q, std::uint32_t psn) {
     qp_context& ctx = context_of(q);
-    ctx.ack_psn = psn;
-    if (ctx.ack_pending) {
+    ctx.resp.ack_psn = psn;
+    if (ctx.resp.ack_pending) {
         e.counters().acks_coalesced.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    ctx.ack_pending = true;
+    ctx.resp.ack_pending = true;
     q.add_ref();
     // The profile's ack.coalesce_ns widens the window (0 for cx4-edr: the pipeline slot only);
     // every ACK then leaves that much later, and fewer ACKs cover a stream.
@@ -69,10 +69,10 @@ void schedule_ack(engine& e, core::qp& q, std::uint32_t psn) {
 
 void flush_ack(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
-    if (!ctx.ack_pending) {
+    if (!ctx.resp.ack_pending) {
         return;
     }
-    ctx.ack_pending = false;
+    ctx.resp.ack_pending = false;
     if (!ctx.peer) {
         return;
     }
@@ -82,9 +82,9 @@ void flush_ack(engine& e, core::qp& q) {
     e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
     wire::packet_headers h;
     h.bth.op = opcode::rc_ack;
-    h.bth.psn = ctx.ack_psn;
+    h.bth.psn = ctx.resp.ack_psn;
     h.aeth.syndrome = wire::ack_syndrome();
-    h.aeth.msn = ctx.msn;
+    h.aeth.msn = ctx.resp.msn;
     // Building the ACK (ack.generation_ns) follows the coalescing wait, as for an ACK sent at
     // once (send_ack).
     send_packet(e, q, h, e.hw().ack_ready(e.dev().sched().now()));
@@ -93,10 +93,10 @@ void flush_ack(engine& e, core::qp& q) {
 // A receive's slot is released before its completion is queued: a consumer that reaps the
 // completion may post a new receive at once and must find the room it just freed.
 void release_receive(core::qp& q, qp_context& ctx) {
-    if (ctx.receive_from_srq) {
-        q.shared_rq()->release_receive(ctx.receive.slot);
+    if (ctx.resp.receive_from_srq) {
+        q.shared_rq()->release_receive(ctx.resp.receive.slot);
     } else {
-        q.rq()->release(ctx.receive.slot);
+        q.rq()->release(ctx.resp.receive.slot);
     }
 }
 
@@ -105,48 +105,49 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
     const std::uint32_t psn = p.headers.bth.psn;
     mem::translation_unit& memory = e.dev().memory();
     if (p.info->starts_message()) {
-        const bool taken =
-            q.rq() != nullptr ? q.rq()->take(ctx.receive) : q.shared_rq()->take(ctx.receive);
+        const bool taken = q.rq() != nullptr ? q.rq()->take(ctx.resp.receive)
+                                             : q.shared_rq()->take(ctx.resp.receive);
         if (!taken) {
             // Receiver not ready: the requester retries after the timer (rule of issue 4.6).
             e.counters().rnr_naks_sent.fetch_add(1, std::memory_order_relaxed);
-            ctx.nak_outstanding = true;
+            ctx.resp.nak_outstanding = true;
             send_ack(e, q, psn, wire::rnr_nak_syndrome(e.config().rnr_timer_code));
             return;
         }
-        ctx.receive_from_srq = q.rq() == nullptr;
-        ctx.recv_cursor.emplace(memory, q.memory_pd(), mem::access_op::local_write,
-                                ctx.receive.sges);
-        ctx.receive_failed = false;
-        ctx.in_send = !p.info->ends_message();
+        ctx.resp.receive_from_srq = q.rq() == nullptr;
+        ctx.resp.recv_cursor.emplace(memory, q.memory_pd(), mem::access_op::local_write,
+                                     ctx.resp.receive.sges);
+        ctx.resp.receive_failed = false;
+        ctx.resp.in_send = !p.info->ends_message();
     }
     status failure = status::success;
     wire::nak_code code = wire::nak_code::invalid_request;
     {
         const mem::read_guard guard = memory.read();
-        if (p.payload.size() > ctx.recv_cursor->remaining()) {
+        if (p.payload.size() > ctx.resp.recv_cursor->remaining()) {
             // Length error: the receive is too small for the message.
             failure = status::buffer_overflow;
             code = wire::nak_code::invalid_request;
-        } else if (const mem::copy_result r = ctx.recv_cursor->copy_to_host(guard, p.payload);
+        } else if (const mem::copy_result r = ctx.resp.recv_cursor->copy_to_host(guard, p.payload);
                    !r.ok()) {
             failure = r.st();
             code = wire::nak_code::remote_operational_error;
         }
     }
     if (failure != status::success) {
-        ctx.receive_failed = true;
-        ctx.in_send = false;
-        ctx.recv_cursor.reset();
+        ctx.resp.receive_failed = true;
+        ctx.resp.in_send = false;
+        ctx.resp.recv_cursor.reset();
         release_receive(q, ctx);
-        complete_receive(e, q, ctx.receive.context, failure, 0, core::op_type::receive, 0, false);
+        complete_receive(e, q, ctx.resp.receive.context, failure, 0, core::op_type::receive, 0,
+                         false);
         refuse(e, q, psn, code);
         return;
     }
-    ctx.expected_psn = wire::psn_add(psn);
+    ctx.resp.expected_psn = wire::psn_add(psn);
     if (p.info->ends_message()) {
-        ctx.in_send = false;
-        const auto bytes = static_cast<std::uint32_t>(ctx.recv_cursor->position());
+        ctx.resp.in_send = false;
+        const auto bytes = static_cast<std::uint32_t>(ctx.resp.recv_cursor->position());
         core::op_type type = core::op_type::receive;
         std::uintptr_t token = 0;
         if (p.info->has(wire::ext::ieth)) {
@@ -157,19 +158,19 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
             if (s != status::success) {
                 // A token that is not valid here makes the receiving provider abort the
                 // connection (REFERENCE.md rule 22).
-                ctx.recv_cursor.reset();
+                ctx.resp.recv_cursor.reset();
                 release_receive(q, ctx);
-                complete_receive(e, q, ctx.receive.context, status::connection_aborted, bytes, type,
-                                 token, false);
+                complete_receive(e, q, ctx.resp.receive.context, status::connection_aborted, bytes,
+                                 type, token, false);
                 refuse(e, q, psn, wire::nak_code::remote_operational_error);
                 return;
             }
         }
-        ctx.recv_cursor.reset();
+        ctx.resp.recv_cursor.reset();
         release_receive(q, ctx);
-        complete_receive(e, q, ctx.receive.context, status::success, bytes, type, token,
+        complete_receive(e, q, ctx.resp.receive.context, status::success, bytes, type, token,
                          p.headers.bth.solicited);
-        ctx.msn = (ctx.msn + 1) & wire::msn_mask;
+        ctx.resp.msn = (ctx.resp.msn + 1) & wire::msn_mask;
     }
     if (p.headers.bth.ack_req) {
         schedule_ack(e, q, psn);
@@ -182,44 +183,44 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
     mem::translation_unit& memory = e.dev().memory();
     const mem::read_guard guard = memory.read();
     if (p.info->starts_message()) {
-        ctx.write_target =
+        ctx.resp.write_target =
             mem::sge{p.headers.reth.va, p.headers.reth.dma_length, p.headers.reth.rkey};
-        ctx.write_cursor.emplace(memory, q.memory_pd(), mem::access_op::remote_write,
-                                 std::span<const mem::sge>(&ctx.write_target, 1));
+        ctx.resp.write_cursor.emplace(memory, q.memory_pd(), mem::access_op::remote_write,
+                                      std::span<const mem::sge>(&ctx.resp.write_target, 1));
         // The whole target is checked before any byte moves, so a refused write places nothing.
-        if (const mem::copy_result r = ctx.write_cursor->validate(guard); !r.ok()) {
+        if (const mem::copy_result r = ctx.resp.write_cursor->validate(guard); !r.ok()) {
             NDKSIM_DEBUG("{}: write to {:#x}+{} token {:#x} refused: {}", q.ident(),
-                         ctx.write_target.address, ctx.write_target.length, ctx.write_target.token,
-                         mem::fault_name(r.failed));
-            ctx.write_cursor.reset();
+                         ctx.resp.write_target.address, ctx.resp.write_target.length,
+                         ctx.resp.write_target.token, mem::fault_name(r.failed));
+            ctx.resp.write_cursor.reset();
             refuse(e, q, psn, wire::nak_code::remote_access_error);
             return;
         }
-        ctx.in_write = !p.info->ends_message();
+        ctx.resp.in_write = !p.info->ends_message();
     }
-    if (p.payload.size() > ctx.write_cursor->remaining()) {
-        ctx.in_write = false;
-        ctx.write_cursor.reset();
+    if (p.payload.size() > ctx.resp.write_cursor->remaining()) {
+        ctx.resp.in_write = false;
+        ctx.resp.write_cursor.reset();
         refuse(e, q, psn, wire::nak_code::invalid_request);
         return;
     }
-    if (const mem::copy_result r = ctx.write_cursor->copy_to_host(guard, p.payload); !r.ok()) {
-        ctx.in_write = false;
-        ctx.write_cursor.reset();
+    if (const mem::copy_result r = ctx.resp.write_cursor->copy_to_host(guard, p.payload); !r.ok()) {
+        ctx.resp.in_write = false;
+        ctx.resp.write_cursor.reset();
         refuse(e, q, psn, wire::nak_code::remote_access_error);
         return;
     }
-    ctx.expected_psn = wire::psn_add(psn);
+    ctx.resp.expected_psn = wire::psn_add(psn);
     if (p.info->ends_message()) {
-        ctx.in_write = false;
-        const bool short_write = ctx.write_cursor->remaining() != 0;
-        ctx.write_cursor.reset();
+        ctx.resp.in_write = false;
+        const bool short_write = ctx.resp.write_cursor->remaining() != 0;
+        ctx.resp.write_cursor.reset();
         if (short_write) {
             // The packets carried less than the RETH's DMA length.
             refuse(e, q, psn, wire::nak_code::invalid_request);
             return;
         }
-        ctx.msn = (ctx.msn + 1) & wire::msn_mask;
+        ctx.resp.msn = (ctx.resp.msn + 1) & wire::msn_mask;
     }
     if (p.headers.bth.ack_req) {
         schedule_ack(e, q, psn);
@@ -240,7 +241,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
     // outstanding than that (its ORD is capped by the peer's IRD at connection, REFERENCE.md
     // section 9), and it sees a read's last response only after it left, so a peer that keeps
     // the limit never finds them taken.
-    read_slots& slots = replay ? ctx.replayed_reads : ctx.reads;
+    read_slots& slots = replay ? ctx.resp.replayed_reads : ctx.resp.reads;
     if (!slots.available(e.dev().sched().now(), ctx.ird)) {
         if (replay) {
             // A duplicate (counted as one) beyond the limit: a retry whose earlier copies are
@@ -270,8 +271,8 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
         return;
     }
     if (!replay) {
-        ctx.msn = (ctx.msn + 1) & wire::msn_mask;
-        ctx.expected_psn = wire::psn_add(psn, packets);
+        ctx.resp.msn = (ctx.resp.msn + 1) & wire::msn_mask;
+        ctx.resp.expected_psn = wire::psn_add(psn, packets);
     }
     const timing::sim_time now = e.dev().sched().now();
     for (std::uint32_t i = 0; i < packets; ++i) {
@@ -285,7 +286,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
                                       : opcode::rc_read_response_middle;
         h.bth.psn = wire::psn_add(psn, i);
         h.aeth.syndrome = wire::ack_syndrome();
-        h.aeth.msn = ctx.msn;
+        h.aeth.msn = ctx.resp.msn;
         send_packet(e, q, h, chunk, e.hw().read_response_ready(now, chunk),
                     [&](std::span<std::byte> payload) {
                         return cursor.copy_from_host(guard, payload).ok();
@@ -299,7 +300,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
 void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
     qp_context& ctx = context_of(q);
     const std::uint32_t psn = p.headers.bth.psn;
-    const std::int32_t distance = wire::psn_diff(psn, ctx.expected_psn);
+    const std::int32_t distance = wire::psn_diff(psn, ctx.resp.expected_psn);
     if (distance < 0) {
         // A duplicate: the requester resent it because an ACK or a response was lost or
         // late. Nothing is placed twice.
@@ -308,19 +309,19 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
             on_read(e, q, p, true);
         } else if (p.headers.bth.ack_req) {
             // Re-acknowledged (the ACK was lost or is late), coalesced like any other.
-            schedule_ack(e, q, wire::psn_add(ctx.expected_psn, wire::psn_mask));
+            schedule_ack(e, q, wire::psn_add(ctx.resp.expected_psn, wire::psn_mask));
         }
         return;
     }
     if (distance > 0) {
         e.counters().out_of_sequence_packets.fetch_add(1, std::memory_order_relaxed);
-        if (!ctx.nak_outstanding) {
-            ctx.nak_outstanding = true;
-            nak(e, q, ctx.expected_psn, wire::nak_code::psn_sequence_error);
+        if (!ctx.resp.nak_outstanding) {
+            ctx.resp.nak_outstanding = true;
+            nak(e, q, ctx.resp.expected_psn, wire::nak_code::psn_sequence_error);
         }
         return;
     }
-    ctx.nak_outstanding = false;
+    ctx.resp.nak_outstanding = false;
     // A packet never carries more than the path MTU (IBA 9.7.7 "packet length"): a longer one
     // is malformed, refused before any byte of it is placed.
     if (p.payload.size() > e.hw().mtu()) {
@@ -330,9 +331,9 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
     }
     // Opcode sequence: a middle or last packet continues the message in progress, of the same
     // class; a first or only packet never interrupts one.
-    const bool continuing = ctx.in_send || ctx.in_write;
-    const bool same_class = (p.info->cls == wire::op_class::send && ctx.in_send) ||
-                            (p.info->cls == wire::op_class::write && ctx.in_write);
+    const bool continuing = ctx.resp.in_send || ctx.resp.in_write;
+    const bool same_class = (p.info->cls == wire::op_class::send && ctx.resp.in_send) ||
+                            (p.info->cls == wire::op_class::write && ctx.resp.in_write);
     if (p.info->starts_message() == continuing || (continuing && !same_class)) {
         e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
         refuse(e, q, psn, wire::nak_code::invalid_request);
@@ -366,7 +367,7 @@ void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome) 
     h.bth.op = opcode::rc_ack;
     h.bth.psn = psn;
     h.aeth.syndrome = syndrome;
-    h.aeth.msn = ctx.msn;
+    h.aeth.msn = ctx.resp.msn;
     if (wire::syndrome_type(syndrome) == wire::aeth_type::ack) {
         e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
     }
