@@ -43,7 +43,8 @@ endforeach()
 # engine (which owns the tasks and the link) may; the connection manager's handshake timers are
 # its own.
 set(protocol_stages requester.cpp responder.cpp completer.cpp retransmit.cpp local_ops.cpp
-                    post.cpp post.hpp packets.hpp pipeline.hpp qp_context.hpp read_slots.hpp)
+                    post.cpp post.hpp packets.hpp pipeline.hpp qp_context.hpp read_slots.hpp
+                    responder_faults.hpp nak_outcomes.hpp)
 foreach(stage ${protocol_stages})
   set(f "${SRC}/nic/${stage}")
   if(NOT EXISTS "${f}")

@@ -22,6 +22,7 @@
 #include "core/srq.hpp"
 #include "nic/connection_manager.hpp"
 #include "nic/engine.hpp"
+#include "nic/nak_outcomes.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
 #include "nic/stats.hpp"
@@ -31,20 +32,6 @@ namespace ndksim::nic {
 namespace {
 
 using core::wr_kind;
-
-struct nak_outcome {
-    status result;
-    std::uint32_t provider_error;  ///< NDK_RESULT_EX.ProviderErrorCode: 0x100 | NAK code
-};
-
-// Indexed by wire::nak_code.
-constexpr std::array<nak_outcome, 5> k_nak_outcomes{{
-    {status::internal_error, 0x100},      // psn_sequence_error: retried, never completes
-    {status::remote_resources, 0x101},    // invalid_request
-    {status::access_violation, 0x102},    // remote_access_error
-    {status::connection_aborted, 0x103},  // remote_operational_error
-    {status::remote_resources, 0x104},    // invalid_rd_request
-}};
 
 std::uint32_t last_psn(const core::send_wqe& w) noexcept {
     return wire::psn_add(w.first_psn, w.packets - 1);
@@ -179,9 +166,7 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
                 }
                 break;
             }
-            const nak_outcome o = code < k_nak_outcomes.size()
-                                      ? k_nak_outcomes[code]
-                                      : nak_outcome{status::connection_aborted, 0x100u | code};
+            const nak_outcome o = nak_outcome_of(code);
             fail_request(e, q, *w, o.result, o.provider_error);
             // A fatal error ends the connection on both sides (the peer NAKed and tears down
             // too; whichever disconnect request is lost, each consumer still sees its event).

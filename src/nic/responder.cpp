@@ -6,12 +6,13 @@
 // then per class: a SEND needs a posted receive (none: RNR NAK; the requester retries in
 // simulated time), a WRITE's and a READ's target must pass the memory unit's lookup for remote
 // write/read over the whole range before any byte moves (refused: NAK remote access error).
-// ACKs are coalesced (schedule_ack); NAKs leave at once, a sequence NAK once per gap. A
-// request refused with a fatal NAK tears the connection down. Every byte placed or read goes
-// through the memory unit (src/mem); a refused or oversized
-// access never touches memory.
+// ACKs are coalesced (schedule_ack); NAKs leave at once, a sequence NAK once per gap. Every
+// refusal is a row of the fault table (responder_faults.hpp): its NAK, what the requester and
+// a receive see, and whether it is fatal, which tears the connection down. Every byte placed or
+// read goes through the memory unit (src/mem); a refused or oversized access never touches memory.
 
 #include <algorithm>
+#include <optional>
 
 #include "core/device.hpp"
 #include "core/srq.hpp"
@@ -20,6 +21,7 @@
 #include "nic/packets.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
+#include "nic/responder_faults.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::nic {
@@ -27,20 +29,34 @@ namespace {
 
 using wire::opcode;
 
-void nak(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
-    e.counters().naks_sent.fetch_add(1, std::memory_order_relaxed);
-    NDKSIM_DEBUG("{}: NAK {} at PSN {:#x}", q.ident(),
-                 wire::nak_code_name(static_cast<std::uint8_t>(code)), psn);
-    send_ack(e, q, psn, wire::nak_syndrome(code));
+// Answers a packet that broke rule `f` as its row of the fault table says (responder_faults.hpp):
+// the NAK or RNR NAK for `psn`, then, for a fatal row, error and the teardown, so that both
+// consumers see a disconnect event.
+void refuse(engine& e, core::qp& q, std::uint32_t psn, responder_fault f) {
+    const responder_fault_rule& r = fault_rule(f);
+    if (r.protocol_error) {
+        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (r.answer == fault_answer::rnr_nak) {
+        e.counters().rnr_naks_sent.fetch_add(1, std::memory_order_relaxed);
+        send_ack(e, q, psn, wire::rnr_nak_syndrome(e.config().rnr_timer_code));
+    } else {
+        e.counters().naks_sent.fetch_add(1, std::memory_order_relaxed);
+        NDKSIM_DEBUG("{}: NAK {} at PSN {:#x} ({})", q.ident(),
+                     wire::nak_code_name(static_cast<std::uint8_t>(r.nak)), psn, r.name);
+        send_ack(e, q, psn, wire::nak_syndrome(r.nak));
+    }
+    if (r.fatal) {
+        fail_qp(e, q);
+        e.cm().abort_connection(q, disconnect_reason::fatal_error);
+    }
 }
 
-// A request the responder cannot serve ends the connection: NAK, error, then the teardown,
-// so that both consumers see a disconnect event (REFERENCE.md rule 22 for SendAndInvalidate:
-// the receiving provider aborts the connection; the same holds for every fatal NAK).
-void refuse(engine& e, core::qp& q, std::uint32_t psn, wire::nak_code code) {
-    nak(e, q, psn, code);
-    fail_qp(e, q);
-    e.cm().abort_connection(q, disconnect_reason::fatal_error);
+// The status a receive completes with when the SEND landing in it broke rule `f`;
+// `memory_status` is what the memory unit refused its SGE with, if it did.
+status receive_status(responder_fault f, status memory_status) {
+    const responder_fault_rule& r = fault_rule(f);
+    return r.receive == receive_outcome::memory_unit ? memory_status : r.receive_status;
 }
 
 void flush_ack(engine& e, core::qp& q);
@@ -108,10 +124,9 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
         const bool taken = q.rq() != nullptr ? q.rq()->take(ctx.resp.receive)
                                              : q.shared_rq()->take(ctx.resp.receive);
         if (!taken) {
-            // Receiver not ready: the requester retries after the timer (rule of issue 4.6).
-            e.counters().rnr_naks_sent.fetch_add(1, std::memory_order_relaxed);
+            // Receiver not ready: the requester retries after the RNR timer.
             ctx.resp.nak_outstanding = true;
-            send_ack(e, q, psn, wire::rnr_nak_syndrome(e.config().rnr_timer_code));
+            refuse(e, q, psn, responder_fault::receiver_not_ready);
             return;
         }
         ctx.resp.receive_from_srq = q.rq() == nullptr;
@@ -120,28 +135,26 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
         ctx.resp.receive_failed = false;
         ctx.resp.in_send = !p.info->ends_message();
     }
-    status failure = status::success;
-    wire::nak_code code = wire::nak_code::invalid_request;
+    std::optional<responder_fault> fault;
+    status memory_status = status::success;
     {
         const mem::read_guard guard = memory.read();
         if (p.payload.size() > ctx.resp.recv_cursor->remaining()) {
-            // Length error: the receive is too small for the message.
-            failure = status::buffer_overflow;
-            code = wire::nak_code::invalid_request;
+            fault = responder_fault::receive_too_small;
         } else if (const mem::copy_result r = ctx.resp.recv_cursor->copy_to_host(guard, p.payload);
                    !r.ok()) {
-            failure = r.st();
-            code = wire::nak_code::remote_operational_error;
+            fault = responder_fault::receive_refused;
+            memory_status = r.st();
         }
     }
-    if (failure != status::success) {
+    if (fault) {
         ctx.resp.receive_failed = true;
         ctx.resp.in_send = false;
         ctx.resp.recv_cursor.reset();
         release_receive(q, ctx);
-        complete_receive(e, q, ctx.resp.receive.context, failure, 0, core::op_type::receive, 0,
-                         false);
-        refuse(e, q, psn, code);
+        complete_receive(e, q, ctx.resp.receive.context, receive_status(*fault, memory_status), 0,
+                         core::op_type::receive, 0, false);
+        refuse(e, q, psn, *fault);
         return;
     }
     ctx.resp.expected_psn = wire::psn_add(psn);
@@ -160,9 +173,10 @@ void on_send(engine& e, core::qp& q, const wire::decoded_packet& p) {
                 // connection (REFERENCE.md rule 22).
                 ctx.resp.recv_cursor.reset();
                 release_receive(q, ctx);
-                complete_receive(e, q, ctx.resp.receive.context, status::connection_aborted, bytes,
+                complete_receive(e, q, ctx.resp.receive.context,
+                                 receive_status(responder_fault::invalidate_refused, s), bytes,
                                  type, token, false);
-                refuse(e, q, psn, wire::nak_code::remote_operational_error);
+                refuse(e, q, psn, responder_fault::invalidate_refused);
                 return;
             }
         }
@@ -193,7 +207,7 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
                          ctx.resp.write_target.address, ctx.resp.write_target.length,
                          ctx.resp.write_target.token, mem::fault_name(r.failed));
             ctx.resp.write_cursor.reset();
-            refuse(e, q, psn, wire::nak_code::remote_access_error);
+            refuse(e, q, psn, responder_fault::write_refused);
             return;
         }
         ctx.resp.in_write = !p.info->ends_message();
@@ -201,13 +215,13 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
     if (p.payload.size() > ctx.resp.write_cursor->remaining()) {
         ctx.resp.in_write = false;
         ctx.resp.write_cursor.reset();
-        refuse(e, q, psn, wire::nak_code::invalid_request);
+        refuse(e, q, psn, responder_fault::write_too_long);
         return;
     }
     if (const mem::copy_result r = ctx.resp.write_cursor->copy_to_host(guard, p.payload); !r.ok()) {
         ctx.resp.in_write = false;
         ctx.resp.write_cursor.reset();
-        refuse(e, q, psn, wire::nak_code::remote_access_error);
+        refuse(e, q, psn, responder_fault::write_refused);
         return;
     }
     ctx.resp.expected_psn = wire::psn_add(psn);
@@ -216,8 +230,7 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
         const bool short_write = ctx.resp.write_cursor->remaining() != 0;
         ctx.resp.write_cursor.reset();
         if (short_write) {
-            // The packets carried less than the RETH's DMA length.
-            refuse(e, q, psn, wire::nak_code::invalid_request);
+            refuse(e, q, psn, responder_fault::write_too_short);
             return;
         }
         ctx.resp.msn = (ctx.resp.msn + 1) & wire::msn_mask;
@@ -255,8 +268,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
         // any number of responses for a few small requests.
         NDKSIM_DEBUG("{}: READ at PSN {:#x} beyond the inbound read limit {}", q.ident(), psn,
                      ctx.ird);
-        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
-        refuse(e, q, psn, wire::nak_code::invalid_request);
+        refuse(e, q, psn, responder_fault::read_beyond_ird);
         return;
     }
     mem::translation_unit& memory = e.dev().memory();
@@ -267,7 +279,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
     if (const mem::copy_result r = cursor.validate(guard); !r.ok()) {
         NDKSIM_DEBUG("{}: read of {:#x}+{} token {:#x} refused: {}", q.ident(), source.address,
                      source.length, source.token, mem::fault_name(r.failed));
-        refuse(e, q, psn, wire::nak_code::remote_access_error);
+        refuse(e, q, psn, responder_fault::read_refused);
         return;
     }
     if (!replay) {
@@ -317,7 +329,7 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
         e.counters().out_of_sequence_packets.fetch_add(1, std::memory_order_relaxed);
         if (!ctx.resp.nak_outstanding) {
             ctx.resp.nak_outstanding = true;
-            nak(e, q, ctx.resp.expected_psn, wire::nak_code::psn_sequence_error);
+            refuse(e, q, ctx.resp.expected_psn, responder_fault::psn_sequence_error);
         }
         return;
     }
@@ -325,8 +337,7 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
     // A packet never carries more than the path MTU (IBA 9.7.7 "packet length"): a longer one
     // is malformed, refused before any byte of it is placed.
     if (p.payload.size() > e.hw().mtu()) {
-        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
-        refuse(e, q, psn, wire::nak_code::invalid_request);
+        refuse(e, q, psn, responder_fault::packet_too_long);
         return;
     }
     // Opcode sequence: a middle or last packet continues the message in progress, of the same
@@ -335,8 +346,7 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
     const bool same_class = (p.info->cls == wire::op_class::send && ctx.resp.in_send) ||
                             (p.info->cls == wire::op_class::write && ctx.resp.in_write);
     if (p.info->starts_message() == continuing || (continuing && !same_class)) {
-        e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
-        refuse(e, q, psn, wire::nak_code::invalid_request);
+        refuse(e, q, psn, responder_fault::opcode_sequence);
         return;
     }
     switch (p.info->cls) {
@@ -351,8 +361,7 @@ void on_request(engine& e, core::qp& q, const wire::decoded_packet& p) {
             break;
         default:
             // Atomics are not part of NDKPI.
-            e.counters().protocol_errors.fetch_add(1, std::memory_order_relaxed);
-            refuse(e, q, psn, wire::nak_code::invalid_request);
+            refuse(e, q, psn, responder_fault::unsupported_opcode);
             break;
     }
 }
