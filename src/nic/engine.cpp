@@ -20,7 +20,8 @@ engine::engine(core::device& dev, engine_config cfg, const transport_factory& ma
     : dev_(dev),
       cfg_(std::move(cfg)),
       frames_(wire::frame_pool::create()),
-      hw_(cfg_.costs, cfg_.costs.nic.qpc_cache_entries, core::device::k_max_qps) {
+      hw_(cfg_.costs, cfg_.costs.nic.qpc_cache_entries, core::device::k_max_qps,
+          cfg_.zero_cost_hardware) {
     link_ = make_link([this](wire::frame* f) { on_frame(f); });
     local_address_ = link_->local_address();
     cm_ = std::make_unique<connection_manager>(*this);

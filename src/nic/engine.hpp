@@ -50,6 +50,8 @@ struct engine_config {
     /// Consecutive timer-driven retries without progress before the oldest request fails with
     /// STATUS_IO_TIMEOUT and the connection is torn down (IB retry_cnt).
     std::uint32_t retry_limit = 7;
+    /// The hardware model takes no time (hw_model, "zero-cost"): for the stage unit tests.
+    bool zero_cost_hardware = false;
 };
 
 /// The transport timer doubles per consecutive retry up to ack_timeout << this.

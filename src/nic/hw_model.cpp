@@ -9,8 +9,8 @@
 namespace ndksim::nic {
 
 hw_model::hw_model(const timing::cost_model& costs, std::uint32_t qpc_entries,
-                   std::uint32_t qp_numbers)
-    : costs_(costs), qpc_(qpc_entries, qp_numbers) {}
+                   std::uint32_t qp_numbers, bool zero_cost)
+    : costs_(costs), zero_(zero_cost), qpc_(qpc_entries, qp_numbers) {}
 
 std::uint64_t hw_model::frame_length(std::uint64_t payload, std::uint64_t extra_headers) noexcept {
     return wire::bth_size + extra_headers + payload +
@@ -34,6 +34,9 @@ std::uint32_t hw_model::take_uncharged_doorbells(wqe_run& run) const noexcept {
 
 timing::sim_time hw_model::issue_wqe(wqe_run& run, qp_state& qp, std::uint32_t qpn,
                                      bool inline_wqe) {
+    if (zero_) {
+        return run.now;
+    }
     // The QP's context (send queue address, PSNs) is loaded before the first WQE a run issues;
     // a QPC miss delays the WQE fetch and the issue by the context fetch.
     if (!run.context_loaded) {
@@ -58,17 +61,26 @@ timing::sim_time hw_model::issue_wqe(wqe_run& run, qp_state& qp, std::uint32_t q
 }
 
 void hw_model::end_wqe_run(const wqe_run& run, qp_state& qp) const noexcept {
+    if (zero_) {
+        return;
+    }
     qp.wqe_engine_free_at = std::max(qp.wqe_engine_free_at, run.now) +
                             run.doorbells * costs_.cycles(costs_.nic.doorbell_cycles);
 }
 
 void hw_model::read_response_on_engine(qp_state& qp, timing::sim_time now) const noexcept {
+    if (zero_) {
+        return;
+    }
     qp.wqe_engine_free_at =
         std::max(qp.wqe_engine_free_at, now) + costs_.cycles(costs_.nic.read_response_cycles);
 }
 
 timing::sim_time hw_model::request_ready(timing::sim_time issued, std::uint64_t payload,
                                          std::uint64_t extra_headers, bool payload_in_nic) {
+    if (zero_) {
+        return issued;
+    }
     // The payload is read from host memory (docs/timing.md step 4); an inline one is already
     // in the NIC.
     const dma_span read =
@@ -77,6 +89,9 @@ timing::sim_time hw_model::request_ready(timing::sim_time issued, std::uint64_t 
 }
 
 timing::sim_time hw_model::read_response_ready(timing::sim_time now, std::uint64_t payload) {
+    if (zero_) {
+        return now;
+    }
     // Each response's payload is read from host memory and forwarded cut-through.
     return payload == 0
                ? control_ready(now)
@@ -101,6 +116,10 @@ timing::sim_time hw_model::packet_ready(const dma_span& read,
 
 timing::sim_time hw_model::tx_packet(std::uint64_t frame_len, timing::sim_time ready,
                                      timing::sim_time now, std::uint64_t translation_misses) {
+    if (zero_) {
+        port_free_at_ = std::max(ready, now);
+        return port_free_at_;
+    }
     // Translation-cache misses of the accesses since the last frame (the payload this frame
     // carries, or the placement it acknowledges) fetch their entries over PCIe first. A NIC
     // keeps several such fetches in flight: a lone miss costs the whole round trip, a run of
@@ -126,6 +145,9 @@ timing::sim_time hw_model::tx_packet(std::uint64_t frame_len, timing::sim_time r
 }
 
 timing::sim_time hw_model::load_qp_context(std::uint32_t qpn, timing::sim_time at) noexcept {
+    if (zero_) {
+        return at;
+    }
     if (qpc_.touch(qpn)) {
         return at;
     }
@@ -140,6 +162,10 @@ timing::sim_time hw_model::load_qp_context(std::uint32_t qpn, timing::sim_time a
 // queued on the NIC-to-host link; the data is in memory one crossing after the last write.
 // Malformed frames are only refused at dispatch, after the receive pipeline.
 timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now) {
+    if (zero_) {
+        rx_handled_at_ = std::max(rx_handled_at_, now);
+        return rx_handled_at_;
+    }
     const wire::opcode_info& info =
         wire::opcode_lookup(f.length > 0 ? static_cast<std::uint32_t>(f.data[0]) : 0xFFU);
     // An RC packet needs its QP's context (expected PSN, placement state) before the receive

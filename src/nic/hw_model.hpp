@@ -17,6 +17,10 @@
 //
 // Touched only from the adapter's engine tasks (one at a time), so it needs no lock; nothing
 // here allocates after construction.
+//
+// A zero-cost model (engine_config::zero_cost_hardware) answers every question with "now": no
+// stage takes time and no resource queues. The stage unit tests (tests/unit/nic) run on it, so
+// that what they see is the protocol alone.
 
 #include <cstdint>
 
@@ -54,8 +58,9 @@ class hw_model {
     };
 
     /// A model of `costs` with a QP context cache of `qpc_entries` for QP numbers below
-    /// `qp_numbers`.
-    hw_model(const timing::cost_model& costs, std::uint32_t qpc_entries, std::uint32_t qp_numbers);
+    /// `qp_numbers`; `zero_cost`: every stage takes no time (the costs are not read).
+    hw_model(const timing::cost_model& costs, std::uint32_t qpc_entries, std::uint32_t qp_numbers,
+             bool zero_cost = false);
 
     hw_model(const hw_model&) = delete;
     hw_model& operator=(const hw_model&) = delete;
@@ -76,7 +81,7 @@ class hw_model {
     // ---- doorbell and WQE engine (docs/timing.md steps 1-3) ---------------------------------
 
     /// How long the doorbell's MMIO write takes to reach the NIC [ps].
-    timing::sim_time doorbell_latency() const noexcept { return costs_.doorbell; }
+    timing::sim_time doorbell_latency() const noexcept { return zero_ ? 0 : costs_.doorbell; }
 
     /// Starts a requester run at `now`; `wqes_fetched` when it resumes WQEs a doorbell already
     /// fetched; `doorbells` rung since the last run.
@@ -119,23 +124,23 @@ class hw_model {
 
     /// When a packet without payload built at `at` leaves the transmit pipeline [ps].
     timing::sim_time control_ready(timing::sim_time at) const noexcept {
-        return at + costs_.packet_pipeline;
+        return zero_ ? at : at + costs_.packet_pipeline;
     }
 
     /// How long a coalesced ACK waits for later packets to cover: a pipeline slot plus the
     /// profile's coalescing window [ps].
     timing::sim_time ack_coalesce_delay() const noexcept {
-        return costs_.packet_pipeline + costs_.ack.coalesce_window;
+        return zero_ ? 0 : costs_.packet_pipeline + costs_.ack.coalesce_window;
     }
 
     /// When a coalesced ACK, whose wait already paid the pipeline slot, is built at `at` [ps].
     timing::sim_time ack_ready(timing::sim_time at) const noexcept {
-        return at + costs_.ack.generation;
+        return zero_ ? at : at + costs_.ack.generation;
     }
 
     /// When an ACK or NAK sent at once from `at` is built and through the pipeline [ps].
     timing::sim_time immediate_ack_ready(timing::sim_time at) const noexcept {
-        return at + costs_.ack.generation + costs_.packet_pipeline;
+        return zero_ ? at : at + costs_.ack.generation + costs_.packet_pipeline;
     }
 
     /// Puts a frame of `frame_len` bytes, ready at `ready`, on the port at `now`: it first
@@ -173,6 +178,7 @@ class hw_model {
     static constexpr std::uint64_t k_context_fetches_in_flight = 4;
 
     const timing::cost_model& costs_;
+    bool zero_;
     qp_context_cache qpc_;
     timing::sim_time port_free_at_ = 0;
     timing::sim_time pipeline_free_at_ = 0;   ///< the NIC pipeline admits a packet per interval
