@@ -67,7 +67,7 @@ class capturing_link final : public wire::transport {
 class stage_harness : public ::testing::Test {
   protected:
     static constexpr std::uint32_t k_peer_qpn = 0x42;
-    static constexpr std::size_t k_buffer = 64 * 1024;
+    static constexpr std::size_t k_buffer = 128 * 1024;
 
     /// Creates the device, the engine and the connected QP; `cfg` is the engine's (made
     /// zero-cost); `ird`/`ord` the connection's read limits.
@@ -142,6 +142,30 @@ class stage_harness : public ::testing::Test {
     /// An SGE over the registered buffer.
     core::sge sge(std::size_t offset, std::uint32_t length) const {
         return core::sge{address(offset), length, dev_->memory().local_token(mr_->region())};
+    }
+
+    /// Posts a transfer of `length` bytes at `offset` of the buffer (and the same offset of the
+    /// peer's address space), with request context `id`.
+    status post(core::wr_kind kind, std::uintptr_t id, std::size_t offset, std::uint32_t length,
+                std::uint32_t flags = 0) {
+        const core::sge s = sge(offset, length);
+        transfer_args a;
+        a.context = reinterpret_cast<void*>(id);
+        a.sges = &s;
+        a.sge_count = 1;
+        a.flags = flags;
+        a.remote_address = 0x10000 + offset;
+        a.remote_token = 0x1234;
+        return post_transfer(*engine_, *qp_, kind, a);
+    }
+
+    /// An ACK (or, with another syndrome, a NAK) for `psn`.
+    void ack(std::uint32_t psn, std::uint8_t syndrome = wire::ack_syndrome()) {
+        wire::packet_headers h;
+        h.bth.op = wire::opcode::rc_ack;
+        h.bth.psn = psn;
+        h.aeth.syndrome = syndrome;
+        response(h);
     }
 
     /// Runs every engine task that is due (the loop's time moves only for timers).
