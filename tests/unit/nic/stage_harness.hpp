@@ -69,6 +69,21 @@ class stage_harness : public ::testing::Test {
     static constexpr std::uint32_t k_peer_qpn = 0x42;
     static constexpr std::size_t k_buffer = 128 * 1024;
 
+    /// An engine configuration with the transport timer off (IB's infinite timeout), for the
+    /// tests that run the loop dry without a peer to answer.
+    static engine_config timer_off() {
+        engine_config c;
+        c.ack_timeout = 0;
+        return c;
+    }
+
+    /// The one frame sent since the last look; fails unless exactly one was.
+    wire::packet_headers one_sent() {
+        std::deque<sent_frame> sent = take_sent();
+        EXPECT_EQ(sent.size(), 1U);
+        return sent.empty() ? wire::packet_headers{} : sent.front().packet.headers;
+    }
+
     /// Creates the device, the engine and the connected QP; `cfg` is the engine's (made
     /// zero-cost); `ird`/`ord` the connection's read limits.
     void start(engine_config cfg = {}, std::uint32_t ird = 4, std::uint32_t ord = 4) {
@@ -82,10 +97,16 @@ class stage_harness : public ::testing::Test {
             return std::make_unique<capturing_link>(local_, sent_);
         });
         handle_ = core::adapter::open(*dev_, core::adapter::k_highest_v2).detach();
-        ASSERT_EQ(core::pd::create(*handle_, pd_), status::success);
-        cq_ = core::cq::create(*handle_, 256, nullptr, nullptr);
+        // Each creation's reference is the consumer's, as an NDK handle's is: the close gives
+        // it up.
+        core::ref<core::pd> pd;
+        ASSERT_EQ(core::pd::create(*handle_, pd), status::success);
+        pd_ = pd.detach();
+        cq_ = core::cq::create(*handle_, 256, nullptr, nullptr).detach();
         const core::qp_params p{this, 64, 64, 4, 4, 64};
-        ASSERT_EQ(core::qp::create(*pd_, *cq_, *cq_, nullptr, p, qp_), status::success);
+        core::ref<core::qp> qp;
+        ASSERT_EQ(core::qp::create(*pd_, *cq_, *cq_, nullptr, p, qp), status::success);
+        qp_ = qp.detach();
         engine_->attach_qp(*qp_);
         qp_context& ctx = context_of(*qp_);
         ctx.peer = engine_->link().resolve(peer_);
@@ -95,7 +116,9 @@ class stage_harness : public ::testing::Test {
         ctx.ord = ord;
         qp_->set_state(core::qp_state::connected);
         // One region the peer may read and write, and that local SGEs may name.
-        ASSERT_EQ(core::mr::create(*pd_, false, mr_), status::success);
+        core::ref<core::mr> mr;
+        ASSERT_EQ(core::mr::create(*pd_, false, mr), status::success);
+        mr_ = mr.detach();
         memory_builder_ = std::make_unique<mem::test::mdl_builder>(dev_->memory().host());
         memory_builder_->add(buffer_.data(), k_buffer);
         ASSERT_EQ(
@@ -111,24 +134,18 @@ class stage_harness : public ::testing::Test {
             return;
         }
         loop_.run_until_idle();
-        for (core::object* o :
-             {static_cast<core::object*>(qp_.get()), static_cast<core::object*>(mr_.get())}) {
-            if (o == mr_.get()) {
-                (void)dev_->memory().deregister_region(mr_->region());
-            }
+        (void)qp_->close([] {});
+        loop_.run_until_idle();
+        (void)dev_->memory().deregister_region(mr_->region());
+        for (core::object* o : {static_cast<core::object*>(mr_), static_cast<core::object*>(cq_),
+                                static_cast<core::object*>(pd_)}) {
             (void)o->close([] {});
             loop_.run_until_idle();
         }
-        qp_ = {};
-        mr_ = {};
-        (void)cq_->close([] {});
-        (void)pd_->close([] {});
-        loop_.run_until_idle();
-        cq_ = {};
-        pd_ = {};
         memory_builder_.reset();
         handle_->close_blocking();
         loop_.run_until_idle();
+        EXPECT_EQ(dev_->leaked_objects(), 0U);
         engine_.reset();
         dev_.reset();
     }
@@ -211,10 +228,10 @@ class stage_harness : public ::testing::Test {
     std::unique_ptr<core::device> dev_;
     std::unique_ptr<engine> engine_;
     core::adapter* handle_ = nullptr;
-    core::ref<core::pd> pd_;
-    core::ref<core::cq> cq_;
-    core::ref<core::qp> qp_;
-    core::ref<core::mr> mr_;
+    core::pd* pd_ = nullptr;
+    core::cq* cq_ = nullptr;
+    core::qp* qp_ = nullptr;
+    core::mr* mr_ = nullptr;
     mem::test::guarded_buffer buffer_{k_buffer};
     std::unique_ptr<mem::test::mdl_builder> memory_builder_;
     std::uint32_t token_ = 0;

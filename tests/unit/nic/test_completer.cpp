@@ -16,12 +16,6 @@ namespace {
 using core::wr_kind;
 using wire::opcode;
 
-engine_config timer_off() {
-    engine_config c;
-    c.ack_timeout = 0;
-    return c;
-}
-
 std::uintptr_t context_id(const core::completion& c) {
     return reinterpret_cast<std::uintptr_t>(c.request_context);
 }

@@ -12,12 +12,6 @@ namespace {
 using core::wr_kind;
 using wire::opcode;
 
-engine_config timer_off() {
-    engine_config c;
-    c.ack_timeout = 0;
-    return c;
-}
-
 class Requester : public stage_harness {
   protected:
     // A READ response for `psn` carrying `payload` bytes.
@@ -97,15 +91,13 @@ TEST_F(Requester, AFencedRequestWaitsUntilEarlierReadsHaveTheirResponses) {
     ASSERT_EQ(post(wr_kind::read, 1, 0, 64), status::success);
     ASSERT_EQ(post(wr_kind::send, 2, 0, 8, core::op_flag::read_fence), status::success);
     run();
-    std::deque<sent_frame> sent = take_sent();
-    ASSERT_EQ(sent.size(), 1U) << "REFERENCE.md 2.3: READ_FENCE waits for earlier reads";
-    EXPECT_EQ(sent[0].packet.headers.bth.op, opcode::rc_read_request);
+    // REFERENCE.md 2.3: READ_FENCE waits for earlier reads.
+    EXPECT_EQ(one_sent().bth.op, opcode::rc_read_request);
     read_response(opcode::rc_read_response_only, 0, 64);
     run();
-    sent = take_sent();
-    ASSERT_EQ(sent.size(), 1U);
-    EXPECT_EQ(sent[0].packet.headers.bth.op, opcode::rc_send_only);
-    EXPECT_EQ(sent[0].packet.headers.bth.psn, 1U);
+    const wire::packet_headers fenced = one_sent();
+    EXPECT_EQ(fenced.bth.op, opcode::rc_send_only);
+    EXPECT_EQ(fenced.bth.psn, 1U);
 }
 
 TEST_F(Requester, AnUnfencedRequestPassesAnOutstandingRead) {
@@ -121,15 +113,13 @@ TEST_F(Requester, TheOutboundReadLimitHoldsLaterReadsBack) {
     ASSERT_EQ(post(wr_kind::read, 1, 0, 64), status::success);
     ASSERT_EQ(post(wr_kind::read, 2, 64, 64), status::success);
     run();
-    std::deque<sent_frame> sent = take_sent();
-    ASSERT_EQ(sent.size(), 1U) << "ORD 1: one read outstanding";
+    EXPECT_EQ(one_sent().bth.op, opcode::rc_read_request) << "ORD 1: one read outstanding";
     EXPECT_EQ(ctx().req.reads_outstanding, 1U);
     read_response(opcode::rc_read_response_only, 0, 64);
     run();
-    sent = take_sent();
-    ASSERT_EQ(sent.size(), 1U);
-    EXPECT_EQ(sent[0].packet.headers.bth.op, opcode::rc_read_request);
-    EXPECT_EQ(sent[0].packet.headers.bth.psn, 1U);
+    const wire::packet_headers second = one_sent();
+    EXPECT_EQ(second.bth.op, opcode::rc_read_request);
+    EXPECT_EQ(second.bth.psn, 1U);
 }
 
 TEST_F(Requester, AnInlineSendCarriesTheBytesPostedAndAZeroLengthSendIsOnePacket) {

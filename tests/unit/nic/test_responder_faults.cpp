@@ -24,7 +24,7 @@ std::vector<std::byte> bytes(std::size_t n) {
     return std::vector<std::byte>(n, std::byte{0x5A});
 }
 
-class ResponderFault : public stage_harness, public ::testing::WithParamInterface<responder_fault> {
+class responder_test : public stage_harness {
   protected:
     void post_receive(std::uint32_t length, std::uint32_t token_flip = 0) {
         core::sge s = sge(0, length);
@@ -40,14 +40,19 @@ class ResponderFault : public stage_harness, public ::testing::WithParamInterfac
         return h;
     }
 
-    wire::packet_headers rdma(opcode op, std::uint32_t length, std::uint32_t token_flip = 0) {
-        wire::packet_headers h = header(op);
-        h.reth.va = address(1024);
+    wire::packet_headers rdma(opcode op, std::uint32_t length, std::uint32_t token_flip = 0,
+                              std::uint32_t psn = 0, std::size_t offset = 1024) {
+        wire::packet_headers h = header(op, psn);
+        h.reth.va = address(offset);
         h.reth.rkey = token_ ^ token_flip;
         h.reth.dma_length = length;
         return h;
     }
+};
 
+class ResponderFault : public responder_test,
+                       public ::testing::WithParamInterface<responder_fault> {
+  protected:
     // Breaks the rule of `f` once.
     void provoke(responder_fault f) {
         switch (f) {
@@ -232,18 +237,12 @@ INSTANTIATE_TEST_SUITE_P(Table, ResponderFault, ::testing::ValuesIn(every_fault(
                              return std::string(fault_rule(i.param).name);
                          });
 
-class Responder : public stage_harness {};
+class Responder : public responder_test {};
 
 TEST_F(Responder, AFutureGapIsNakedOnceAndLaterPacketsAreDroppedQuietly) {
     start();
     for (std::uint32_t psn = 3; psn < 6; ++psn) {
-        wire::packet_headers h;
-        h.bth.op = opcode::rc_write_only;
-        h.bth.psn = psn;
-        h.reth.va = address(0);
-        h.reth.rkey = token_;
-        h.reth.dma_length = 8;
-        request(h, bytes(8));
+        request(rdma(opcode::rc_write_only, 8, 0, psn, 0), bytes(8));
     }
     run();
     EXPECT_EQ(take_sent().size(), 1U);
@@ -254,14 +253,7 @@ TEST_F(Responder, AFutureGapIsNakedOnceAndLaterPacketsAreDroppedQuietly) {
 TEST_F(Responder, BackToBackPacketsAskingForAnAckShareOne) {
     start();
     for (std::uint32_t psn = 0; psn < 3; ++psn) {
-        wire::packet_headers h;
-        h.bth.op = opcode::rc_write_only;
-        h.bth.psn = psn;
-        h.bth.ack_req = true;
-        h.reth.va = address(psn * 8);
-        h.reth.rkey = token_;
-        h.reth.dma_length = 8;
-        request(h, bytes(8));
+        request(rdma(opcode::rc_write_only, 8, 0, psn, psn * 8), bytes(8));
     }
     run();
     const std::deque<sent_frame> sent = take_sent();
@@ -275,12 +267,7 @@ TEST_F(Responder, BackToBackPacketsAskingForAnAckShareOne) {
 
 TEST_F(Responder, ADuplicateIsAcknowledgedAgainAndPlacesNothing) {
     start();
-    wire::packet_headers h;
-    h.bth.op = opcode::rc_write_only;
-    h.bth.ack_req = true;
-    h.reth.va = address(0);
-    h.reth.rkey = token_;
-    h.reth.dma_length = 8;
+    const wire::packet_headers h = rdma(opcode::rc_write_only, 8, 0, 0, 0);
     request(h, bytes(8));
     run();
     take_sent();
@@ -296,13 +283,7 @@ TEST_F(Responder, ADuplicateIsAcknowledgedAgainAndPlacesNothing) {
 
 TEST_F(Responder, AReadIsAnsweredWithOneResponsePerMtu) {
     start();
-    wire::packet_headers h;
-    h.bth.op = opcode::rc_read_request;
-    h.bth.psn = 0;
-    h.reth.va = address(0);
-    h.reth.rkey = token_;
-    h.reth.dma_length = 2 * e().hw().mtu() + 10;
-    request(h);
+    request(rdma(opcode::rc_read_request, 2 * e().hw().mtu() + 10, 0, 0, 0));
     run();
     const std::deque<sent_frame> sent = take_sent();
     ASSERT_EQ(sent.size(), 3U);
