@@ -295,7 +295,7 @@ std::vector<std::byte> live_responder::aim(std::span<const std::uint8_t> frame,
     core::qp& q = core_qp(victim_.passive);
     wire::store_be<3>(out.data() + 5, q.qpn());
     if (at_expected_psn) {
-        wire::store_be<3>(out.data() + 9, nic::context_of(q).expected_psn);
+        wire::store_be<3>(out.data() + 9, nic::context_of(q).resp.expected_psn);
         // A READ or WRITE aimed this way carries the window's real key, and its address is
         // moved to within a page of the window: the fuzzer then probes the range checks right
         // next to the canary pages instead of failing the key check.

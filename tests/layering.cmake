@@ -38,6 +38,29 @@ foreach(module util timing wire mem core nic api kernel)
     endforeach()
   endforeach()
 endforeach()
+# Inside nic, the protocol stages decide what happens and ask the hardware model when
+# (nic/hw_model.hpp): no stage file includes a timing header. Only the hardware model and the
+# engine (which owns the tasks and the link) may; the connection manager's handshake timers are
+# its own.
+set(protocol_stages requester.cpp responder.cpp completer.cpp retransmit.cpp local_ops.cpp
+                    post.cpp post.hpp packets.hpp pipeline.hpp qp_context.hpp read_slots.hpp
+                    responder_faults.hpp nak_outcomes.hpp)
+foreach(stage ${protocol_stages})
+  set(f "${SRC}/nic/${stage}")
+  if(NOT EXISTS "${f}")
+    list(APPEND violations "${f}: a protocol stage the layering check names is missing")
+    continue()
+  endif()
+  file(STRINGS "${f}" lines REGEX "^#include \"timing/")
+  foreach(line ${lines})
+    list(APPEND violations "${f}: ${line} (a protocol stage asks nic/hw_model.hpp for time)")
+  endforeach()
+  # Nor does it read the profile's costs through the engine's configuration.
+  file(STRINGS "${f}" lines REGEX "config\\(\\)\\.costs")
+  foreach(line ${lines})
+    list(APPEND violations "${f}: ${line} (the cost model is the hardware model's to read)")
+  endforeach()
+endforeach()
 if(violations)
   string(REPLACE ";" "\n  " msg "${violations}")
   message(FATAL_ERROR "layering violations:\n  ${msg}")

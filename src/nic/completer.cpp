@@ -22,6 +22,7 @@
 #include "core/srq.hpp"
 #include "nic/connection_manager.hpp"
 #include "nic/engine.hpp"
+#include "nic/nak_outcomes.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
 #include "nic/stats.hpp"
@@ -31,20 +32,6 @@ namespace ndksim::nic {
 namespace {
 
 using core::wr_kind;
-
-struct nak_outcome {
-    status result;
-    std::uint32_t provider_error;  ///< NDK_RESULT_EX.ProviderErrorCode: 0x100 | NAK code
-};
-
-// Indexed by wire::nak_code.
-constexpr std::array<nak_outcome, 5> k_nak_outcomes{{
-    {status::internal_error, 0x100},      // psn_sequence_error: retried, never completes
-    {status::remote_resources, 0x101},    // invalid_request
-    {status::access_violation, 0x102},    // remote_access_error
-    {status::connection_aborted, 0x103},  // remote_operational_error
-    {status::remote_resources, 0x104},    // invalid_rd_request
-}};
 
 std::uint32_t last_psn(const core::send_wqe& w) noexcept {
     return wire::psn_add(w.first_psn, w.packets - 1);
@@ -128,7 +115,7 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
     switch (wire::syndrome_type(syndrome)) {
         case wire::aeth_type::ack:
             if (ack_through(e, q, psn) + static_cast<std::uint32_t>(ack_within(e, q, psn)) > 0) {
-                ctx.rnr_retries = 0;  // only an ACK that moves on ends a run of RNR NAKs
+                ctx.req.rnr_retries = 0;  // only an ACK that moves on ends a run of RNR NAKs
             } else {
                 e.counters().stale_responses.fetch_add(1, std::memory_order_relaxed);
             }
@@ -137,13 +124,13 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
             ack_through(e, q, wire::psn_add(psn, wire::psn_mask));  // earlier PSNs are acked
             e.counters().rnr_retries.fetch_add(1, std::memory_order_relaxed);
             core::send_wqe* w = request_at(q, psn);
-            if (w == nullptr || ctx.retry_scheduled) {
+            if (w == nullptr || ctx.req.retry_scheduled) {
                 break;
             }
             // The peer answers: the transport timer's interval restarts (the RNR limit, not
             // the transport retry limit, governs how long this may go on).
             note_progress(e, q);
-            if (ctx.rnr_retries++ >= e.config().rnr_retry_limit) {
+            if (ctx.req.rnr_retries++ >= e.config().rnr_retry_limit) {
                 fail_request(e, q, *w, status::io_timeout, 0);
                 e.cm().abort_connection(q, disconnect_reason::retry_exhausted);
                 return;
@@ -151,11 +138,11 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
             // Receiver not ready: resend from the refused PSN after the timer the responder
             // asked for, in simulated time.
             rewind_requester(e, q, psn);
-            ctx.retry_scheduled = true;
+            ctx.req.retry_scheduled = true;
             q.add_ref();
             e.dev().sched().post_after(wire::rnr_timer_table[wire::syndrome_value(syndrome)],
                                        [&e, qp = &q] {
-                                           context_of(*qp).retry_scheduled = false;
+                                           context_of(*qp).req.retry_scheduled = false;
                                            run_requester(e, *qp);
                                            qp->release();
                                        });
@@ -171,17 +158,15 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
                 break;
             }
             if (code == static_cast<std::uint8_t>(wire::nak_code::psn_sequence_error)) {
-                if (!ctx.retry_scheduled) {
+                if (!ctx.req.retry_scheduled) {
                     // Resent now: the timer's interval restarts, the retry count stays.
-                    ctx.progress_at = e.dev().sched().now();
+                    ctx.timer.progress_at = e.dev().sched().now();
                     rewind_requester(e, q, psn);
                     run_requester(e, q);
                 }
                 break;
             }
-            const nak_outcome o = code < k_nak_outcomes.size()
-                                      ? k_nak_outcomes[code]
-                                      : nak_outcome{status::connection_aborted, 0x100u | code};
+            const nak_outcome o = nak_outcome_of(code);
             fail_request(e, q, *w, o.result, o.provider_error);
             // A fatal error ends the connection on both sides (the peer NAKed and tears down
             // too; whichever disconnect request is lost, each consumer still sees its event).
@@ -208,9 +193,8 @@ void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
     // A read response acknowledges every request before the read.
     ack_through(e, q, wire::psn_add(w->first_psn, wire::psn_mask));
     // Each response also passes the QP's WQE engine (the per-QP read rate).
-    ctx.wqe_engine_free_at = std::max(ctx.wqe_engine_free_at, e.dev().sched().now()) +
-                             e.config().costs.cycles(e.config().costs.nic.read_response_cycles);
-    const std::uint32_t mtu = e.config().costs.mtu;
+    e.hw().read_response_on_engine(ctx.hw, e.dev().sched().now());
+    const std::uint32_t mtu = e.hw().mtu();
     const auto index = static_cast<std::uint32_t>(wire::psn_diff(psn, w->first_psn));
     if (static_cast<std::uint64_t>(index) * mtu != w->placed) {
         // Not the next response of this read: a duplicate after a rewind, or one that passed
@@ -219,22 +203,22 @@ void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
         return;
     }
     mem::translation_unit& memory = e.dev().memory();
-    if (ctx.read_cursor_for != w) {
-        ctx.read_cursor.emplace(memory, q.memory_pd(), mem::access_op::read_sink,
-                                std::span<const mem::sge>(w->sges, w->sge_count));
-        ctx.read_cursor->seek(w->placed);
-        ctx.read_cursor_for = w;
+    if (ctx.comp.read_cursor_for != w) {
+        ctx.comp.read_cursor.emplace(memory, q.memory_pd(), mem::access_op::read_sink,
+                                     std::span<const mem::sge>(w->sges, w->sge_count));
+        ctx.comp.read_cursor->seek(w->placed);
+        ctx.comp.read_cursor_for = w;
     }
     {
         const mem::read_guard guard = memory.read();
-        if (p.payload.size() > ctx.read_cursor->remaining()) {
-            ctx.read_cursor_for = nullptr;
+        if (p.payload.size() > ctx.comp.read_cursor->remaining()) {
+            ctx.comp.read_cursor_for = nullptr;
             fail_request(e, q, *w, status::data_overrun, 0);
             return;
         }
-        const mem::copy_result r = ctx.read_cursor->copy_to_host(guard, p.payload);
+        const mem::copy_result r = ctx.comp.read_cursor->copy_to_host(guard, p.payload);
         if (!r.ok()) {
-            ctx.read_cursor_for = nullptr;
+            ctx.comp.read_cursor_for = nullptr;
             fail_request(e, q, *w, r.st(), 0);
             return;
         }
@@ -242,12 +226,12 @@ void on_read_response(engine& e, core::qp& q, const wire::decoded_packet& p) {
     w->placed += p.payload.size();
     note_progress(e, q);
     if (p.info->ends_message()) {
-        ctx.read_cursor_for = nullptr;
-        ctx.read_cursor.reset();
+        ctx.comp.read_cursor_for = nullptr;
+        ctx.comp.read_cursor.reset();
         w->done = true;
         if (w->read_counted) {
             w->read_counted = false;
-            --ctx.reads_outstanding;
+            --ctx.req.reads_outstanding;
         }
         if ((w->flags & core::op_flag::read_local_invalidate) != 0 && w->sge_count > 0 &&
             (e.dev().limits().adapter_flags & core::adapter_flag::read_local_invalidate) != 0) {
@@ -303,13 +287,13 @@ void complete_in_order(engine& e, core::qp& q) {
             }
         }
         record_request(e, q, w);
-        if (ctx.read_cursor_for == &w) {
-            ctx.read_cursor_for = nullptr;
-            ctx.read_cursor.reset();
+        if (ctx.comp.read_cursor_for == &w) {
+            ctx.comp.read_cursor_for = nullptr;
+            ctx.comp.read_cursor.reset();
         }
         sq.retire();
-        if (ctx.next_wqe > 0) {
-            --ctx.next_wqe;
+        if (ctx.req.next_wqe > 0) {
+            --ctx.req.next_wqe;
         }
     }
 }
@@ -347,23 +331,23 @@ void fail_qp(engine& e, core::qp& q) {
             w.result = status::cancelled;
         }
     }
-    ctx.reads_outstanding = 0;
-    ctx.next_wqe = 0;
+    ctx.req.reads_outstanding = 0;
+    ctx.req.next_wqe = 0;
     complete_in_order(e, q);
     // A receive being filled, then every posted receive, completes cancelled too.
-    if (ctx.in_send && !ctx.receive_failed) {
-        complete_receive(e, q, ctx.receive.context, status::cancelled, 0, core::op_type::receive, 0,
-                         false);
-        if (ctx.receive_from_srq) {
-            q.shared_rq()->release_receive(ctx.receive.slot);
+    if (ctx.resp.in_send && !ctx.resp.receive_failed) {
+        complete_receive(e, q, ctx.resp.receive.context, status::cancelled, 0,
+                         core::op_type::receive, 0, false);
+        if (ctx.resp.receive_from_srq) {
+            q.shared_rq()->release_receive(ctx.resp.receive.slot);
         } else {
-            q.rq()->release(ctx.receive.slot);
+            q.rq()->release(ctx.resp.receive.slot);
         }
     }
-    ctx.in_send = false;
-    ctx.in_write = false;
-    ctx.recv_cursor.reset();
-    ctx.write_cursor.reset();
+    ctx.resp.in_send = false;
+    ctx.resp.in_write = false;
+    ctx.resp.recv_cursor.reset();
+    ctx.resp.write_cursor.reset();
     if (core::receive_queue* rq = q.rq()) {
         rq->drain([&](const core::received& r) {
             complete_receive(e, q, r.context, status::cancelled, 0, core::op_type::receive, 0,

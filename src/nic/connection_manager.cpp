@@ -175,7 +175,7 @@ void connection_manager::send(connection& conn, wire::cm_message& m) {
     }
     f->length = static_cast<std::uint32_t>(r.size);
     e_.counters().cm_messages_sent.fetch_add(1, std::memory_order_relaxed);
-    e_.transmit(*conn.peer, f, e_.dev().sched().now() + e_.config().costs.packet_pipeline);
+    e_.transmit(*conn.peer, f, e_.hw().control_ready(e_.dev().sched().now()));
 }
 
 void connection_manager::send_reply_to(const wire::ip_address& to, wire::cm_message& m) {
@@ -258,16 +258,16 @@ void connection_manager::activate_qp(connection& conn) {
     ctx.peer = conn.peer;
     ctx.flow = conn.flow;
     ctx.peer_qpn = c.peer_qpn;
-    ctx.next_psn = start_psn_for(q->qpn(), c.local_id);
-    ctx.expected_psn = c.peer_start_psn;
+    ctx.req.next_psn = start_psn_for(q->qpn(), c.local_id);
+    ctx.resp.expected_psn = c.peer_start_psn;
     // Effective limits (REFERENCE.md section 9): what this side asked for, capped by the
     // adapter and by what the peer offers the other way.
     ctx.ird =
         std::min({c.inbound_read_limit, limits.max_inbound_read_limit, c.peer.outbound_read_limit});
     ctx.ord = std::min(
         {c.outbound_read_limit, limits.max_outbound_read_limit, c.peer.inbound_read_limit});
-    ctx.reads = {};
-    ctx.replayed_reads = {};
+    ctx.resp.reads = {};
+    ctx.resp.replayed_reads = {};
     q->set_state(core::qp_state::connected);
 }
 

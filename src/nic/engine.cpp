@@ -20,7 +20,8 @@ engine::engine(core::device& dev, engine_config cfg, const transport_factory& ma
     : dev_(dev),
       cfg_(std::move(cfg)),
       frames_(wire::frame_pool::create()),
-      qpc_(cfg_.costs.nic.qpc_cache_entries, core::device::k_max_qps) {
+      hw_(cfg_.costs, cfg_.costs.nic.qpc_cache_entries, core::device::k_max_qps,
+          cfg_.zero_cost_hardware) {
     link_ = make_link([this](wire::frame* f) { on_frame(f); });
     local_address_ = link_->local_address();
     cm_ = std::make_unique<connection_manager>(*this);
@@ -48,115 +49,11 @@ void engine::attach_qp(core::qp& q) {
 }
 
 void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready) {
-    const timing::cost_model& m = cfg_.costs;
-    // Translation-cache misses of the accesses since the last frame (the payload this frame
-    // carries, or the placement it acknowledges) fetch their entries over PCIe first. A NIC
-    // keeps several such fetches in flight: a lone miss costs the whole round trip, a run of
-    // them one round trip plus a share of it per further miss, and fetches started while
-    // earlier packets were placed overlap that placement (docs/timing.md).
-    const std::uint64_t misses = dev_.memory().cache_stats().misses;
-    const std::uint64_t fresh = misses - translation_misses_;
-    translation_misses_ = misses;
-    const timing::sim_time now = dev_.sched().now();
-    if (fresh > 0) {
-        const timing::sim_time penalty = m.cache_miss_penalty(timing::nic_cache::translation);
-        const timing::sim_time share = penalty / k_translation_fetches_in_flight;
-        const timing::sim_time start = std::max(mtt_free_at_, miss_window_start_);
-        // The last fetch starts once the engine had room for it, and not before the last miss
-        // happened (at the latest, now); the frame waits for its round trip.
-        const timing::sim_time last = std::max(start + (fresh - 1) * share, now);
-        mtt_free_at_ = std::max(start + fresh * share, now);
-        ready = std::max(ready, last) + penalty;
-    }
-    miss_window_start_ = now;
-    const timing::sim_time departure =
-        std::max({ready, port_free_at_, pipeline_free_at_, dev_.sched().now()});
-    pipeline_free_at_ = departure + m.packet_interval();
-    port_free_at_ = departure + m.serialization(f->length);
+    const timing::sim_time last_bit =
+        hw_.tx_packet(f->length, ready, dev_.sched().now(), dev_.memory().cache_stats().misses);
     counters_.packets_sent.fetch_add(1, std::memory_order_relaxed);
     // The link adds the propagation to the time the last bit leaves.
-    link_->send(to, f, port_free_at_);
-}
-
-timing::sim_time engine::load_qp_context(std::uint32_t qpn, timing::sim_time at) noexcept {
-    if (qpc_.touch(qpn)) {
-        return at;
-    }
-    const timing::sim_time penalty = cfg_.costs.cache_miss_penalty(timing::nic_cache::qp_context);
-    const timing::sim_time start = std::max(at, qpc_fetch_free_at_);
-    qpc_fetch_free_at_ = start + penalty / k_context_fetches_in_flight;
-    return start + penalty;
-}
-
-engine::dma_span engine::dma_read(timing::sim_time issued, std::uint64_t bytes) {
-    const timing::cost_model& m = cfg_.costs;
-    const timing::sim_time start =
-        std::max(issued + 2 * m.pcie.crossing + m.host.memory_read, pcie_in_free_at_);
-    const std::uint64_t first = std::min<std::uint64_t>(bytes, m.pcie.read_completion_bytes);
-    pcie_in_free_at_ = start + m.pcie_stream_time(bytes, timing::dma_direction::from_host);
-    return {start + m.pcie_stream_time(first, timing::dma_direction::from_host), pcie_in_free_at_};
-}
-
-timing::sim_time engine::packet_ready(const dma_span& read,
-                                      std::uint64_t frame_bytes) const noexcept {
-    const timing::cost_model& m = cfg_.costs;
-    return m.cut_through_departure(read.first, read.last, frame_bytes,
-                                   m.pcie.read_completion_bytes) +
-           m.packet_latency(true);
-}
-
-timing::sim_time engine::issue_wqe(timing::sim_time& engine_free_at,
-                                   timing::sim_time fetched) const noexcept {
-    engine_free_at = std::max(engine_free_at, fetched) + cfg_.costs.wqe_time();
-    return engine_free_at;
-}
-
-// The receive stage of docs/timing.md: the receive pipeline, then posted writes of the payload
-// (from the first bit on, cut-through) and of the CQE a message's last packet may complete,
-// queued on the NIC-to-host link; the data is in memory one crossing after the last write.
-// Malformed frames are only refused at dispatch, after the receive pipeline.
-timing::sim_time engine::receive_done(const wire::frame& f) {
-    const timing::cost_model& m = cfg_.costs;
-    const wire::opcode_info& info =
-        wire::opcode_lookup(f.length > 0 ? static_cast<std::uint32_t>(f.data[0]) : 0xFFU);
-    // An RC packet needs its QP's context (expected PSN, placement state) before the receive
-    // pipeline can handle it: a QPC miss holds the frame for the fetch. Connection management
-    // datagrams (UD, QP 1) use no QP context.
-    timing::sim_time now = dev_.sched().now();
-    if (info.valid && info.svc == wire::service::rc && f.length >= wire::bth_size) {
-        now = load_qp_context(static_cast<std::uint32_t>(
-                                  wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp))),
-                              now);
-    }
-    const timing::sim_time received = now + m.packet_latency(false);
-    const std::size_t framing = info.header_size + wire::icrc_size;
-    const std::uint64_t payload = info.valid && f.length > framing ? f.length - framing : 0;
-    // The last packet of a message completes a request (a receive, a READ, or the sends an
-    // ACK covers), except a READ request and a WRITE without immediate data.
-    const bool completes = info.valid && info.ends_message() &&
-                           info.cls != wire::op_class::read_request &&
-                           (info.cls != wire::op_class::write || info.has(wire::ext::immdt));
-    timing::sim_time done = received;
-    if (payload > 0 || completes) {
-        const timing::sim_time serialization = m.serialization(f.length);
-        const timing::sim_time first_bit = now > serialization ? now - serialization : 0;
-        const timing::sim_time start =
-            std::max(pcie_out_free_at_, first_bit + m.packet_latency(false));
-        const auto to_host = timing::dma_direction::to_host;
-        done = payload == 0
-                   ? std::max(pcie_out_free_at_, received)
-                   : std::max(start + m.pcie_stream_time(payload, to_host),
-                              received + m.pcie_stream_time(std::min<std::uint64_t>(
-                                                                payload, m.pcie.max_payload_bytes),
-                                                            to_host));
-        if (completes) {
-            done += m.pcie_stream_time(m.host.cqe_bytes, to_host);
-        }
-        pcie_out_free_at_ = done;
-        done += m.pcie.crossing;
-    }
-    rx_handled_at_ = std::max(rx_handled_at_, done);
-    return rx_handled_at_;
+    link_->send(to, f, last_bit);
 }
 
 void engine::on_frame(wire::frame* f) {
@@ -189,7 +86,8 @@ void engine::receive(wire::frame* f, core::ref<core::qp> q) {
     // Always through the queue, even when the time has come (a threaded engine's clock can be
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
-    dev_.sched().post_at(receive_done(*f), [this, f, q = std::move(q)] { dispatch(f, q); });
+    dev_.sched().post_at(hw_.rx_packet(*f, dev_.sched().now()),
+                         [this, f, q = std::move(q)] { dispatch(f, q); });
 }
 
 engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) const {
@@ -227,7 +125,7 @@ bool engine::matches_live(const wire::frame& f, core::ref<core::qp>& q) {
 
 bool engine::establishes(core::qp& q, const wire::decoded_packet& p) const {
     return p.info->svc == wire::service::rc && p.info->is_request() &&
-           p.headers.bth.psn == context_of(q).expected_psn;
+           p.headers.bth.psn == context_of(q).resp.expected_psn;
 }
 
 void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {

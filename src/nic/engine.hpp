@@ -15,7 +15,7 @@
 
 #include "core/engine_hooks.hpp"
 #include "core/object.hpp"
-#include "nic/qp_context_cache.hpp"
+#include "nic/hw_model.hpp"
 #include "nic/stats_registry.hpp"
 #include "timing/cost_model.hpp"
 #include "wire/codec.hpp"
@@ -50,6 +50,8 @@ struct engine_config {
     /// Consecutive timer-driven retries without progress before the oldest request fails with
     /// STATUS_IO_TIMEOUT and the connection is torn down (IB retry_cnt).
     std::uint32_t retry_limit = 7;
+    /// The hardware model takes no time (hw_model, "zero-cost"): for the stage unit tests.
+    bool zero_cost_hardware = false;
 };
 
 /// The transport timer doubles per consecutive retry up to ack_timeout << this.
@@ -123,49 +125,24 @@ class engine final : public core::engine_hooks {
     engine_counters& counters() noexcept { return counters_; }
     /// Operation statistics of the adapter and of each QP.
     stats_registry& stats() noexcept { return stats_; }
+    /// The hardware model: when each stage may happen (port, pipeline, PCIe, caches, WQE
+    /// engines).
+    hw_model& hw() noexcept { return hw_; }
     /// The QP context cache model (its hit and miss counters).
-    const qp_context_cache& qp_contexts() const noexcept { return qpc_; }
-
-    /// Records an access at `at` to QP `qpn`'s context and returns when the context is in
-    /// the NIC [ps]: `at` on a QPC hit; on a miss the context is read over PCIe, qpc_miss_ns
-    /// after its fetch could start (k_context_fetches_in_flight fetches overlap, as for
-    /// translation misses: a lone miss waits qpc_miss_ns, a burst of them a share more each).
-    timing::sim_time load_qp_context(std::uint32_t qpn, timing::sim_time at) noexcept;
+    const qp_context_cache& qp_contexts() const noexcept { return hw_.qp_contexts(); }
 
     /// Gives a new QP its engine state. Called once, right after the QP is created.
     void attach_qp(core::qp& q);
 
-    /// Puts a finished frame on the link to `to`, after the frames already queued on this
-    /// adapter's port: the port is busy for each frame's serialization time. `ready` is the
-    /// earliest simulated time the frame can leave [ps].
+    /// Puts a finished frame on the link to `to` when the hardware model lets it leave (after
+    /// the frames already queued on this adapter's port). `ready` is the earliest simulated
+    /// time the frame can leave [ps].
     void transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready);
-
-    /// When the last bit of the last frame queued on this adapter's port leaves [ps].
-    timing::sim_time port_free_at() const noexcept { return port_free_at_; }
 
     /// The link's receive entry, at the frame's last bit: the frame passes the receive
     /// pipeline and its payload (and the CQE it may complete) is written to host memory over
     /// PCIe; it is dispatched when that is done (docs/timing.md, steps 7-9).
     void on_frame(wire::frame* f);
-
-    /// A DMA read of `bytes` from host memory issued at `issued`: its completions queue on the
-    /// host-to-NIC PCIe link after the read round trip. Returns when the first completion
-    /// (read_completion_bytes) and the last byte are in the NIC [ps].
-    struct dma_span {
-        timing::sim_time first;
-        timing::sim_time last;
-    };
-    dma_span dma_read(timing::sim_time issued, std::uint64_t bytes);
-
-    /// When a packet whose payload is read by `read` (or, for no payload, that is ready at
-    /// `read.last`) can enter the port: cut-through after the transmit pipeline [ps].
-    timing::sim_time packet_ready(const dma_span& read, std::uint64_t frame_bytes) const noexcept;
-
-    /// Issues one WQE on a QP's WQE engine, busy until `engine_free_at`: it starts once the
-    /// WQE is in the NIC (`fetched`) and the engine is free, and takes wqe_time(). Returns the
-    /// time the WQE is issued [ps].
-    timing::sim_time issue_wqe(timing::sim_time& engine_free_at,
-                               timing::sim_time fetched) const noexcept;
 
     // core::engine_hooks
     void qp_closing(core::qp& q) override;
@@ -182,29 +159,14 @@ class engine final : public core::engine_hooks {
     std::unique_ptr<connection_manager> cm_;
     engine_counters counters_;
     stats_registry stats_;
-    qp_context_cache qpc_;
-    // Resources that queue (docs/timing.md): each is busy until its free-at time.
-    timing::sim_time port_free_at_ = 0;
-    timing::sim_time pipeline_free_at_ = 0;   ///< the NIC pipeline admits a packet per interval
-    timing::sim_time pcie_in_free_at_ = 0;    ///< host-to-NIC: read completions
-    timing::sim_time pcie_out_free_at_ = 0;   ///< NIC-to-host: posted writes
-    timing::sim_time rx_handled_at_ = 0;      ///< frames are dispatched in arrival order
-    std::uint64_t translation_misses_ = 0;    ///< misses already charged
-    timing::sim_time mtt_free_at_ = 0;        ///< the translation fetch engine is busy until
-    timing::sim_time miss_window_start_ = 0;  ///< misses seen later happened after this time
-    /// Translation entries fetched over PCIe at once.
-    static constexpr std::uint64_t k_translation_fetches_in_flight = 4;
-    /// QP contexts fetched over PCIe at once.
-    static constexpr std::uint64_t k_context_fetches_in_flight = 4;
-    timing::sim_time qpc_fetch_free_at_ = 0;  ///< the context fetch engine takes a new fetch
+    hw_model hw_;
 
-    /// Queues `f` for dispatch after the receive pipeline (receive_done); `q`, when set, is
+    /// Queues `f` for dispatch after the receive pipeline (hw_model::rx_packet); `q`, when set, is
     /// the QP matches_live found for it.
     void receive(wire::frame* f, core::ref<core::qp> q);
     /// Hands `f` to the stage that takes it; `found`, when set, is its destination QP already
     /// looked up (else dispatch looks it up).
     void dispatch(wire::frame* f, const core::ref<core::qp>& found);
-    timing::sim_time receive_done(const wire::frame& f);
 
     /// How a data frame from `source` relates to the QP it names (nullptr: no such QP).
     enum class qp_match : std::uint8_t {

@@ -44,9 +44,9 @@ status publish(engine& e, core::qp& q, std::uint32_t flags) {
     q.sq().publish();
     qp_context& ctx = context_of(q);
     if ((flags & core::op_flag::defer) != 0) {
-        ctx.deferred = true;
+        ctx.req.deferred = true;
     } else {
-        ctx.deferred = false;
+        ctx.req.deferred = false;
         ring_doorbell(e, q);
     }
     return status::success;
@@ -57,8 +57,8 @@ status publish(engine& e, core::qp& q, std::uint32_t flags) {
 status refuse(engine& e, core::qp& q, status s, const char* call) {
     q.dev().refusals().record(q.ident(), call, s);
     qp_context& ctx = context_of(q);
-    if (ctx.deferred) {
-        ctx.deferred = false;
+    if (ctx.req.deferred) {
+        ctx.req.deferred = false;
         ring_doorbell(e, q);
     }
     return s;

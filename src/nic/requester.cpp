@@ -18,7 +18,6 @@
 #include "nic/packets.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
-#include "timing/cost_model_estimates.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::nic {
@@ -57,7 +56,7 @@ void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time r
     // A read asked for again (a response was lost) resumes at the first byte not yet placed:
     // the request names that response's PSN and the rest of the range (IB RC read retry), so
     // a retry over a lossy link moves only what is missing and always makes progress.
-    const std::uint32_t mtu = e.config().costs.mtu;
+    const std::uint32_t mtu = e.hw().mtu();
     const auto done = static_cast<std::uint32_t>(w.placed / mtu);
     const std::uint64_t skipped = static_cast<std::uint64_t>(done) * mtu;
     wire::packet_headers h;
@@ -67,10 +66,10 @@ void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time r
     h.reth.va = w.remote_address + skipped;
     h.reth.rkey = w.remote_token;
     h.reth.dma_length = static_cast<std::uint32_t>(w.length - skipped);
-    send_packet(e, q, h, ready + e.config().costs.packet_pipeline);
+    send_packet(e, q, h, e.hw().control_ready(ready));
     if (!w.read_counted) {
         w.read_counted = true;
-        ++ctx.reads_outstanding;
+        ++ctx.req.reads_outstanding;
     }
     w.resume = w.packets;
 }
@@ -84,7 +83,7 @@ constexpr std::uint32_t k_ack_request_interval = 16;
 // Sends the packets of a SEND or WRITE from w.resume on. Returns false when a local SGE was
 // refused by the memory unit (w.result then holds the status).
 bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready) {
-    const std::uint32_t mtu = e.config().costs.mtu;
+    const std::uint32_t mtu = e.hw().mtu();
     const bool inline_data = (w.flags & core::op_flag::inline_data) != 0;
     mem::translation_unit& memory = e.dev().memory();
     mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::local_read,
@@ -109,12 +108,8 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
         if (w.kind == wr_kind::send_invalidate && last) {
             h.invalidate_rkey = w.remote_token;
         }
-        // The payload is read from host memory (docs/timing.md step 4); an inline one is
-        // already in the NIC.
-        const engine::dma_span read =
-            inline_data || chunk == 0 ? engine::dma_span{ready, ready} : e.dma_read(ready, chunk);
-        const timing::sim_time leaves = e.packet_ready(
-            read, timing::frame_bytes(chunk, w.kind == wr_kind::write && i == 0 ? 16 : 0));
+        const timing::sim_time leaves = e.hw().request_ready(
+            ready, chunk, w.kind == wr_kind::write && i == 0 ? wire::reth_size : 0, inline_data);
         const bool sent = send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
             if (inline_data) {
                 std::memcpy(payload.data(), w.inline_data + offset, payload.size());
@@ -141,13 +136,13 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
 // takes the shared resources (PCIe, port) in the order of simulated time.
 void resume_when_free(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
-    if (ctx.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
+    if (ctx.req.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
         return;
     }
     q.add_ref();
-    e.dev().sched().post_at(ctx.wqe_engine_free_at, [&e, qp = &q] {
-        context_of(*qp).doorbell_pending.store(false, std::memory_order_release);
-        context_of(*qp).wqes_fetched = true;
+    e.dev().sched().post_at(e.hw().wqe_engine_free_at(ctx.hw), [&e, qp = &q] {
+        context_of(*qp).req.doorbell_pending.store(false, std::memory_order_release);
+        context_of(*qp).req.wqes_fetched = true;
         run_requester(e, *qp);
         qp->release();
     });
@@ -157,13 +152,13 @@ void resume_when_free(engine& e, core::qp& q) {
 
 void ring_doorbell(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
-    ctx.doorbells.fetch_add(1, std::memory_order_relaxed);
-    if (ctx.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
+    ctx.req.doorbells.fetch_add(1, std::memory_order_relaxed);
+    if (ctx.req.doorbell_pending.exchange(true, std::memory_order_acq_rel)) {
         return;
     }
     q.add_ref();
-    e.dev().sched().post_after(e.config().costs.doorbell, [&e, qp = &q] {
-        context_of(*qp).doorbell_pending.store(false, std::memory_order_release);
+    e.dev().sched().post_after(e.hw().doorbell_latency(), [&e, qp = &q] {
+        context_of(*qp).req.doorbell_pending.store(false, std::memory_order_release);
         run_requester(e, *qp);
         qp->release();
     });
@@ -175,36 +170,30 @@ void run_requester(engine& e, core::qp& q) {
         fail_qp(e, q);
         return;
     }
-    if (q.state() != core::qp_state::connected || ctx.retry_scheduled) {
+    if (q.state() != core::qp_state::connected || ctx.req.retry_scheduled) {
         return;
     }
     core::send_queue& sq = q.sq();
     const std::uint32_t outstanding = sq.outstanding();
-    const std::uint32_t mtu = e.config().costs.mtu;
+    const std::uint32_t mtu = e.hw().mtu();
     const bool was_idle = !awaiting_peer(q);
-    // The WQEs a doorbell announced are fetched by one DMA read; an inline WQE came with the
-    // doorbell. Each is then issued by the QP's WQE engine (docs/timing.md steps 2-3).
-    const timing::sim_time now = e.dev().sched().now();
-    timing::sim_time fetched = ctx.wqes_fetched ? now : 0;  // 0: read with the first WQE
-    // The QP's context (send queue address, PSNs) is loaded before the first WQE this run
-    // issues; a QPC miss delays the WQE fetch and the issue by the context fetch.
-    std::optional<timing::sim_time> context_at;
-    ctx.wqes_fetched = false;
-    // Each doorbell keeps the WQE engine busy after the WQE it announced (the per-QP rate).
-    std::uint32_t doorbells = ctx.doorbells.exchange(0, std::memory_order_relaxed);
-    const timing::sim_time doorbell_busy =
-        e.config().costs.cycles(e.config().costs.nic.doorbell_cycles);
-    while (ctx.next_wqe < outstanding) {
-        core::send_wqe& w = sq.at(ctx.next_wqe);
+    // The hardware model fetches and issues the WQEs this run reaches (docs/timing.md steps
+    // 2-3); the doorbells rung since the last run each keep the QP's WQE engine busy.
+    hw_model::wqe_run run =
+        e.hw().begin_wqe_run(e.dev().sched().now(), ctx.req.wqes_fetched,
+                             ctx.req.doorbells.exchange(0, std::memory_order_relaxed));
+    ctx.req.wqes_fetched = false;
+    while (ctx.req.next_wqe < outstanding) {
+        core::send_wqe& w = sq.at(ctx.req.next_wqe);
         if (w.done) {
-            ++ctx.next_wqe;
+            ++ctx.req.next_wqe;
             continue;
         }
         if (is_local(w.kind)) {
             w.started = true;
             w.result = execute_local(e, q, w);
             w.done = true;
-            ++ctx.next_wqe;
+            ++ctx.req.next_wqe;
             if (w.result != status::success) {
                 // A failed local operation moves the QP to error, as a failed bind or
                 // fast-register does on an RC transport.
@@ -213,43 +202,32 @@ void run_requester(engine& e, core::qp& q) {
             }
             continue;
         }
-        if ((w.flags & core::op_flag::read_fence) != 0 && ctx.reads_outstanding > 0) {
+        if ((w.flags & core::op_flag::read_fence) != 0 && ctx.req.reads_outstanding > 0) {
             break;  // READ_FENCE: earlier reads first (REFERENCE.md 2.3)
         }
         if (w.kind == wr_kind::read && !w.read_counted &&
-            ctx.reads_outstanding >= std::max<std::uint32_t>(ctx.ord, 1)) {
+            ctx.req.reads_outstanding >= std::max<std::uint32_t>(ctx.ord, 1)) {
             break;  // the outbound read limit is reached
         }
-        if (ctx.wqe_engine_free_at > now) {
-            ctx.doorbells.fetch_add(doorbells, std::memory_order_relaxed);
-            doorbells = 0;
+        if (e.hw().wqe_engine_busy(ctx.hw, run)) {
+            ctx.req.doorbells.fetch_add(e.hw().take_uncharged_doorbells(run),
+                                        std::memory_order_relaxed);
             resume_when_free(e, q);
             break;
         }
         if (!w.started) {
             w.started = true;
             w.packets = packets_for(w.length, mtu);
-            w.first_psn = ctx.next_psn;
-            ctx.next_psn = wire::psn_add(ctx.next_psn, w.packets);
+            w.first_psn = ctx.req.next_psn;
+            ctx.req.next_psn = wire::psn_add(ctx.req.next_psn, w.packets);
             w.resume = 0;
         } else if (w.resume < w.packets) {
             // A READ is asked for again with one request packet.
             e.counters().retransmitted_packets.fetch_add(
                 w.kind == wr_kind::read ? 1 : w.packets - w.resume, std::memory_order_relaxed);
         }
-        if (!context_at) {
-            context_at = e.load_qp_context(q.qpn(), now);
-        }
-        const bool inline_wqe = (w.flags & core::op_flag::inline_data) != 0;
-        if (!inline_wqe && fetched == 0) {
-            fetched = e.dma_read(*context_at, e.config().costs.host.wqe_bytes).last;
-        }
-        const timing::sim_time ready = e.issue_wqe(
-            ctx.wqe_engine_free_at, inline_wqe ? *context_at : std::max(fetched, *context_at));
-        if (doorbells > 0) {
-            --doorbells;
-            ctx.wqe_engine_free_at += doorbell_busy;
-        }
+        const timing::sim_time ready =
+            e.hw().issue_wqe(run, ctx.hw, q.qpn(), (w.flags & core::op_flag::inline_data) != 0);
         if (w.kind == wr_kind::read) {
             if (w.resume < w.packets) {
                 transmit_read(e, q, w, ready);
@@ -259,9 +237,9 @@ void run_requester(engine& e, core::qp& q) {
             fail_qp(e, q);
             return;
         }
-        ++ctx.next_wqe;
+        ++ctx.req.next_wqe;
     }
-    ctx.wqe_engine_free_at = std::max(ctx.wqe_engine_free_at, now) + doorbells * doorbell_busy;
+    e.hw().end_wqe_run(run, ctx.hw);
     arm_ack_timer(e, q, was_idle);
     complete_in_order(e, q);
 }
@@ -282,7 +260,7 @@ void rewind_requester(engine& e, core::qp& q, std::uint32_t psn) {
                 continue;
             }
             found = true;
-            ctx.next_wqe = i;
+            ctx.req.next_wqe = i;
             // A READ is always asked for again whole; a message resumes at the named packet.
             w.resume = w.kind == wr_kind::read ? 0 : static_cast<std::uint32_t>(offset);
         } else {

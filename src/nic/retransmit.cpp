@@ -59,7 +59,7 @@ core::send_wqe* oldest_waiting(core::qp& q) {
 void on_timer(engine& e, core::qp& q);
 
 void schedule_check(engine& e, core::qp& q, timing::sim_time delay) {
-    context_of(q).ack_timer_armed = true;
+    context_of(q).timer.armed = true;
     q.add_ref();
     e.dev().sched().post_after(delay, [&e, qp = &q] {
         on_timer(e, *qp);
@@ -69,7 +69,7 @@ void schedule_check(engine& e, core::qp& q, timing::sim_time delay) {
 
 void on_timer(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
-    ctx.ack_timer_armed = false;
+    ctx.timer.armed = false;
     if (q.state() != core::qp_state::connected) {
         return;  // failed, flushed or disconnected: nothing is retried any more
     }
@@ -79,11 +79,11 @@ void on_timer(engine& e, core::qp& q) {
     }
     const timing::sim_time base = e.config().ack_timeout;
     const timing::sim_time now = e.dev().sched().now();
-    const timing::sim_time interval = ack_timeout_after(base, ctx.transport_retries);
-    const timing::sim_time deadline = ctx.progress_at + interval;
-    if (ctx.retry_scheduled) {
+    const timing::sim_time interval = ack_timeout_after(base, ctx.timer.retries);
+    const timing::sim_time deadline = ctx.timer.progress_at + interval;
+    if (ctx.req.retry_scheduled) {
         // Receiver not ready: the peer answers, the RNR limit governs (not the transport one).
-        ctx.progress_at = now;
+        ctx.timer.progress_at = now;
         schedule_check(e, q, interval);
         return;
     }
@@ -99,14 +99,14 @@ void on_timer(engine& e, core::qp& q) {
         // counting a retry. A dead peer leaves the engine idle, and then checks run on time.
         NDKSIM_DEBUG("{}: transport timer ran {} ps late; interval restarted", q.ident(),
                      now - deadline);
-        ctx.progress_at = now;
+        ctx.timer.progress_at = now;
         schedule_check(e, q, interval);
         return;
     }
-    if (ctx.transport_retries >= e.config().retry_limit) {
+    if (ctx.timer.retries >= e.config().retry_limit) {
         e.counters().retries_exhausted.fetch_add(1, std::memory_order_relaxed);
         NDKSIM_INFO("{}: no answer for PSN {:#x} after {} retries; the connection is lost",
-                    q.ident(), w->first_psn, ctx.transport_retries);
+                    q.ident(), w->first_psn, ctx.timer.retries);
         w->done = true;
         w->result = status::io_timeout;
         w->provider_error = 0;
@@ -114,19 +114,19 @@ void on_timer(engine& e, core::qp& q) {
         e.cm().abort_connection(q, disconnect_reason::retry_exhausted);
         return;
     }
-    ++ctx.transport_retries;
-    ctx.progress_at = now;
+    ++ctx.timer.retries;
+    ctx.timer.progress_at = now;
     e.counters().ack_timeouts.fetch_add(1, std::memory_order_relaxed);
     NDKSIM_DEBUG("{}: ACK timeout at PSN {:#x}, retry {}", q.ident(), w->first_psn,
-                 ctx.transport_retries);
+                 ctx.timer.retries);
     // Go-back-N from the oldest unacknowledged PSN (retransmitted_packets counts what is sent
     // again): past the part of a message the peer acknowledged; a READ is asked for again.
     rewind_requester(
         e, q,
         w->kind == core::wr_kind::read ? w->first_psn : wire::psn_add(w->first_psn, w->acked));
     run_requester(e, q);
-    if (!ctx.ack_timer_armed && q.state() == core::qp_state::connected) {
-        schedule_check(e, q, ack_timeout_after(base, ctx.transport_retries));
+    if (!ctx.timer.armed && q.state() == core::qp_state::connected) {
+        schedule_check(e, q, ack_timeout_after(base, ctx.timer.retries));
     }
 }
 
@@ -139,22 +139,22 @@ bool awaiting_peer(core::qp& q) {
 void arm_ack_timer(engine& e, core::qp& q, bool was_idle) {
     qp_context& ctx = context_of(q);
     if (was_idle) {
-        ctx.progress_at = e.dev().sched().now();
-        ctx.transport_retries = 0;
+        ctx.timer.progress_at = e.dev().sched().now();
+        ctx.timer.retries = 0;
     }
-    if (ctx.ack_timer_armed || e.config().ack_timeout == 0 || !awaiting_peer(q)) {
+    if (ctx.timer.armed || e.config().ack_timeout == 0 || !awaiting_peer(q)) {
         return;
     }
     const timing::sim_time now = e.dev().sched().now();
     const timing::sim_time deadline =
-        ctx.progress_at + ack_timeout_after(e.config().ack_timeout, ctx.transport_retries);
+        ctx.timer.progress_at + ack_timeout_after(e.config().ack_timeout, ctx.timer.retries);
     schedule_check(e, q, deadline > now ? deadline - now : 0);
 }
 
 void note_progress(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
-    ctx.progress_at = e.dev().sched().now();
-    ctx.transport_retries = 0;
+    ctx.timer.progress_at = e.dev().sched().now();
+    ctx.timer.retries = 0;
 }
 
 }  // namespace ndksim::nic

@@ -147,7 +147,7 @@ class Hostile : public CapturingPair {
         if (h.bth.dest_qp == 0) {
             h.bth.dest_qp = q.qpn();
         }
-        h.bth.psn = wire::psn_add(nic::context_of(q).expected_psn, h.bth.psn);
+        h.bth.psn = wire::psn_add(nic::context_of(q).resp.expected_psn, h.bth.psn);
         std::vector<std::byte> payload(payload_size, std::byte{0x5A});
         std::vector<std::byte> frame(wire::max_frame_size);
         const wire::flow f{ip_of(from), wire::ip_address::v4(10, 0, 0, 2)};
@@ -702,7 +702,7 @@ TEST_F(Hostile, FuzzCorpusReplayedThroughTheLiveResponder) {
         if (!cm) {
             core::qp& q = core_qp(b_.qp);
             wire::store_be<3>(aimed.data() + 5, q.qpn());
-            wire::store_be<3>(aimed.data() + 9, nic::context_of(q).expected_psn);
+            wire::store_be<3>(aimed.data() + 9, nic::context_of(q).resp.expected_psn);
         }
         const std::size_t body = aimed.size() - wire::icrc_size;
         wire::store_icrc(aimed.data() + body,

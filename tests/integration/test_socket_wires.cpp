@@ -487,7 +487,7 @@ TEST_P(SocketWire, AValidFrameFromThePeerMovesTheClockToItsDepartureTime) {
     std::uint64_t duplicates = 0;
     std::promise<void> read;
     boost::asio::post(b_.nic->dev.sched().io(), [&] {
-        h.bth.psn = wire::psn_add(nic::context_of(q).expected_psn, wire::psn_mask);
+        h.bth.psn = wire::psn_add(nic::context_of(q).resp.expected_psn, wire::psn_mask);
         duplicates = b_.nic->engine->counters().duplicate_packets.load();
         read.set_value();
     });
@@ -617,7 +617,7 @@ TEST_P(SocketWireStranger, EveryMessageWithGuessedIdsLeavesTheLiveConnectionAlon
         }
     }
     // Data: every RC opcode, at b's QP and at guessed ones, at the expected PSN and the next.
-    const std::uint32_t expected = nic::context_of(qb).expected_psn;
+    const std::uint32_t expected = nic::context_of(qb).resp.expected_psn;
     const std::array<std::byte, 32> payload{std::byte{0xEE}};
     for (std::uint32_t raw = 0; raw < 256; ++raw) {
         const wire::opcode_info& info = wire::opcode_lookup(raw);

@@ -1,0 +1,210 @@
+#include "nic/hw_model.hpp"
+
+#include <algorithm>
+#include <cstddef>
+
+#include "wire/opcode_table.hpp"
+#include "wire/proto.hpp"
+
+namespace ndksim::nic {
+
+hw_model::hw_model(const timing::cost_model& costs, std::uint32_t qpc_entries,
+                   std::uint32_t qp_numbers, bool zero_cost)
+    : costs_(costs), zero_(zero_cost), qpc_(qpc_entries, qp_numbers) {}
+
+std::uint64_t hw_model::frame_length(std::uint64_t payload, std::uint64_t extra_headers) noexcept {
+    return wire::bth_size + extra_headers + payload +
+           wire::pad_for(static_cast<std::size_t>(payload)) + wire::icrc_size;
+}
+
+hw_model::wqe_run hw_model::begin_wqe_run(timing::sim_time now, bool wqes_fetched,
+                                          std::uint32_t doorbells) const noexcept {
+    wqe_run run;
+    run.now = now;
+    run.fetched = wqes_fetched ? now : 0;
+    run.doorbells = doorbells;
+    return run;
+}
+
+std::uint32_t hw_model::take_uncharged_doorbells(wqe_run& run) const noexcept {
+    const std::uint32_t n = run.doorbells;
+    run.doorbells = 0;
+    return n;
+}
+
+timing::sim_time hw_model::issue_wqe(wqe_run& run, qp_state& qp, std::uint32_t qpn,
+                                     bool inline_wqe) {
+    if (zero_) {
+        return run.now;
+    }
+    // The QP's context (send queue address, PSNs) is loaded before the first WQE a run issues;
+    // a QPC miss delays the WQE fetch and the issue by the context fetch.
+    if (!run.context_loaded) {
+        run.context_at = load_qp_context(qpn, run.now);
+        run.context_loaded = true;
+    }
+    // The WQEs a doorbell announced are fetched by one DMA read; an inline WQE came with the
+    // doorbell.
+    if (!inline_wqe && run.fetched == 0) {
+        run.fetched = dma_read(run.context_at, costs_.host.wqe_bytes).last;
+    }
+    const timing::sim_time fetched =
+        inline_wqe ? run.context_at : std::max(run.fetched, run.context_at);
+    qp.wqe_engine_free_at = std::max(qp.wqe_engine_free_at, fetched) + costs_.wqe_time();
+    const timing::sim_time issued = qp.wqe_engine_free_at;
+    // Each doorbell keeps the WQE engine busy after the WQE it announced (the per-QP rate).
+    if (run.doorbells > 0) {
+        --run.doorbells;
+        qp.wqe_engine_free_at += costs_.cycles(costs_.nic.doorbell_cycles);
+    }
+    return issued;
+}
+
+void hw_model::end_wqe_run(const wqe_run& run, qp_state& qp) const noexcept {
+    if (zero_) {
+        return;
+    }
+    qp.wqe_engine_free_at = std::max(qp.wqe_engine_free_at, run.now) +
+                            run.doorbells * costs_.cycles(costs_.nic.doorbell_cycles);
+}
+
+void hw_model::read_response_on_engine(qp_state& qp, timing::sim_time now) const noexcept {
+    if (zero_) {
+        return;
+    }
+    qp.wqe_engine_free_at =
+        std::max(qp.wqe_engine_free_at, now) + costs_.cycles(costs_.nic.read_response_cycles);
+}
+
+timing::sim_time hw_model::request_ready(timing::sim_time issued, std::uint64_t payload,
+                                         std::uint64_t extra_headers, bool payload_in_nic) {
+    if (zero_) {
+        return issued;
+    }
+    // The payload is read from host memory (docs/timing.md step 4); an inline one is already
+    // in the NIC.
+    const dma_span read =
+        payload_in_nic || payload == 0 ? dma_span{issued, issued} : dma_read(issued, payload);
+    return packet_ready(read, frame_length(payload, extra_headers));
+}
+
+timing::sim_time hw_model::read_response_ready(timing::sim_time now, std::uint64_t payload) {
+    if (zero_) {
+        return now;
+    }
+    // Each response's payload is read from host memory and forwarded cut-through.
+    return payload == 0
+               ? control_ready(now)
+               : packet_ready(dma_read(now, payload), frame_length(payload, wire::aeth_size));
+}
+
+hw_model::dma_span hw_model::dma_read(timing::sim_time issued, std::uint64_t bytes) {
+    const timing::sim_time start =
+        std::max(issued + 2 * costs_.pcie.crossing + costs_.host.memory_read, pcie_in_free_at_);
+    const std::uint64_t first = std::min<std::uint64_t>(bytes, costs_.pcie.read_completion_bytes);
+    pcie_in_free_at_ = start + costs_.pcie_stream_time(bytes, timing::dma_direction::from_host);
+    return {start + costs_.pcie_stream_time(first, timing::dma_direction::from_host),
+            pcie_in_free_at_};
+}
+
+timing::sim_time hw_model::packet_ready(const dma_span& read,
+                                        std::uint64_t frame_bytes) const noexcept {
+    return costs_.cut_through_departure(read.first, read.last, frame_bytes,
+                                        costs_.pcie.read_completion_bytes) +
+           costs_.packet_latency(true);
+}
+
+timing::sim_time hw_model::tx_packet(std::uint64_t frame_len, timing::sim_time ready,
+                                     timing::sim_time now, std::uint64_t translation_misses) {
+    if (zero_) {
+        port_free_at_ = std::max(ready, now);
+        return port_free_at_;
+    }
+    // Translation-cache misses of the accesses since the last frame (the payload this frame
+    // carries, or the placement it acknowledges) fetch their entries over PCIe first. A NIC
+    // keeps several such fetches in flight: a lone miss costs the whole round trip, a run of
+    // them one round trip plus a share of it per further miss, and fetches started while
+    // earlier packets were placed overlap that placement (docs/timing.md).
+    const std::uint64_t fresh = translation_misses - translation_misses_;
+    translation_misses_ = translation_misses;
+    if (fresh > 0) {
+        const timing::sim_time penalty = costs_.cache_miss_penalty(timing::nic_cache::translation);
+        const timing::sim_time share = penalty / k_translation_fetches_in_flight;
+        const timing::sim_time start = std::max(mtt_free_at_, miss_window_start_);
+        // The last fetch starts once the engine had room for it, and not before the last miss
+        // happened (at the latest, now); the frame waits for its round trip.
+        const timing::sim_time last = std::max(start + (fresh - 1) * share, now);
+        mtt_free_at_ = std::max(start + fresh * share, now);
+        ready = std::max(ready, last) + penalty;
+    }
+    miss_window_start_ = now;
+    const timing::sim_time departure = std::max({ready, port_free_at_, pipeline_free_at_, now});
+    pipeline_free_at_ = departure + costs_.packet_interval();
+    port_free_at_ = departure + costs_.serialization(frame_len);
+    return port_free_at_;
+}
+
+timing::sim_time hw_model::load_qp_context(std::uint32_t qpn, timing::sim_time at) noexcept {
+    if (zero_) {
+        return at;
+    }
+    if (qpc_.touch(qpn)) {
+        return at;
+    }
+    const timing::sim_time penalty = costs_.cache_miss_penalty(timing::nic_cache::qp_context);
+    const timing::sim_time start = std::max(at, qpc_fetch_free_at_);
+    qpc_fetch_free_at_ = start + penalty / k_context_fetches_in_flight;
+    return start + penalty;
+}
+
+// The receive stage of docs/timing.md: the receive pipeline, then posted writes of the payload
+// (from the first bit on, cut-through) and of the CQE a message's last packet may complete,
+// queued on the NIC-to-host link; the data is in memory one crossing after the last write.
+// Malformed frames are only refused at dispatch, after the receive pipeline.
+timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now) {
+    if (zero_) {
+        rx_handled_at_ = std::max(rx_handled_at_, now);
+        return rx_handled_at_;
+    }
+    const wire::opcode_info& info =
+        wire::opcode_lookup(f.length > 0 ? static_cast<std::uint32_t>(f.data[0]) : 0xFFU);
+    // An RC packet needs its QP's context (expected PSN, placement state) before the receive
+    // pipeline can handle it: a QPC miss holds the frame for the fetch. Connection management
+    // datagrams (UD, QP 1) use no QP context.
+    if (info.valid && info.svc == wire::service::rc && f.length >= wire::bth_size) {
+        now = load_qp_context(static_cast<std::uint32_t>(
+                                  wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp))),
+                              now);
+    }
+    const timing::sim_time received = now + costs_.packet_latency(false);
+    const std::size_t framing = info.header_size + wire::icrc_size;
+    const std::uint64_t payload = info.valid && f.length > framing ? f.length - framing : 0;
+    // The last packet of a message completes a request (a receive, a READ, or the sends an
+    // ACK covers), except a READ request and a WRITE without immediate data.
+    const bool completes = info.valid && info.ends_message() &&
+                           info.cls != wire::op_class::read_request &&
+                           (info.cls != wire::op_class::write || info.has(wire::ext::immdt));
+    timing::sim_time done = received;
+    if (payload > 0 || completes) {
+        const timing::sim_time serialization = costs_.serialization(f.length);
+        const timing::sim_time first_bit = now > serialization ? now - serialization : 0;
+        const timing::sim_time start =
+            std::max(pcie_out_free_at_, first_bit + costs_.packet_latency(false));
+        const auto to_host = timing::dma_direction::to_host;
+        done = payload == 0 ? std::max(pcie_out_free_at_, received)
+                            : std::max(start + costs_.pcie_stream_time(payload, to_host),
+                                       received + costs_.pcie_stream_time(
+                                                      std::min<std::uint64_t>(
+                                                          payload, costs_.pcie.max_payload_bytes),
+                                                      to_host));
+        if (completes) {
+            done += costs_.pcie_stream_time(costs_.host.cqe_bytes, to_host);
+        }
+        pcie_out_free_at_ = done;
+        done += costs_.pcie.crossing;
+    }
+    rx_handled_at_ = std::max(rx_handled_at_, done);
+    return rx_handled_at_;
+}
+
+}  // namespace ndksim::nic

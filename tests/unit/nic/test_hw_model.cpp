@@ -1,0 +1,136 @@
+// The hardware model alone, on the cx4-edr costs (docs/timing.md): frame lengths as the codec
+// encodes them, the port and the pipeline queueing frames, the WQE engine, the receive side's
+// arrival order, the QP context cache, and the zero-cost model the stage tests run on.
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "core/device.hpp"
+#include "nic/hw_model.hpp"
+#include "timing/cost_model.hpp"
+#include "wire/codec.hpp"
+
+namespace ndksim::nic::test {
+namespace {
+
+using timing::sim_time;
+
+class HwModel : public ::testing::Test {
+  protected:
+    timing::cost_model costs_;
+    hw_model hw_{costs_, 2, core::device::k_max_qps};
+};
+
+TEST_F(HwModel, FrameLengthsAreWhatTheCodecEncodes) {
+    std::vector<std::byte> buffer(wire::k_max_frame_bytes);
+    const auto encoded = [&](wire::opcode op, std::size_t payload) {
+        wire::packet_headers h;
+        h.bth.op = op;
+        return wire::encode_headers(h, payload, buffer).frame_size;
+    };
+    for (const std::size_t payload : {0U, 1U, 5U, 32U, 4095U, 4096U}) {
+        EXPECT_EQ(hw_model::frame_length(payload, 0), encoded(wire::opcode::rc_send_only, payload));
+        EXPECT_EQ(hw_model::frame_length(payload, wire::reth_size),
+                  encoded(wire::opcode::rc_write_only, payload));
+        EXPECT_EQ(hw_model::frame_length(payload, wire::aeth_size),
+                  encoded(wire::opcode::rc_read_response_only, payload));
+    }
+    EXPECT_EQ(hw_model::frame_length(4096, 0), 4112U);
+}
+
+TEST_F(HwModel, BackToBackFramesQueueOnThePort) {
+    const sim_time one = costs_.serialization(4112);
+    EXPECT_EQ(hw_.tx_packet(4112, 0, 0, 0), one);
+    EXPECT_EQ(hw_.tx_packet(4112, 0, 0, 0), 2 * one) << "the second waits for the first";
+    EXPECT_EQ(hw_.port_free_at(), 2 * one);
+    // A frame ready after the port is free leaves when it is ready.
+    EXPECT_EQ(hw_.tx_packet(4112, 10 * one, 0, 0), 11 * one);
+}
+
+TEST_F(HwModel, SmallFramesAreAdmittedOnePerPipelineInterval) {
+    // 8 B WRITEs serialize in 4 ns, faster than the 6.67 ns pipeline interval of 150 Mpps.
+    const std::uint64_t frame = hw_model::frame_length(8, wire::reth_size);
+    ASSERT_LT(costs_.serialization(frame), costs_.packet_interval());
+    hw_.tx_packet(frame, 0, 0, 0);
+    EXPECT_EQ(hw_.tx_packet(frame, 0, 0, 0),
+              costs_.packet_interval() + costs_.serialization(frame));
+}
+
+TEST_F(HwModel, TranslationMissesHoldTheFrameForTheirFetch) {
+    const sim_time penalty = costs_.cache_miss_penalty(timing::nic_cache::translation);
+    EXPECT_EQ(hw_.tx_packet(64, 0, 0, 1), penalty + costs_.serialization(64))
+        << "a lone miss waits the whole round trip";
+    const sim_time later = 10 * penalty;
+    EXPECT_EQ(hw_.tx_packet(64, later, later, 1), later + costs_.serialization(64))
+        << "misses already charged are not charged again";
+}
+
+TEST_F(HwModel, AnInlineWqeIsIssuedAfterTheContextAndTheEngine) {
+    hw_model::qp_state qp;
+    hw_model::wqe_run run = hw_.begin_wqe_run(0, false, 1);
+    const sim_time miss = costs_.cache_miss_penalty(timing::nic_cache::qp_context);
+    EXPECT_EQ(hw_.issue_wqe(run, qp, 7, true), miss + costs_.wqe_time())
+        << "the first access to QP 7's context misses";
+    // The doorbell keeps the engine busy after the WQE (the per-QP message rate).
+    EXPECT_EQ(qp.wqe_engine_free_at, miss + costs_.qp_doorbell_busy(1));
+    hw_.end_wqe_run(run, qp);
+    EXPECT_TRUE(hw_.wqe_engine_busy(qp, hw_.begin_wqe_run(miss, false, 0)));
+}
+
+TEST_F(HwModel, ANonInlineWqeIsFetchedOnceForTheRun) {
+    hw_.load_qp_context(7, 0);  // a hit from now on
+    hw_model::qp_state qp;
+    hw_model::wqe_run run = hw_.begin_wqe_run(0, false, 0);
+    const sim_time fetched =
+        costs_.pcie_dma_time(costs_.host.wqe_bytes, timing::dma_direction::from_host);
+    EXPECT_EQ(hw_.issue_wqe(run, qp, 7, false), fetched + costs_.wqe_time());
+    EXPECT_EQ(hw_.issue_wqe(run, qp, 7, false), fetched + 2 * costs_.wqe_time())
+        << "one DMA read fetched every WQE the doorbell announced";
+}
+
+TEST_F(HwModel, TheQpContextCacheChargesMissesOnly) {
+    const sim_time miss = costs_.cache_miss_penalty(timing::nic_cache::qp_context);
+    EXPECT_EQ(hw_.load_qp_context(1, 0), miss);
+    EXPECT_EQ(hw_.load_qp_context(1, 5 * miss), 5 * miss);
+    EXPECT_EQ(hw_.load_qp_context(2, 5 * miss), 6 * miss);
+    EXPECT_EQ(hw_.load_qp_context(3, 10 * miss), 11 * miss) << "two entries: 3 evicts 1";
+    EXPECT_EQ(hw_.load_qp_context(1, 20 * miss), 21 * miss);
+    EXPECT_EQ(hw_.qp_contexts().hits(), 1U);
+    EXPECT_EQ(hw_.qp_contexts().misses(), 4U);
+}
+
+TEST_F(HwModel, FramesAreDispatchedInArrivalOrder) {
+    wire::frame big;
+    big.length = 4112;
+    big.data[0] = static_cast<std::byte>(wire::opcode::rc_write_middle);
+    wire::frame small;
+    small.length = 16;
+    small.data[0] = static_cast<std::byte>(wire::opcode::rc_ack);
+    const sim_time first = hw_.rx_packet(big, 1'000'000);
+    EXPECT_GT(first, 1'000'000U + costs_.packet_latency(false));
+    EXPECT_GE(hw_.rx_packet(small, 1'000'001), first) << "never before a frame received earlier";
+}
+
+TEST(HwModelZeroCost, EveryAnswerIsNow) {
+    const timing::cost_model costs;
+    hw_model hw(costs, 2, core::device::k_max_qps, true);
+    hw_model::qp_state qp;
+    hw_model::wqe_run run = hw.begin_wqe_run(100, false, 3);
+    EXPECT_EQ(hw.issue_wqe(run, qp, 1, false), 100U);
+    hw.end_wqe_run(run, qp);
+    EXPECT_FALSE(hw.wqe_engine_busy(qp, run));
+    EXPECT_EQ(hw.doorbell_latency(), 0U);
+    EXPECT_EQ(hw.request_ready(100, 4096, 0, false), 100U);
+    EXPECT_EQ(hw.read_response_ready(100, 4096), 100U);
+    EXPECT_EQ(hw.control_ready(100), 100U);
+    EXPECT_EQ(hw.ack_coalesce_delay(), 0U);
+    EXPECT_EQ(hw.ack_ready(100), 100U);
+    EXPECT_EQ(hw.immediate_ack_ready(100), 100U);
+    EXPECT_EQ(hw.tx_packet(4112, 100, 100, 5), 100U);
+    EXPECT_EQ(hw.tx_packet(4112, 100, 100, 9), 100U) << "nothing queues";
+    EXPECT_EQ(hw.load_qp_context(1, 100), 100U);
+}
+
+}  // namespace
+}  // namespace ndksim::nic::test

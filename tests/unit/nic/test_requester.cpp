@@ -1,0 +1,169 @@
+// The requester alone (a zero-cost hardware model, a capturing link, the transport timer off):
+// segmentation by the MTU, PSN assignment, the AckReq rule, the READ_FENCE and outbound read
+// limit (ORD) rules, doorbells and DEFER, and a refused local SGE.
+
+#include <cstring>
+
+#include "stage_harness.hpp"
+
+namespace ndksim::nic::test {
+namespace {
+
+using core::wr_kind;
+using wire::opcode;
+
+class Requester : public stage_harness {
+  protected:
+    // A READ response for `psn` carrying `payload` bytes.
+    void read_response(opcode op, std::uint32_t psn, std::size_t payload) {
+        wire::packet_headers h;
+        h.bth.op = op;
+        h.bth.psn = psn;
+        const std::vector<std::byte> data(payload, std::byte{0x3C});
+        response(h, data);
+    }
+};
+
+TEST_F(Requester, ASendIsSegmentedByTheMtuWithConsecutivePsns) {
+    start(timer_off());
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 3 * mtu + 100), status::success);
+    run();
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 4U);
+    const opcode ops[] = {opcode::rc_send_first, opcode::rc_send_middle, opcode::rc_send_middle,
+                          opcode::rc_send_last};
+    for (std::uint32_t i = 0; i < 4; ++i) {
+        const wire::decoded_packet& p = sent[i].packet;
+        EXPECT_EQ(p.headers.bth.op, ops[i]);
+        EXPECT_EQ(p.headers.bth.psn, i);
+        EXPECT_EQ(p.headers.bth.dest_qp, k_peer_qpn);
+        EXPECT_EQ(p.payload.size(), i < 3 ? mtu : 100U);
+        EXPECT_EQ(p.headers.bth.ack_req, i == 3) << "only the last packet of a short message";
+    }
+    EXPECT_EQ(ctx().req.next_psn, 4U);
+}
+
+TEST_F(Requester, ALongMessageAsksForAnAckEverySixteenPackets) {
+    start(timer_off());
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 32 * mtu), status::success);
+    run();
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 32U);
+    for (std::uint32_t i = 0; i < 32; ++i) {
+        EXPECT_EQ(sent[i].packet.headers.bth.ack_req, i == 15 || i == 31) << "packet " << i;
+    }
+}
+
+TEST_F(Requester, AWriteCarriesItsRethOnTheFirstPacketOnly) {
+    start(timer_off());
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, mtu + 8), status::success);
+    run();
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 2U);
+    EXPECT_EQ(sent[0].packet.headers.bth.op, opcode::rc_write_first);
+    EXPECT_TRUE(sent[0].packet.info->has(wire::ext::reth));
+    EXPECT_EQ(sent[0].packet.headers.reth.dma_length, mtu + 8);
+    EXPECT_EQ(sent[0].packet.headers.reth.va, 0x10000U);
+    EXPECT_EQ(sent[0].packet.headers.reth.rkey, 0x1234U);
+    EXPECT_EQ(sent[1].packet.headers.bth.op, opcode::rc_write_last);
+    EXPECT_FALSE(sent[1].packet.info->has(wire::ext::reth));
+}
+
+TEST_F(Requester, AReadIsOneRequestThatTakesAPsnPerExpectedResponse) {
+    start(timer_off());
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::read, 1, 0, 2 * mtu + 1), status::success);
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 8), status::success);
+    run();
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 2U);
+    EXPECT_EQ(sent[0].packet.headers.bth.op, opcode::rc_read_request);
+    EXPECT_EQ(sent[0].packet.headers.bth.psn, 0U);
+    EXPECT_EQ(sent[0].packet.headers.reth.dma_length, 2 * mtu + 1);
+    EXPECT_EQ(sent[1].packet.headers.bth.psn, 3U) << "the read's three responses use PSNs 0-2";
+}
+
+TEST_F(Requester, AFencedRequestWaitsUntilEarlierReadsHaveTheirResponses) {
+    start(timer_off());
+    ASSERT_EQ(post(wr_kind::read, 1, 0, 64), status::success);
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 8, core::op_flag::read_fence), status::success);
+    run();
+    // REFERENCE.md 2.3: READ_FENCE waits for earlier reads.
+    EXPECT_EQ(one_sent().bth.op, opcode::rc_read_request);
+    read_response(opcode::rc_read_response_only, 0, 64);
+    run();
+    const wire::packet_headers fenced = one_sent();
+    EXPECT_EQ(fenced.bth.op, opcode::rc_send_only);
+    EXPECT_EQ(fenced.bth.psn, 1U);
+}
+
+TEST_F(Requester, AnUnfencedRequestPassesAnOutstandingRead) {
+    start(timer_off());
+    ASSERT_EQ(post(wr_kind::read, 1, 0, 64), status::success);
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 8), status::success);
+    run();
+    EXPECT_EQ(take_sent().size(), 2U);
+}
+
+TEST_F(Requester, TheOutboundReadLimitHoldsLaterReadsBack) {
+    start(timer_off(), 4, 1);
+    ASSERT_EQ(post(wr_kind::read, 1, 0, 64), status::success);
+    ASSERT_EQ(post(wr_kind::read, 2, 64, 64), status::success);
+    run();
+    EXPECT_EQ(one_sent().bth.op, opcode::rc_read_request) << "ORD 1: one read outstanding";
+    EXPECT_EQ(ctx().req.reads_outstanding, 1U);
+    read_response(opcode::rc_read_response_only, 0, 64);
+    run();
+    const wire::packet_headers second = one_sent();
+    EXPECT_EQ(second.bth.op, opcode::rc_read_request);
+    EXPECT_EQ(second.bth.psn, 1U);
+}
+
+TEST_F(Requester, AnInlineSendCarriesTheBytesPostedAndAZeroLengthSendIsOnePacket) {
+    start(timer_off());
+    std::memcpy(buffer_.data(), "inline!!", 8);
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8, core::op_flag::inline_data), status::success);
+    std::memcpy(buffer_.data(), "changed!", 8);  // the bytes were copied at post time
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 0), status::success);
+    run();
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 2U);
+    ASSERT_EQ(sent[0].packet.payload.size(), 8U);
+    EXPECT_EQ(std::memcmp(sent[0].packet.payload.data(), "inline!!", 8), 0);
+    EXPECT_EQ(sent[1].packet.headers.bth.op, opcode::rc_send_only);
+    EXPECT_EQ(sent[1].packet.payload.size(), 0U);
+}
+
+TEST_F(Requester, DeferredRequestsWaitForTheNextDoorbell) {
+    start(timer_off());
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8, core::op_flag::defer), status::success);
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 8, core::op_flag::defer), status::success);
+    run();
+    EXPECT_TRUE(take_sent().empty()) << "REFERENCE.md rule 9: DEFER rings no doorbell";
+    ASSERT_EQ(post(wr_kind::send, 3, 0, 8), status::success);
+    run();
+    EXPECT_EQ(take_sent().size(), 3U);
+}
+
+TEST_F(Requester, ARefusedLocalSgeFailsTheRequestAndTheQp) {
+    start(timer_off());
+    core::sge s = sge(0, 64);
+    s.token ^= 0x100;
+    transfer_args a;
+    a.context = reinterpret_cast<void*>(std::uintptr_t{7});
+    a.sges = &s;
+    a.sge_count = 1;
+    ASSERT_EQ(post_transfer(e(), q(), wr_kind::send, a), status::success);
+    run();
+    EXPECT_TRUE(take_sent().empty()) << "nothing leaves for a refused SGE";
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::access_violation);
+    EXPECT_EQ(q().state(), core::qp_state::error);
+}
+
+}  // namespace
+}  // namespace ndksim::nic::test

@@ -1,0 +1,87 @@
+// The transport timer alone (a zero-cost hardware model, a capturing link, no peer): resends
+// after ack_timeout without progress, doubling per retry up to 8 x ack_timeout, gives up after
+// retry_limit retries with STATUS_IO_TIMEOUT, restarts its interval on progress, and is off
+// with a zero timeout (IB RC local ACK timeout and retry count).
+
+#include "stage_harness.hpp"
+
+namespace ndksim::nic::test {
+namespace {
+
+using core::wr_kind;
+
+constexpr timing::sim_time k_timeout = timing::microseconds(1000);
+
+engine_config timer(timing::sim_time timeout, std::uint32_t retries) {
+    engine_config c;
+    c.ack_timeout = timeout;
+    c.retry_limit = retries;
+    return c;
+}
+
+class Retransmit : public stage_harness {};
+
+TEST_F(Retransmit, WithoutAnAnswerItResendsWithBackOffThenGivesUp) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    run();
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 6U) << "the send and its five retries";
+    // Intervals 1, 2, 4, 8, 8 x ack_timeout: doubling, capped at 8 (k_ack_backoff_max_shift).
+    const timing::sim_time gaps[] = {1, 2, 4, 8, 8};
+    for (std::size_t i = 1; i < sent.size(); ++i) {
+        EXPECT_EQ(sent[i].departure - sent[i - 1].departure, gaps[i - 1] * k_timeout)
+            << "retry " << i;
+        EXPECT_EQ(sent[i].packet.headers.bth.psn, 0U);
+    }
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::io_timeout);
+    EXPECT_EQ(loop_.now() - sent[0].departure, retry_exhaustion_time(k_timeout, 5));
+    EXPECT_EQ(counters().ack_timeouts.load(), 5U);
+    EXPECT_EQ(counters().retries_exhausted.load(), 1U);
+    EXPECT_EQ(counters().retransmitted_packets.load(), 5U);
+    EXPECT_EQ(q().state(), core::qp_state::error);
+}
+
+TEST_F(Retransmit, ProgressRestartsTheIntervalAndAnAnsweredRequestIsNotResent) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 8), status::success);
+    loop_.run_for(k_timeout * 6 / 10);
+    ack(0);
+    // Past the first interval from the send, inside the one the ACK restarted.
+    loop_.run_for(k_timeout * 6 / 10);
+    EXPECT_EQ(counters().ack_timeouts.load(), 0U);
+    ack(1);
+    run();
+    EXPECT_EQ(take_sent().size(), 2U) << "nothing was resent";
+    EXPECT_EQ(completions().size(), 2U);
+    EXPECT_EQ(counters().ack_timeouts.load(), 0U);
+    EXPECT_EQ(q().state(), core::qp_state::connected);
+}
+
+TEST_F(Retransmit, ALongMessageResumesAfterThePartItsAcksCovered) {
+    start(timer(k_timeout, 5));
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 20 * mtu), status::success);
+    loop_.run_for(k_timeout / 2);
+    ack(15);  // the ACK the 16th packet asked for
+    loop_.run_for(k_timeout * 11 / 10);
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 24U) << "20 packets, then the 4 the ACK did not cover";
+    EXPECT_EQ(sent[20].packet.headers.bth.psn, 16U);
+    EXPECT_EQ(counters().retransmitted_packets.load(), 4U);
+}
+
+TEST_F(Retransmit, AZeroTimeoutTurnsTheTimerOff) {
+    start(timer(0, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    run();
+    EXPECT_EQ(take_sent().size(), 1U);
+    EXPECT_TRUE(completions().empty()) << "IB's infinite timeout: never resent, never failed";
+    EXPECT_EQ(q().state(), core::qp_state::connected);
+}
+
+}  // namespace
+}  // namespace ndksim::nic::test
