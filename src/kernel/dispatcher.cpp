@@ -30,4 +30,13 @@ void initialize_header(DISPATCHER_HEADER& header, UCHAR type, UCHAR size, LONG s
     header.WaitListHead.Blink = &header.WaitListHead;
 }
 
+void signal(DISPATCHER_HEADER& header) {
+    dispatcher& d = the_dispatcher();
+    {
+        const std::lock_guard lock(d.mutex);
+        header.SignalState = 1;
+    }
+    d.signaled.notify_all();
+}
+
 }  // namespace ndksim::kernel
