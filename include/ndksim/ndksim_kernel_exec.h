@@ -221,8 +221,8 @@ NDKSIM_API BOOLEAN KeSetTimer(_Inout_ PKTIMER Timer, _In_ LARGE_INTEGER DueTime,
  * IRQL <= DISPATCH_LEVEL; Period >= 0 (a negative period is a violation and the timer is not
  * set).
  */
-NDKSIM_API BOOLEAN KeSetTimerEx(_Inout_ PKTIMER Timer, _In_ LARGE_INTEGER DueTime,
-                                _In_ LONG Period, _In_opt_ PKDPC Dpc);
+NDKSIM_API BOOLEAN KeSetTimerEx(_Inout_ PKTIMER Timer, _In_ LARGE_INTEGER DueTime, _In_ LONG Period,
+                                _In_opt_ PKDPC Dpc);
 
 /*
  * Disarms the timer and returns TRUE if it was set; a DPC it already queued stays queued. Rule:
@@ -275,14 +275,14 @@ typedef struct _OBJECT_ATTRIBUTES {
 typedef const OBJECT_ATTRIBUTES* PCOBJECT_ATTRIBUTES;
 
 /* Fills *p as the WDK macro does. */
-#define InitializeObjectAttributes(p, n, a, r, s)                \
-    do {                                                         \
+#define InitializeObjectAttributes(p, n, a, r, s)                     \
+    do {                                                              \
         (p)->Length = NDKSIM_SCAST(ULONG, sizeof(OBJECT_ATTRIBUTES)); \
-        (p)->RootDirectory = (r);                                \
-        (p)->Attributes = (a);                                   \
-        (p)->ObjectName = (n);                                   \
-        (p)->SecurityDescriptor = (s);                           \
-        (p)->SecurityQualityOfService = NULL;                    \
+        (p)->RootDirectory = (r);                                     \
+        (p)->Attributes = (a);                                        \
+        (p)->ObjectName = (n);                                        \
+        (p)->SecurityDescriptor = (s);                                \
+        (p)->SecurityQualityOfService = NULL;                         \
     } while (0)
 
 typedef struct _CLIENT_ID {
@@ -311,12 +311,10 @@ extern NDKSIM_API POBJECT_TYPE* PsThreadType;
  * checked (every kernel handle grants all access); *HandleInformation, if given, reports the
  * access the handle was opened with. Rule: IRQL == PASSIVE_LEVEL.
  */
-NDKSIM_API NTSTATUS ObReferenceObjectByHandle(_In_ HANDLE Handle, _In_ ACCESS_MASK DesiredAccess,
-                                              _In_opt_ POBJECT_TYPE ObjectType,
-                                              _In_ KPROCESSOR_MODE AccessMode,
-                                              _Out_ PVOID* Object,
-                                              _Out_opt_ POBJECT_HANDLE_INFORMATION
-                                                  HandleInformation);
+NDKSIM_API NTSTATUS ObReferenceObjectByHandle(
+    _In_ HANDLE Handle, _In_ ACCESS_MASK DesiredAccess, _In_opt_ POBJECT_TYPE ObjectType,
+    _In_ KPROCESSOR_MODE AccessMode, _Out_ PVOID* Object,
+    _Out_opt_ POBJECT_HANDLE_INFORMATION HandleInformation);
 
 /*
  * Adds a reference to a kernel object the simulator created (a thread object) and returns the
@@ -676,8 +674,7 @@ NDKSIM_API PLIST_ENTRY ExInterlockedRemoveHeadList(_Inout_ PLIST_ENTRY ListHead,
 
 struct _LOOKASIDE_LIST_EX;
 
-typedef PVOID ALLOCATE_FUNCTION(_In_ POOL_TYPE PoolType, _In_ SIZE_T NumberOfBytes,
-                                _In_ ULONG Tag);
+typedef PVOID ALLOCATE_FUNCTION(_In_ POOL_TYPE PoolType, _In_ SIZE_T NumberOfBytes, _In_ ULONG Tag);
 typedef ALLOCATE_FUNCTION* PALLOCATE_FUNCTION;
 typedef VOID FREE_FUNCTION(_In_ PVOID Buffer);
 typedef FREE_FUNCTION* PFREE_FUNCTION;
@@ -787,8 +784,7 @@ NDKSIM_API VOID ExFreeToNPagedLookasideList(_Inout_ PNPAGED_LOOKASIDE_LIST Looka
 NDKSIM_API VOID ExInitializePagedLookasideList(_Out_ PPAGED_LOOKASIDE_LIST Lookaside,
                                                _In_opt_ PALLOCATE_FUNCTION Allocate,
                                                _In_opt_ PFREE_FUNCTION Free, _In_ ULONG Flags,
-                                               _In_ SIZE_T Size, _In_ ULONG Tag,
-                                               _In_ USHORT Depth);
+                                               _In_ SIZE_T Size, _In_ ULONG Tag, _In_ USHORT Depth);
 NDKSIM_API VOID ExDeletePagedLookasideList(_Inout_ PPAGED_LOOKASIDE_LIST Lookaside);
 NDKSIM_API PVOID ExAllocateFromPagedLookasideList(_Inout_ PPAGED_LOOKASIDE_LIST Lookaside);
 NDKSIM_API VOID ExFreeToPagedLookasideList(_Inout_ PPAGED_LOOKASIDE_LIST Lookaside,

@@ -133,8 +133,8 @@ typedef enum _IO_ALLOCATION_ACTION {
 } IO_ALLOCATION_ACTION;
 
 typedef IO_ALLOCATION_ACTION DRIVER_CONTROL(_In_ struct _DEVICE_OBJECT* DeviceObject,
-                                            _Inout_ struct _IRP* Irp,
-                                            _In_ PVOID MapRegisterBase, _In_ PVOID Context);
+                                            _Inout_ struct _IRP* Irp, _In_ PVOID MapRegisterBase,
+                                            _In_ PVOID Context);
 typedef DRIVER_CONTROL* PDRIVER_CONTROL;
 
 typedef struct _WAIT_CONTEXT_BLOCK {
@@ -175,14 +175,12 @@ typedef NTSTATUS DRIVER_DISPATCH(_In_ struct _DEVICE_OBJECT* DeviceObject,
                                  _Inout_ struct _IRP* Irp);
 typedef DRIVER_DISPATCH* PDRIVER_DISPATCH;
 typedef DRIVER_DISPATCH DRIVER_DISPATCH_PAGED;
-typedef VOID DRIVER_STARTIO(_Inout_ struct _DEVICE_OBJECT* DeviceObject,
-                            _Inout_ struct _IRP* Irp);
+typedef VOID DRIVER_STARTIO(_Inout_ struct _DEVICE_OBJECT* DeviceObject, _Inout_ struct _IRP* Irp);
 typedef DRIVER_STARTIO* PDRIVER_STARTIO;
 typedef NTSTATUS DRIVER_ADD_DEVICE(_In_ struct _DRIVER_OBJECT* DriverObject,
                                    _In_ struct _DEVICE_OBJECT* PhysicalDeviceObject);
 typedef DRIVER_ADD_DEVICE* PDRIVER_ADD_DEVICE;
-typedef VOID DRIVER_CANCEL(_Inout_ struct _DEVICE_OBJECT* DeviceObject,
-                           _Inout_ struct _IRP* Irp);
+typedef VOID DRIVER_CANCEL(_Inout_ struct _DEVICE_OBJECT* DeviceObject, _Inout_ struct _IRP* Irp);
 typedef DRIVER_CANCEL* PDRIVER_CANCEL;
 typedef NTSTATUS IO_COMPLETION_ROUTINE(_In_ struct _DEVICE_OBJECT* DeviceObject,
                                        _In_ struct _IRP* Irp, _In_opt_ PVOID Context);
@@ -343,9 +341,7 @@ struct _IRP {
         struct {
             __extension__ union {
                 KDEVICE_QUEUE_ENTRY DeviceQueueEntry;
-                __extension__ struct {
-                    PVOID DriverContext[4];
-                };
+                __extension__ struct { PVOID DriverContext[4]; };
             };
             PETHREAD Thread;
             PCHAR AuxiliaryBuffer;
@@ -410,8 +406,7 @@ static inline VOID IoMarkIrpPending(_Inout_ PIRP Irp) {
 static inline VOID IoSetCompletionRoutine(_In_ PIRP Irp,
                                           _In_opt_ PIO_COMPLETION_ROUTINE CompletionRoutine,
                                           _In_opt_ PVOID Context, _In_ BOOLEAN InvokeOnSuccess,
-                                          _In_ BOOLEAN InvokeOnError,
-                                          _In_ BOOLEAN InvokeOnCancel) {
+                                          _In_ BOOLEAN InvokeOnError, _In_ BOOLEAN InvokeOnCancel) {
     PIO_STACK_LOCATION next = IoGetNextIrpStackLocation(Irp);
     next->CompletionRoutine = CompletionRoutine;
     next->Context = Context;
@@ -428,7 +423,7 @@ static inline VOID IoSetCompletionRoutine(_In_ PIRP Irp,
 }
 
 /* Bytes of an IRP with StackSize stack locations. */
-#define IoSizeOfIrp(StackSize)                                                   \
+#define IoSizeOfIrp(StackSize)                                                                \
     NDKSIM_SCAST(USHORT, sizeof(IRP) + NDKSIM_SCAST(SIZE_T, NDKSIM_SCAST(UCHAR, StackSize)) * \
                                            sizeof(IO_STACK_LOCATION))
 
@@ -496,10 +491,8 @@ NDKSIM_API VOID IofCompleteRequest(_In_ PIRP Irp, _In_ CCHAR PriorityBoost);
  * used by a live device returns STATUS_OBJECT_NAME_COLLISION; there is no namespace beyond that
  * check. Returns STATUS_INSUFFICIENT_RESOURCES when memory runs out. Rule: IRQL == PASSIVE_LEVEL.
  */
-NDKSIM_API NTSTATUS IoCreateDevice(_In_ PDRIVER_OBJECT DriverObject,
-                                   _In_ ULONG DeviceExtensionSize,
-                                   _In_opt_ PUNICODE_STRING DeviceName,
-                                   _In_ DEVICE_TYPE DeviceType,
+NDKSIM_API NTSTATUS IoCreateDevice(_In_ PDRIVER_OBJECT DriverObject, _In_ ULONG DeviceExtensionSize,
+                                   _In_opt_ PUNICODE_STRING DeviceName, _In_ DEVICE_TYPE DeviceType,
                                    _In_ ULONG DeviceCharacteristics, _In_ BOOLEAN Exclusive,
                                    _Out_ PDEVICE_OBJECT* DeviceObject);
 
@@ -692,8 +685,7 @@ NDKSIM_STATIC_ASSERT(offsetof(DRIVER_OBJECT, DriverUnload) == 0x68, "DriverUnloa
 NDKSIM_STATIC_ASSERT(offsetof(DRIVER_OBJECT, MajorFunction) == 0x70, "MajorFunction offset");
 NDKSIM_STATIC_ASSERT(sizeof(IO_STACK_LOCATION) == 0x48, "IO_STACK_LOCATION size");
 NDKSIM_STATIC_ASSERT(offsetof(IO_STACK_LOCATION, Parameters) == 0x08, "Parameters offset");
-NDKSIM_STATIC_ASSERT(offsetof(IO_STACK_LOCATION, Parameters.DeviceIoControl.IoControlCode) ==
-                         0x18,
+NDKSIM_STATIC_ASSERT(offsetof(IO_STACK_LOCATION, Parameters.DeviceIoControl.IoControlCode) == 0x18,
                      "IoControlCode offset");
 NDKSIM_STATIC_ASSERT(offsetof(IO_STACK_LOCATION, DeviceObject) == 0x28, "DeviceObject offset");
 NDKSIM_STATIC_ASSERT(offsetof(IO_STACK_LOCATION, CompletionRoutine) == 0x38,

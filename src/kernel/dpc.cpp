@@ -35,8 +35,8 @@ class dpc_queue {
     }
 
     std::mutex mutex;
-    std::condition_variable work;     // an entry was queued
-    std::condition_variable progress; // a DPC finished or a marker was passed
+    std::condition_variable work;      // an entry was queued
+    std::condition_variable progress;  // a DPC finished or a marker was passed
     std::deque<entry> entries;
     std::size_t dpcs_queued = 0;  // entries that are DPCs
     bool running = false;
@@ -70,8 +70,9 @@ class dpc_queue {
             lock.unlock();
             routine(&dpc, context, argument1, argument2);
             if (current_irql() != DISPATCH_LEVEL) {
-                report_violation("DPC routine", "the routine returned at an IRQL other than "
-                                                "DISPATCH_LEVEL",
+                report_violation("DPC routine",
+                                 "the routine returned at an IRQL other than "
+                                 "DISPATCH_LEVEL",
                                  current_irql());
                 set_irql(DISPATCH_LEVEL);
             }

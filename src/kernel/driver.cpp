@@ -85,8 +85,7 @@ std::unique_ptr<driver_block> make_block(PDRIVER_INITIALIZE entry, const char* s
     d.DriverExtension = &block->extension;
     d.DriverName = counted(block->name);
     d.DriverInit = entry;
-    std::fill(std::begin(d.MajorFunction), std::end(d.MajorFunction),
-              &irp::invalid_device_request);
+    std::fill(std::begin(d.MajorFunction), std::end(d.MajorFunction), &irp::invalid_device_request);
     block->extension.DriverObject = &d;
     block->extension.ServiceKeyName = counted(block->service);
     return block;

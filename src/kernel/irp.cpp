@@ -131,8 +131,7 @@ NDKSIM_API VOID IofCompleteRequest(PIRP Irp, CCHAR PriorityBoost) {
         return;
     }
     if (Irp->IoStatus.Status == STATUS_PENDING) {
-        report_violation("IoCompleteRequest", "the IRP's status is STATUS_PENDING",
-                         current_irql());
+        report_violation("IoCompleteRequest", "the IRP's status is STATUS_PENDING", current_irql());
     }
     PIO_STACK_LOCATION location = IoGetCurrentIrpStackLocation(Irp);
     for (;;) {

@@ -165,8 +165,7 @@ NDKSIM_API NTSTATUS ExDeleteResourceLite(PERESOURCE Resource) {
     {
         const std::lock_guard lock(state->mutex);
         if (state->exclusive_owner != 0 || !state->shared.empty()) {
-            report_violation("ExDeleteResourceLite", "the resource is still owned",
-                             current_irql());
+            report_violation("ExDeleteResourceLite", "the resource is still owned", current_irql());
         }
     }
     resource_table& table = the_table();
@@ -176,8 +175,7 @@ NDKSIM_API NTSTATUS ExDeleteResourceLite(PERESOURCE Resource) {
 }
 
 NDKSIM_API BOOLEAN ExAcquireResourceExclusiveLite(PERESOURCE Resource, BOOLEAN Wait) {
-    return acquire("ExAcquireResourceExclusiveLite", Resource, true, Wait != FALSE) ? TRUE
-                                                                                     : FALSE;
+    return acquire("ExAcquireResourceExclusiveLite", Resource, true, Wait != FALSE) ? TRUE : FALSE;
 }
 
 NDKSIM_API BOOLEAN ExAcquireResourceSharedLite(PERESOURCE Resource, BOOLEAN Wait) {

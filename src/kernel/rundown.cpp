@@ -54,8 +54,7 @@ void release(const char* function, EX_RUNDOWN_REF& ref, ULONG count) {
     ULONG_PTR next = 0;
     do {
         if ((current >> EX_RUNDOWN_COUNT_SHIFT) < count) {
-            report_violation(function, "releasing more acquisitions than are held",
-                             current_irql());
+            report_violation(function, "releasing more acquisitions than are held", current_irql());
             return;
         }
         next = current - step;
@@ -65,9 +64,7 @@ void release(const char* function, EX_RUNDOWN_REF& ref, ULONG count) {
         // The last acquisition of a run-down reference: wake the waiter. Taking the mutex
         // orders this after the waiter's check, so the wake-up cannot be lost.
         rundown_waiters& waiters = the_waiters();
-        {
-            const std::lock_guard lock(waiters.mutex);
-        }
+        { const std::lock_guard lock(waiters.mutex); }
         waiters.released.notify_all();
     }
 }
@@ -107,8 +104,8 @@ NDKSIM_API VOID ExWaitForRundownProtectionRelease(PEX_RUNDOWN_REF RunRef) {
     w.fetch_or(EX_RUNDOWN_ACTIVE, std::memory_order_acq_rel);
     rundown_waiters& waiters = the_waiters();
     std::unique_lock lock(waiters.mutex);
-    waiters.released.wait(
-        lock, [&] { return w.load(std::memory_order_acquire) == EX_RUNDOWN_ACTIVE; });
+    waiters.released.wait(lock,
+                          [&] { return w.load(std::memory_order_acquire) == EX_RUNDOWN_ACTIVE; });
 }
 
 NDKSIM_API VOID ExRundownCompleted(PEX_RUNDOWN_REF RunRef) {

@@ -125,15 +125,14 @@ extern "C" {
 NDKSIM_API POBJECT_TYPE* PsThreadType = &thread::g_thread_type_pointer;
 
 NDKSIM_API NTSTATUS PsCreateSystemThread(PHANDLE ThreadHandle, ULONG DesiredAccess,
-                                         POBJECT_ATTRIBUTES ObjectAttributes,
-                                         HANDLE ProcessHandle, PCLIENT_ID ClientId,
-                                         PKSTART_ROUTINE StartRoutine, PVOID StartContext) {
+                                         POBJECT_ATTRIBUTES ObjectAttributes, HANDLE ProcessHandle,
+                                         PCLIENT_ID ClientId, PKSTART_ROUTINE StartRoutine,
+                                         PVOID StartContext) {
     UNREFERENCED_PARAMETER(ObjectAttributes);
     UNREFERENCED_PARAMETER(ProcessHandle);
     // PsCreateSystemThread: "Callers of this routine must be running at IRQL =
     // PASSIVE_LEVEL."
-    require_irql_at_most("PsCreateSystemThread", PASSIVE_LEVEL,
-                         "callers must be at PASSIVE_LEVEL");
+    require_irql_at_most("PsCreateSystemThread", PASSIVE_LEVEL, "callers must be at PASSIVE_LEVEL");
     // One reference for the running thread, one for the handle below.
     thread::thread_object* t = thread::make_object(1);
     const HANDLE handle = object::open_handle(t, DesiredAccess);

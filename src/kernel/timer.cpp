@@ -97,8 +97,8 @@ class timer_table {
                 // Windows passes the expiry's system time to a timer DPC as its two arguments.
                 dpc::insert(*t->Dpc,
                             reinterpret_cast<PVOID>(static_cast<ULONG_PTR>(system_time.LowPart)),
-                            reinterpret_cast<PVOID>(static_cast<ULONG_PTR>(
-                                static_cast<ULONG>(system_time.HighPart))));
+                            reinterpret_cast<PVOID>(
+                                static_cast<ULONG_PTR>(static_cast<ULONG>(system_time.HighPart))));
             }
         }
         d.signaled.notify_all();
@@ -148,10 +148,10 @@ NDKSIM_API VOID KeInitializeTimerEx(PKTIMER Timer, TIMER_TYPE Type) {
     {
         dispatcher& d = the_dispatcher();
         const std::lock_guard signal_lock(d.mutex);
-        initialize_header(Timer->Header,
-                          Type == SynchronizationTimer ? k_timer_synchronization
-                                                       : k_timer_notification,
-                          static_cast<UCHAR>(sizeof(KTIMER) / sizeof(LONG)), 0);
+        initialize_header(
+            Timer->Header,
+            Type == SynchronizationTimer ? k_timer_synchronization : k_timer_notification,
+            static_cast<UCHAR>(sizeof(KTIMER) / sizeof(LONG)), 0);
     }
     Timer->DueTime.QuadPart = 0;
     InitializeListHead(&Timer->TimerListEntry);

@@ -45,8 +45,8 @@ constexpr int k_worker_threads = 4;
 
 // The queues in the order workers serve them: the most urgent first.
 constexpr std::array<WORK_QUEUE_TYPE, 7> k_service_order = {
-    RealTimeWorkQueue,  HyperCriticalWorkQueue, SuperCriticalWorkQueue, CriticalWorkQueue,
-    NormalWorkQueue,    DelayedWorkQueue,       BackgroundWorkQueue};
+    RealTimeWorkQueue, HyperCriticalWorkQueue, SuperCriticalWorkQueue, CriticalWorkQueue,
+    NormalWorkQueue,   DelayedWorkQueue,       BackgroundWorkQueue};
 
 std::size_t queue_index(WORK_QUEUE_TYPE type) {
     for (std::size_t i = 0; i < k_service_order.size(); ++i) {
@@ -289,8 +289,7 @@ NDKSIM_API VOID IoQueueWorkItem(PIO_WORKITEM IoWorkItem, PIO_WORKITEM_ROUTINE Wo
 
 NDKSIM_API VOID IoQueueWorkItemEx(PIO_WORKITEM IoWorkItem, PIO_WORKITEM_ROUTINE_EX WorkerRoutine,
                                   WORK_QUEUE_TYPE QueueType, PVOID Context) {
-    work_item::queue("IoQueueWorkItemEx", IoWorkItem, nullptr, WorkerRoutine, QueueType,
-                     Context);
+    work_item::queue("IoQueueWorkItemEx", IoWorkItem, nullptr, WorkerRoutine, QueueType, Context);
 }
 
 }  // extern "C"
