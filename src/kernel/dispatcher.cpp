@@ -3,8 +3,10 @@
 namespace ndksim::kernel {
 
 dispatcher& the_dispatcher() noexcept {
-    static dispatcher instance;
-    return instance;
+    // Never destroyed: the simulated DPC, timer, worker and system threads may signal objects
+    // while the process exits.
+    static dispatcher* const instance = new dispatcher;
+    return *instance;
 }
 
 std::size_t blocked_waiters() {

@@ -10,7 +10,6 @@
 #include <thread>
 
 #include "kernel/clock.hpp"
-#include "kernel/dispatcher.hpp"
 #include "kernel/irql.hpp"
 #include "kernel/violation.hpp"
 
@@ -29,8 +28,6 @@ struct entry {
 class dpc_queue {
   public:
     dpc_queue() {
-        // Constructed first so that it outlives this queue at exit (DPC routines signal events).
-        the_dispatcher();
         std::thread([this] { run(); }).detach();
     }
 

@@ -31,8 +31,10 @@ struct pool_table {
 };
 
 pool_table& the_pool() {
-    static pool_table instance;
-    return instance;
+    // Never destroyed: simulated worker and system threads may free pool while the process
+    // exits.
+    static pool_table* const instance = new pool_table;
+    return *instance;
 }
 
 // The tag as the four characters a pool tag is written with ('Tag1' is stored little-endian).

@@ -26,7 +26,6 @@ constexpr std::int64_t k_ticks_per_ms = 10'000;
 class timer_table {
   public:
     timer_table() {
-        the_dispatcher();
         std::thread([this] { run(); }).detach();
     }
 
@@ -83,6 +82,8 @@ class timer_table {
             const std::int64_t due = first->first;
             armed_.erase(first);
             index_.erase(t);
+            // Read before the signal: a waiter released by it may free a one-shot timer.
+            PKDPC const dpc = t->Dpc;
             if (t->Period != 0) {
                 // The next period counts from the due time, not from when the thread woke;
                 // after a long stall it restarts from now instead of firing a burst.
@@ -93,9 +94,9 @@ class timer_table {
                 const std::lock_guard signal_lock(d.mutex);
                 t->Header.SignalState = 1;
             }
-            if (t->Dpc != nullptr) {
+            if (dpc != nullptr) {
                 // Windows passes the expiry's system time to a timer DPC as its two arguments.
-                dpc::insert(*t->Dpc,
+                dpc::insert(*dpc,
                             reinterpret_cast<PVOID>(static_cast<ULONG_PTR>(system_time.LowPart)),
                             reinterpret_cast<PVOID>(
                                 static_cast<ULONG_PTR>(static_cast<ULONG>(system_time.HighPart))));

@@ -15,7 +15,6 @@
 #include "kernel/clock.hpp"
 #include "kernel/critical_region.hpp"
 #include "kernel/device.hpp"
-#include "kernel/dispatcher.hpp"
 #include "kernel/irp.hpp"
 #include "kernel/irql.hpp"
 #include "kernel/violation.hpp"
@@ -61,7 +60,6 @@ std::size_t queue_index(WORK_QUEUE_TYPE type) {
 class worker_pool {
   public:
     worker_pool() {
-        the_dispatcher();
         for (int i = 0; i < k_worker_threads; ++i) {
             std::thread([this] { run(); }).detach();
         }
