@@ -1,15 +1,14 @@
 // Push locks. The whole lock state is the consumer's EX_PUSH_LOCK word, changed with atomic
 // compare-exchange: 0 is free, an even value is twice the number of shared owners, an odd value
 // is the exclusive owner's token with bit 0 set (the token is the address of a per-thread
-// 8-byte-aligned object, so bit 0 is free for the mark). Waiters sleep on one process-wide
-// condition variable; a release that may unblock someone notifies it when anyone waits.
+// 8-byte-aligned object, so bit 0 is free for the mark). Waiters spin briefly, then sleep in a
+// process-wide parking place that every release which may let someone in wakes.
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 
 #include "kernel/critical_region.hpp"
 #include "kernel/irql.hpp"
+#include "kernel/parking.hpp"
 #include "kernel/violation.hpp"
 #include "wdm.h"
 
@@ -25,14 +24,8 @@ ULONG_PTR exclusive_mark() noexcept {
     return reinterpret_cast<ULONG_PTR>(&t_token) | k_exclusive;
 }
 
-struct push_lock_waiters {
-    std::mutex mutex;
-    std::condition_variable released;
-    std::atomic<int> waiting{0};
-};
-
-push_lock_waiters& the_waiters() {
-    static push_lock_waiters* const instance = new push_lock_waiters;
+parking& the_waiters() {
+    static parking* const instance = new parking;
     return *instance;
 }
 
@@ -48,21 +41,7 @@ void take(TryTake try_take) {
             return;
         }
     }
-    push_lock_waiters& w = the_waiters();
-    std::unique_lock guard(w.mutex);
-    w.waiting.fetch_add(1, std::memory_order_seq_cst);
-    w.released.wait(guard, try_take);
-    w.waiting.fetch_sub(1, std::memory_order_seq_cst);
-}
-
-void wake_waiters() {
-    push_lock_waiters& w = the_waiters();
-    if (w.waiting.load(std::memory_order_seq_cst) == 0) {
-        return;
-    }
-    // Taking the mutex orders the release before a waiter's next check, so no wake-up is lost.
-    { const std::lock_guard guard(w.mutex); }
-    w.released.notify_all();
+    the_waiters().wait(try_take);
 }
 
 }  // namespace
@@ -89,7 +68,7 @@ NDKSIM_API VOID ExAcquirePushLockExclusiveEx(PEX_PUSH_LOCK PushLock, ULONG Flags
     }
     take([&] {
         ULONG_PTR expected = 0;
-        return w.compare_exchange_strong(expected, exclusive_mark(), std::memory_order_acquire,
+        return w.compare_exchange_strong(expected, exclusive_mark(), std::memory_order_seq_cst,
                                          std::memory_order_relaxed);
     });
 }
@@ -105,9 +84,9 @@ NDKSIM_API VOID ExAcquirePushLockSharedEx(PEX_PUSH_LOCK PushLock, ULONG Flags) {
         return;
     }
     take([&] {
-        ULONG_PTR current = w.load(std::memory_order_relaxed);
+        ULONG_PTR current = w.load(std::memory_order_seq_cst);
         while ((current & k_exclusive) == 0) {
-            if (w.compare_exchange_weak(current, current + k_shared_step, std::memory_order_acquire,
+            if (w.compare_exchange_weak(current, current + k_shared_step, std::memory_order_seq_cst,
                                         std::memory_order_relaxed)) {
                 return true;
             }
@@ -121,14 +100,14 @@ NDKSIM_API VOID ExReleasePushLockExclusiveEx(PEX_PUSH_LOCK PushLock, ULONG Flags
     require_irql_at_most("ExReleasePushLockExclusive", APC_LEVEL,
                          "callers must be at IRQL <= APC_LEVEL");
     ULONG_PTR expected = exclusive_mark();
-    if (!word(*PushLock).compare_exchange_strong(expected, 0, std::memory_order_release,
+    if (!word(*PushLock).compare_exchange_strong(expected, 0, std::memory_order_seq_cst,
                                                  std::memory_order_relaxed)) {
         report_violation("ExReleasePushLockExclusive",
                          "the calling thread does not own this push lock exclusively",
                          current_irql());
         return;
     }
-    wake_waiters();
+    the_waiters().wake();
 }
 
 NDKSIM_API VOID ExReleasePushLockSharedEx(PEX_PUSH_LOCK PushLock, ULONG Flags) {
@@ -143,10 +122,10 @@ NDKSIM_API VOID ExReleasePushLockSharedEx(PEX_PUSH_LOCK PushLock, ULONG Flags) {
                              current_irql());
             return;
         }
-    } while (!w.compare_exchange_weak(current, current - k_shared_step, std::memory_order_release,
+    } while (!w.compare_exchange_weak(current, current - k_shared_step, std::memory_order_seq_cst,
                                       std::memory_order_relaxed));
     if (current == k_shared_step) {
-        wake_waiters();
+        the_waiters().wake();
     }
 }
 

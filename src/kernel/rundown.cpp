@@ -1,27 +1,21 @@
 // Rundown protection. The EX_RUNDOWN_REF word holds the acquisition count in steps of
 // EX_RUNDOWN_COUNT_INC and EX_RUNDOWN_ACTIVE once rundown has begun, updated with atomic
 // compare-exchange as Windows does. Windows parks the waiter on a wait block whose address
-// replaces the count; the simulator keeps the count and parks the waiter on one process-wide
-// condition variable, which the release that drops the last acquisition notifies.
+// replaces the count; the simulator keeps the count and parks the waiter in a process-wide
+// parking place, which the release that drops the last acquisition wakes.
 
 #include <atomic>
-#include <condition_variable>
-#include <mutex>
 
 #include "kernel/irql.hpp"
+#include "kernel/parking.hpp"
 #include "kernel/violation.hpp"
 #include "wdm.h"
 
 namespace ndksim::kernel {
 namespace {
 
-struct rundown_waiters {
-    std::mutex mutex;
-    std::condition_variable released;
-};
-
-rundown_waiters& the_waiters() {
-    static rundown_waiters* const instance = new rundown_waiters;
+parking& the_waiters() {
+    static parking* const instance = new parking;
     return *instance;
 }
 
@@ -39,7 +33,7 @@ bool acquire(const char* function, EX_RUNDOWN_REF& ref, ULONG count) {
             return false;
         }
         const ULONG_PTR next = current + static_cast<ULONG_PTR>(count) * EX_RUNDOWN_COUNT_INC;
-        if (w.compare_exchange_weak(current, next, std::memory_order_acquire,
+        if (w.compare_exchange_weak(current, next, std::memory_order_seq_cst,
                                     std::memory_order_relaxed)) {
             return true;
         }
@@ -58,15 +52,26 @@ void release(const char* function, EX_RUNDOWN_REF& ref, ULONG count) {
             return;
         }
         next = current - step;
-    } while (!w.compare_exchange_weak(current, next, std::memory_order_release,
+    } while (!w.compare_exchange_weak(current, next, std::memory_order_seq_cst,
                                       std::memory_order_relaxed));
     if (next == EX_RUNDOWN_ACTIVE) {
-        // The last acquisition of a run-down reference: wake the waiter. Taking the mutex
-        // orders this after the waiter's check, so the wake-up cannot be lost.
-        rundown_waiters& waiters = the_waiters();
-        { const std::lock_guard lock(waiters.mutex); }
-        waiters.released.notify_all();
+        // The last acquisition of a run-down reference: wake the waiter.
+        the_waiters().wake();
     }
+}
+
+// ExRundownCompleted and ExReInitializeRundownProtection: "Callers ... must be running at IRQL
+// <= DISPATCH_LEVEL", after ExWaitForRundownProtectionRelease returned. Stores `value`.
+void after_rundown(const char* function, EX_RUNDOWN_REF& ref, ULONG_PTR value) {
+    require_irql_at_most(function, DISPATCH_LEVEL, "callers must be at IRQL <= DISPATCH_LEVEL");
+    auto w = word(ref);
+    if (w.load(std::memory_order_acquire) != EX_RUNDOWN_ACTIVE) {
+        report_violation(function,
+                         "rundown has not finished (acquisitions may still be held; call "
+                         "ExWaitForRundownProtectionRelease first)",
+                         current_irql());
+    }
+    w.store(value, std::memory_order_release);
 }
 
 }  // namespace
@@ -101,37 +106,16 @@ NDKSIM_API VOID ExWaitForRundownProtectionRelease(PEX_RUNDOWN_REF RunRef) {
     require_irql_at_most("ExWaitForRundownProtectionRelease", APC_LEVEL,
                          "callers must be at IRQL <= APC_LEVEL");
     auto w = word(*RunRef);
-    w.fetch_or(EX_RUNDOWN_ACTIVE, std::memory_order_acq_rel);
-    rundown_waiters& waiters = the_waiters();
-    std::unique_lock lock(waiters.mutex);
-    waiters.released.wait(lock,
-                          [&] { return w.load(std::memory_order_acquire) == EX_RUNDOWN_ACTIVE; });
+    w.fetch_or(EX_RUNDOWN_ACTIVE, std::memory_order_seq_cst);
+    the_waiters().wait([&] { return w.load(std::memory_order_seq_cst) == EX_RUNDOWN_ACTIVE; });
 }
 
 NDKSIM_API VOID ExRundownCompleted(PEX_RUNDOWN_REF RunRef) {
-    // ExRundownCompleted: "Callers ... must be running at IRQL <= DISPATCH_LEVEL."
-    require_irql_at_most("ExRundownCompleted", DISPATCH_LEVEL,
-                         "callers must be at IRQL <= DISPATCH_LEVEL");
-    auto w = word(*RunRef);
-    if (w.load(std::memory_order_acquire) != EX_RUNDOWN_ACTIVE) {
-        report_violation("ExRundownCompleted",
-                         "rundown has not finished (call ExWaitForRundownProtectionRelease first)",
-                         current_irql());
-    }
-    w.store(EX_RUNDOWN_ACTIVE, std::memory_order_release);
+    after_rundown("ExRundownCompleted", *RunRef, EX_RUNDOWN_ACTIVE);
 }
 
 NDKSIM_API VOID ExReInitializeRundownProtection(PEX_RUNDOWN_REF RunRef) {
-    // ExReInitializeRundownProtection: "Callers ... must be running at IRQL <= DISPATCH_LEVEL."
-    require_irql_at_most("ExReInitializeRundownProtection", DISPATCH_LEVEL,
-                         "callers must be at IRQL <= DISPATCH_LEVEL");
-    auto w = word(*RunRef);
-    if (w.load(std::memory_order_acquire) != EX_RUNDOWN_ACTIVE) {
-        report_violation("ExReInitializeRundownProtection",
-                         "rundown has not completed (acquisitions may still be held)",
-                         current_irql());
-    }
-    w.store(0, std::memory_order_release);
+    after_rundown("ExReInitializeRundownProtection", *RunRef, 0);
 }
 
 }  // extern "C"

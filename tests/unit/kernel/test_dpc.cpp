@@ -72,6 +72,18 @@ struct Blocker {
     void let_go() { KeSetEvent(&release, 0, FALSE); }
 };
 
+// A recording DPC, initialized, with the DPC thread held by a blocker so it stays queued.
+struct Held {
+    Blocker blocker;
+    Record record;
+    Tagged t{&record, 1};
+    KDPC dpc;
+    Held() {
+        blocker.hold();
+        KeInitializeDpc(&dpc, record_dpc, &t);
+    }
+};
+
 TEST_F(Dpc, InitializeFormatsTheWindowsFields) {
     KDPC dpc;
     Record record;
@@ -105,12 +117,8 @@ TEST_F(Dpc, RoutineRunsAtDispatchLevelOnTheDpcThreadWithItsArguments) {
 }
 
 TEST_F(Dpc, InsertingAQueuedDpcReturnsFalseAndKeepsTheFirstArguments) {
-    Blocker blocker;
-    blocker.hold();
-    Record record;
-    Tagged t{&record, 1};
-    KDPC dpc;
-    KeInitializeDpc(&dpc, record_dpc, &t);
+    Held held;
+    auto& [blocker, record, t, dpc] = held;
     int first = 0;
     int second = 0;
     EXPECT_TRUE(KeInsertQueueDpc(&dpc, &first, nullptr));
@@ -124,12 +132,8 @@ TEST_F(Dpc, InsertingAQueuedDpcReturnsFalseAndKeepsTheFirstArguments) {
 }
 
 TEST_F(Dpc, RemovedDpcDoesNotRun) {
-    Blocker blocker;
-    blocker.hold();
-    Record record;
-    Tagged t{&record, 1};
-    KDPC dpc;
-    KeInitializeDpc(&dpc, record_dpc, &t);
+    Held held;
+    auto& [blocker, record, t, dpc] = held;
     EXPECT_FALSE(KeRemoveQueueDpc(&dpc)) << "not queued yet";
     EXPECT_TRUE(KeInsertQueueDpc(&dpc, nullptr, nullptr));
     EXPECT_EQ(ndksim_kernel_dpcs_queued(), 2U) << "the blocker runs, this one waits";
@@ -161,12 +165,8 @@ TEST_F(Dpc, DpcsRunInFifoOrderWithHighImportanceFirst) {
 }
 
 TEST_F(Dpc, FlushWaitsForTheDpcsQueuedBeforeIt) {
-    Blocker blocker;
-    blocker.hold();
-    Record record;
-    Tagged t{&record, 1};
-    KDPC dpc;
-    KeInitializeDpc(&dpc, record_dpc, &t);
+    Held held;
+    auto& [blocker, record, t, dpc] = held;
     KeInsertQueueDpc(&dpc, nullptr, nullptr);
     std::thread releaser([&] {
         // Let the flush start first; it must not return before the DPC has run either way.
@@ -208,12 +208,8 @@ TEST_F(Dpc, FlushAbovePassiveLevelIsAViolation) {
 }
 
 TEST_F(Dpc, ReinitializingAQueuedDpcIsAViolation) {
-    Blocker blocker;
-    blocker.hold();
-    Record record;
-    Tagged t{&record, 1};
-    KDPC dpc;
-    KeInitializeDpc(&dpc, record_dpc, &t);
+    Held held;
+    auto& [blocker, record, t, dpc] = held;
     KeInsertQueueDpc(&dpc, nullptr, nullptr);
     EXPECT_EQ(violations_of([&] { KeInitializeDpc(&dpc, record_dpc, &t); }), 1U);
     blocker.let_go();
