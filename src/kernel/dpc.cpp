@@ -111,6 +111,19 @@ bool insert(KDPC& dpc, PVOID argument1, PVOID argument2) {
     return true;
 }
 
+std::size_t forget_in(const unsigned char* begin, const unsigned char* end) {
+    dpc_queue& q = the_queue();
+    const std::lock_guard lock(q.mutex);
+    const std::size_t before = q.entries.size();
+    std::erase_if(q.entries, [&](const entry& e) {
+        const auto* at = reinterpret_cast<const unsigned char*>(e.dpc);
+        return e.dpc != nullptr && at >= begin && at < end;
+    });
+    const std::size_t removed = before - q.entries.size();
+    q.dpcs_queued -= removed;
+    return removed;
+}
+
 std::size_t queued_or_running() {
     dpc_queue& q = the_queue();
     const std::lock_guard lock(q.mutex);

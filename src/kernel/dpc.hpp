@@ -20,4 +20,7 @@ std::size_t queued_or_running();
 /// the queue went idle.
 bool wait_idle(std::int64_t deadline);
 
+/// Removes every queued DPC that lies in [begin, end) (memory being freed); returns how many.
+std::size_t forget_in(const unsigned char* begin, const unsigned char* end);
+
 }  // namespace ndksim::kernel::dpc

@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kernel/irql.hpp"
+#include "kernel/live_objects.hpp"
 #include "kernel/violation.hpp"
 #include "util/log.hpp"
 #include "wdm.h"
@@ -103,6 +104,7 @@ void release(const char* function, void* block, ULONG tag, bool check_tag) {
     } else {
         require_irql_at_most(function, DISPATCH_LEVEL, "callers must be at IRQL <= DISPATCH_LEVEL");
     }
+    check_freed_memory(function, block, record.size);
     std::free(block);
 }
 

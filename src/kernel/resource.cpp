@@ -11,6 +11,7 @@
 
 #include "kernel/critical_region.hpp"
 #include "kernel/irql.hpp"
+#include "kernel/live_objects.hpp"
 #include "kernel/violation.hpp"
 #include "wdm.h"
 
@@ -134,6 +135,16 @@ void release(const char* function, PERESOURCE resource, ERESOURCE_THREAD owner) 
 }
 
 }  // namespace
+
+std::size_t forget_resources_in(const unsigned char* begin, const unsigned char* end) {
+    resource_table& table = the_table();
+    const std::lock_guard lock(table.mutex);
+    return std::erase_if(table.live, [&](const auto& entry) {
+        const auto* at = reinterpret_cast<const unsigned char*>(entry.first);
+        return at >= begin && at < end;
+    });
+}
+
 }  // namespace ndksim::kernel
 
 using namespace ndksim::kernel;

@@ -32,8 +32,23 @@ class timer_table {
     std::mutex mutex;
     std::condition_variable changed;
 
-    bool is_set(KTIMER* t) const { return index_.contains(t); }
     std::size_t size() const { return index_.size(); }
+
+    // With the mutex held.
+    std::size_t disarm_in(const unsigned char* begin, const unsigned char* end) {
+        std::size_t removed = 0;
+        for (auto it = index_.begin(); it != index_.end();) {
+            const auto* at = reinterpret_cast<const unsigned char*>(it->first);
+            if (at >= begin && at < end) {
+                armed_.erase(it->second);
+                it = index_.erase(it);
+                ++removed;
+            } else {
+                ++it;
+            }
+        }
+        return removed;
+    }
 
     // Both with the mutex held.
     bool disarm(KTIMER* t) {
@@ -122,6 +137,12 @@ bool require_timer(const char* function, const KTIMER& timer) {
 }
 
 }  // namespace
+
+std::size_t forget_in(const unsigned char* begin, const unsigned char* end) {
+    timer_table& table = the_table();
+    const std::lock_guard lock(table.mutex);
+    return table.disarm_in(begin, end);
+}
 
 std::size_t set_count() {
     timer_table& table = the_table();

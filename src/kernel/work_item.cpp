@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 #include <unordered_map>
+#include <vector>
 
 #include "kernel/clock.hpp"
 #include "kernel/critical_region.hpp"
@@ -207,6 +208,38 @@ void queue(const char* function, _IO_WORKITEM* item, PIO_WORKITEM_ROUTINE routin
 }
 
 }  // namespace
+
+std::size_t forget_in(const unsigned char* begin, const unsigned char* end) {
+    worker_pool& pool = the_pool();
+    std::vector<PDEVICE_OBJECT> devices;
+    std::size_t removed = 0;
+    {
+        const std::lock_guard lock(pool.mutex);
+        for (auto& queue : pool.queues) {
+            std::erase_if(queue, [&](_IO_WORKITEM* item) {
+                const auto* at = reinterpret_cast<const unsigned char*>(item);
+                if (at < begin || at >= end) {
+                    return false;
+                }
+                ++removed;
+                if (--pool.pending[item->driver] == 0) {
+                    pool.pending.erase(item->driver);
+                }
+                if (item->device != nullptr) {
+                    devices.push_back(item->device);
+                }
+                return true;
+            });
+        }
+    }
+    for (PDEVICE_OBJECT device : devices) {
+        device::dereference(device);
+    }
+    if (removed != 0) {
+        pool.finished.notify_all();
+    }
+    return removed;
+}
 
 std::size_t pending(PDRIVER_OBJECT driver) {
     worker_pool& pool = the_pool();

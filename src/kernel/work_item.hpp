@@ -15,4 +15,8 @@ std::size_t pending(PDRIVER_OBJECT driver);
 /// `deadline`; true when none is left.
 bool wait_idle(PDRIVER_OBJECT driver, std::int64_t deadline);
 
+/// Removes every queued work item that lies in [begin, end) (memory being freed), releasing
+/// its device reference; returns how many.
+std::size_t forget_in(const unsigned char* begin, const unsigned char* end);
+
 }  // namespace ndksim::kernel::work_item

@@ -240,5 +240,21 @@ TEST_F(Dpc, RoutineReturningBelowDispatchLevelIsAViolation) {
     EXPECT_EQ(record.irqls.at(0), DISPATCH_LEVEL);
 }
 
+TEST_F(Dpc, FreeingPoolThatHoldsAQueuedDpcIsAViolationAndDequeuesIt) {
+    Blocker blocker;
+    blocker.hold();
+    Record record;
+    Tagged t{&record, 1};
+    const ULONG tag = 0x20637044;  // 'Dpc '
+    auto* dpc = static_cast<PKDPC>(ExAllocatePool2(POOL_FLAG_NON_PAGED, sizeof(KDPC), tag));
+    KeInitializeDpc(dpc, record_dpc, &t);
+    KeInsertQueueDpc(dpc, nullptr, nullptr);
+    EXPECT_EQ(violations_of([&] { ExFreePoolWithTag(dpc, tag); }), 1U);
+    blocker.let_go();
+    KeFlushQueuedDpcs();
+    EXPECT_EQ(record.ran.count(), 0);
+    EXPECT_EQ(ndksim_kernel_dpcs_queued(), 0U);
+}
+
 }  // namespace
 }  // namespace ndksim::kernel::test

@@ -108,5 +108,15 @@ TEST_F(Resource, DeletingAnOwnedOrUnknownResourceIsAViolation) {
     EXPECT_EQ(violations_of([&] { ExAcquireResourceExclusiveLite(&other, TRUE); }), 1U);
 }
 
+TEST_F(Resource, FreeingPoolThatHoldsALiveResourceIsAViolation) {
+    const ULONG tag = 0x63736552;  // 'Resc'
+    auto* other =
+        static_cast<PERESOURCE>(ExAllocatePool2(POOL_FLAG_NON_PAGED, sizeof(ERESOURCE), tag));
+    ExInitializeResourceLite(other);
+    EXPECT_EQ(ndksim_kernel_resources_live(), 2U);
+    EXPECT_EQ(violations_of([&] { ExFreePoolWithTag(other, tag); }), 1U);
+    EXPECT_EQ(ndksim_kernel_resources_live(), 1U) << "forgotten with its memory";
+}
+
 }  // namespace
 }  // namespace ndksim::kernel::test

@@ -165,5 +165,14 @@ TEST_F(Timer, ReinitializingASetTimerIsAViolationAndCancelsIt) {
     EXPECT_FALSE(KeCancelTimer(&t));
 }
 
+TEST_F(Timer, FreeingPoolThatHoldsASetTimerIsAViolationAndDisarmsIt) {
+    const ULONG tag = 0x726D6954;  // 'Timr'
+    auto* t = static_cast<PKTIMER>(ExAllocatePool2(POOL_FLAG_NON_PAGED, sizeof(KTIMER), tag));
+    KeInitializeTimer(t);
+    KeSetTimerEx(t, relative_ms(1), 1, nullptr);
+    EXPECT_EQ(violations_of([&] { ExFreePoolWithTag(t, tag); }), 1U);
+    EXPECT_EQ(ndksim_kernel_timers_set(), 0U) << "the timer thread no longer sees it";
+}
+
 }  // namespace
 }  // namespace ndksim::kernel::test

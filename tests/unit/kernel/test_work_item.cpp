@@ -229,5 +229,29 @@ TEST_F(WorkItem, FreeingAnUninitializedItemIsAViolation) {
     IoUninitializeWorkItem(item);
 }
 
+TEST_F(WorkItem, FreeingPoolThatHoldsAQueuedItemIsAViolationAndDequeuesIt) {
+    std::vector<std::unique_ptr<Gate>> gates;
+    for (int i = 0; i < 4; ++i) {
+        gates.push_back(std::make_unique<Gate>(device_));
+        gates.back()->occupy();
+    }
+    const ULONG tag = 0x6D657449;  // 'Item'
+    auto* item =
+        static_cast<PIO_WORKITEM>(ExAllocatePool2(POOL_FLAG_NON_PAGED, IoSizeofWorkItem(), tag));
+    IoInitializeWorkItem(device_, item);
+    Seen seen;
+    Job job{&seen, 1};
+    IoQueueWorkItem(item, record, DelayedWorkQueue, &job);
+    EXPECT_EQ(device_->ReferenceCount, 5);
+    EXPECT_EQ(violations_of([&] { ExFreePoolWithTag(item, tag); }), 1U);
+    EXPECT_EQ(device_->ReferenceCount, 4) << "its device reference was dropped";
+    EXPECT_EQ(ndksim_kernel_work_items_pending(driver_), 4U);
+    for (auto& gate : gates) {
+        gate->let_go();
+    }
+    ASSERT_TRUE(eventually([&] { return ndksim_kernel_work_items_pending(driver_) == 0; }));
+    EXPECT_EQ(seen.ran.count(), 0);
+}
+
 }  // namespace
 }  // namespace ndksim::kernel::test
