@@ -58,6 +58,10 @@ load_tests='Threaded|Wires/|TcpTransport\.|UdpTransport\.|SchedulerAdvanceTo\.|D
 load_tests+='|^Concurrency\.|StatsBlock\.Snapshots|CqClose\.|TimeMode\.Paced'
 # The kernel runtime's waits, spin locks and interlocked operations, which run threads too.
 load_tests+='|^Event\.|^SpinLock\.|^Interlocked\.|^Irql\.|^KernelRuntime\.'
+# The simulated DPC, timer and worker threads, system threads, and the locks and lists drivers
+# share between threads.
+load_tests+='|^Clock\.|^Dpc\.|^Timer\.|^SystemThread\.|^Rundown\.|^WorkItem\.|^Io\.'
+load_tests+='|^DriverHost\.|^PushLock\.|^Resource\.|^SList\.|^Lookaside\.'
 
 # TSan needs a fixed address layout on kernels with high mmap entropy; setarch -R provides it.
 tsan() {

@@ -524,7 +524,7 @@ typedef ULONG NET_IFINDEX, *PNET_IFINDEX;
 /* I/O manager and memory manager types                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-/* The simulator has no I/O manager; IRPs only appear as an opaque IoAllocateMdl argument. */
+/* The I/O request packet; ndksim_kernel_io.h completes the structure. */
 typedef struct _IRP IRP, *PIRP;
 
 /* Owning process of an MDL's pages; opaque. */
@@ -820,3 +820,7 @@ NDKSIM_STATIC_ASSERT(sizeof(MDL) % sizeof(PFN_NUMBER) == 0, "PFN array follows t
 
 /* Compiler glue, counted strings, IP address strings, DbgPrint and PAGED_CODE. */
 #include "ndksim_kernel_rtl.h"
+/* Clocks, DPCs, timers, threads, rundown, push locks, resources, SLISTs, lookaside lists. */
+#include "ndksim_kernel_exec.h"
+/* Driver and device objects, IRPs, work items, the driver life cycle and its leak report. */
+#include "ndksim_kernel_io.h"

@@ -29,6 +29,23 @@ extern NDKSIM_API const UNICODE_STRING SDDL_DEVOBJ_SYS_ALL_ADM_RWX_WORLD_RW_RES_
 /* System: all; administrators, everyone and restricted code: read, write, execute. */
 extern NDKSIM_API const UNICODE_STRING SDDL_DEVOBJ_SYS_ALL_ADM_RWX_WORLD_RWX_RES_RWX;
 
+/*
+ * IoCreateDevice with a default security descriptor (DefaultSDDLString, e.g. one of the strings
+ * above) and an optional device class GUID. The simulator has no other users to keep out, so it
+ * checks that the string is a DACL-only SDDL string ("D:" first, as IoCreateDeviceSecure
+ * requires; STATUS_INVALID_PARAMETER otherwise) and then creates the device exactly as
+ * IoCreateDevice does; the descriptor and the GUID are not kept. Rules: PASSIVE_LEVEL, and the
+ * rules of IoCreateDevice.
+ */
+NDKSIM_API NTSTATUS IoCreateDeviceSecure(_In_ PDRIVER_OBJECT DriverObject,
+                                         _In_ ULONG DeviceExtensionSize,
+                                         _In_opt_ PUNICODE_STRING DeviceName,
+                                         _In_ DEVICE_TYPE DeviceType,
+                                         _In_ ULONG DeviceCharacteristics, _In_ BOOLEAN Exclusive,
+                                         _In_ PCUNICODE_STRING DefaultSDDLString,
+                                         _In_opt_ const GUID* DeviceClassGuid,
+                                         _Out_ PDEVICE_OBJECT* DeviceObject);
+
 #ifdef __cplusplus
 }
 #endif

@@ -3,8 +3,10 @@
 namespace ndksim::kernel {
 
 dispatcher& the_dispatcher() noexcept {
-    static dispatcher instance;
-    return instance;
+    // Never destroyed: the simulated DPC, timer, worker and system threads may signal objects
+    // while the process exits.
+    static dispatcher* const instance = new dispatcher;
+    return *instance;
 }
 
 std::size_t blocked_waiters() {
@@ -28,6 +30,15 @@ void initialize_header(DISPATCHER_HEADER& header, UCHAR type, UCHAR size, LONG s
     // object was initialized.
     header.WaitListHead.Flink = &header.WaitListHead;
     header.WaitListHead.Blink = &header.WaitListHead;
+}
+
+void signal(DISPATCHER_HEADER& header) {
+    dispatcher& d = the_dispatcher();
+    {
+        const std::lock_guard lock(d.mutex);
+        header.SignalState = 1;
+    }
+    d.signaled.notify_all();
 }
 
 }  // namespace ndksim::kernel

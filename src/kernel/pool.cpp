@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "kernel/irql.hpp"
+#include "kernel/live_objects.hpp"
 #include "kernel/violation.hpp"
 #include "util/log.hpp"
 #include "wdm.h"
@@ -31,8 +32,10 @@ struct pool_table {
 };
 
 pool_table& the_pool() {
-    static pool_table instance;
-    return instance;
+    // Never destroyed: simulated worker and system threads may free pool while the process
+    // exits.
+    static pool_table* const instance = new pool_table;
+    return *instance;
 }
 
 // The tag as the four characters a pool tag is written with ('Tag1' is stored little-endian).
@@ -101,6 +104,7 @@ void release(const char* function, void* block, ULONG tag, bool check_tag) {
     } else {
         require_irql_at_most(function, DISPATCH_LEVEL, "callers must be at IRQL <= DISPATCH_LEVEL");
     }
+    check_freed_memory(function, block, record.size);
     std::free(block);
 }
 

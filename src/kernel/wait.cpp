@@ -1,11 +1,11 @@
-// KeWaitForSingleObject / KeWaitForMultipleObjects on events, and the system clock their
-// absolute timeouts are measured on.
+// KeWaitForSingleObject / KeWaitForMultipleObjects on dispatcher objects: events, timers and
+// thread objects, told apart by their DISPATCHER_HEADER Type.
 
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <span>
 
+#include "kernel/clock.hpp"
 #include "kernel/dispatcher.hpp"
 #include "kernel/irql.hpp"
 #include "kernel/violation.hpp"
@@ -13,33 +13,6 @@
 
 namespace ndksim::kernel {
 namespace {
-
-using steady = std::chrono::steady_clock;
-using ticks = std::chrono::duration<std::int64_t, std::ratio<1, 10'000'000>>;  // 100 ns
-
-// 100 ns intervals from 1601-01-01 (the Windows epoch) to 1970-01-01 (the Unix epoch).
-constexpr std::int64_t k_unix_epoch_in_windows_ticks = 116'444'736'000'000'000;
-
-std::int64_t system_time_now() {
-    const auto since_unix =
-        std::chrono::duration_cast<ticks>(std::chrono::system_clock::now().time_since_epoch());
-    return since_unix.count() + k_unix_epoch_in_windows_ticks;
-}
-
-// Timeout semantics of KeWaitForSingleObject: NULL is infinite, negative is relative, positive is
-// an absolute system time. An absolute time is converted once to the steady clock, so a change
-// of the system clock during the wait does not move its end (Windows would follow the change).
-std::optional<steady::time_point> deadline_of(const LARGE_INTEGER* timeout) {
-    if (timeout == nullptr) {
-        return std::nullopt;
-    }
-    const steady::time_point now = steady::now();
-    if (timeout->QuadPart <= 0) {
-        return now + ticks(-timeout->QuadPart);
-    }
-    const std::int64_t remaining = timeout->QuadPart - system_time_now();
-    return remaining > 0 ? now + ticks(remaining) : now;
-}
 
 void check_wait_irql(const char* function, const LARGE_INTEGER* timeout) {
     const std::uint8_t irql = current_irql();
@@ -52,17 +25,20 @@ void check_wait_irql(const char* function, const LARGE_INTEGER* timeout) {
     }
 }
 
-// The events of one wait, all checked to be initialized.
+// The objects of one wait, all checked to be initialized dispatcher objects.
 struct wait_set {
     std::span<PVOID const> objects;
     bool wait_all;
 
-    KEVENT& event(std::size_t i) const { return *static_cast<KEVENT*>(objects[i]); }
+    DISPATCHER_HEADER& header(std::size_t i) const {
+        return *static_cast<DISPATCHER_HEADER*>(objects[i]);
+    }
 
-    static void consume(KEVENT& e) {
-        // A satisfied wait resets a synchronization event: that is what releases one waiter.
-        if (e.Header.Type == SynchronizationEvent) {
-            e.Header.SignalState = 0;
+    static void consume(DISPATCHER_HEADER& h) {
+        // A satisfied wait resets a synchronization event or timer: that is what releases one
+        // waiter.
+        if (resets_on_wait(h.Type)) {
+            h.SignalState = 0;
         }
     }
 
@@ -70,39 +46,39 @@ struct wait_set {
     std::optional<ULONG> try_satisfy() const {
         if (!wait_all) {
             for (std::size_t i = 0; i < objects.size(); ++i) {
-                if (event(i).Header.SignalState != 0) {
-                    consume(event(i));
+                if (header(i).SignalState != 0) {
+                    consume(header(i));
                     return static_cast<ULONG>(i);
                 }
             }
             return std::nullopt;
         }
         for (std::size_t i = 0; i < objects.size(); ++i) {
-            if (event(i).Header.SignalState == 0) {
+            if (header(i).SignalState == 0) {
                 return std::nullopt;
             }
         }
         for (std::size_t i = 0; i < objects.size(); ++i) {
-            consume(event(i));
+            consume(header(i));
         }
         return 0U;
     }
 };
 
 NTSTATUS wait_for(const wait_set& set, const LARGE_INTEGER* timeout) {
-    const std::optional<steady::time_point> deadline = deadline_of(timeout);
+    const std::optional<std::int64_t> deadline = clock::deadline_of(timeout);
     dispatcher& d = the_dispatcher();
     std::unique_lock lock(d.mutex);
     for (;;) {
         if (const std::optional<ULONG> index = set.try_satisfy()) {
             return STATUS_WAIT_0 + static_cast<NTSTATUS>(*index);
         }
-        if (deadline && steady::now() >= *deadline) {
+        if (deadline && clock::interrupt_time() >= *deadline) {
             return STATUS_TIMEOUT;
         }
         ++d.blocked;
         if (deadline) {
-            d.signaled.wait_until(lock, *deadline);
+            clock::wait_until(d.signaled, lock, *deadline);
         } else {
             d.signaled.wait(lock);
         }
@@ -113,10 +89,9 @@ NTSTATUS wait_for(const wait_set& set, const LARGE_INTEGER* timeout) {
 bool check_objects(const char* function, std::span<PVOID const> objects) {
     for (PVOID object : objects) {
         const auto* header = static_cast<const DISPATCHER_HEADER*>(object);
-        if (header == nullptr || !is_initialized(*header) ||
-            (header->Type != NotificationEvent && header->Type != SynchronizationEvent)) {
+        if (header == nullptr || !is_initialized(*header) || !is_waitable(header->Type)) {
             report_violation(function,
-                             "the object is not an event initialized by KeInitializeEvent",
+                             "the object is not an initialized event, timer or thread object",
                              current_irql());
             return false;
         }
@@ -170,9 +145,4 @@ NDKSIM_API NTSTATUS KeWaitForMultipleObjects(ULONG Count, PVOID Object[], WAIT_T
     }
     return wait_for(wait_set{objects, WaitType == WaitAll}, Timeout);
 }
-
-NDKSIM_API VOID KeQuerySystemTime(PLARGE_INTEGER CurrentTime) {
-    CurrentTime->QuadPart = system_time_now();
-}
-
 }  // extern "C"

@@ -52,11 +52,12 @@ bool eventually(Pred done) {
 /// Counts threads that got past a wait; the main thread waits for a given count.
 class Tally {
   public:
+    /// Notifies while holding the lock, so a waiter that sees the new count (and may then
+    /// destroy the Tally) cannot run before the bumping thread is done with it; the bumping
+    /// thread may be a simulated DPC or worker thread that the test never joins.
     void bump() {
-        {
-            const std::lock_guard lock(mutex_);
-            ++count_;
-        }
+        const std::lock_guard lock(mutex_);
+        ++count_;
         changed_.notify_all();
     }
     /// True once the count reaches n; false after k_patience.
