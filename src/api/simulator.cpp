@@ -307,6 +307,9 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter) {
 NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                                PNDIS_OPEN_NDK_ADAPTER_PARAMETERS Parameters,
                                                NDK_ADAPTER** ppNdkAdapter) {
+    // OPEN_NDK_ADAPTER_HANDLER runs at PASSIVE_LEVEL (REFERENCE.md 8.5).
+    api::check_call("ndksim_open_ndk_adapter", irql::passive_level,
+                    "OPEN_NDK_ADAPTER_HANDLER must be called at PASSIVE_LEVEL");
     auto* a = static_cast<ndksim_adapter*>(MiniportAdapterContext);
     if (a == nullptr || Parameters == nullptr || ppNdkAdapter == nullptr) {
         NDKSIM_ERROR("ndksim_open_ndk_adapter: NULL adapter, parameters or output pointer");
@@ -333,6 +336,10 @@ NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContex
 
 NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                          NDK_ADAPTER* pNdkAdapter) {
+    // CLOSE_NDK_ADAPTER_HANDLER blocks until every callback under the handle has returned, so
+    // PASSIVE_LEVEL only (REFERENCE.md 8.5); from inside a callback it would wait for itself.
+    api::check_call("ndksim_close_ndk_adapter", irql::passive_level,
+                    "CLOSE_NDK_ADAPTER_HANDLER must be called at PASSIVE_LEVEL");
     auto* a = static_cast<ndksim_adapter*>(MiniportAdapterContext);
     auto* h = api::from_ndk<core::adapter>(pNdkAdapter, core::object_kind::adapter,
                                            "ndksim_close_ndk_adapter");
