@@ -57,7 +57,7 @@ run_suite() {
 load_tests='Threaded|Wires/|TcpTransport\.|UdpTransport\.|SchedulerAdvanceTo\.|DisconnectStress\.'
 load_tests+='|^Concurrency\.|StatsBlock\.Snapshots|CqClose\.|TimeMode\.Paced'
 # The kernel runtime's waits, spin locks and interlocked operations, which run threads too.
-load_tests+='|^Event\.|^SpinLock\.|^Interlocked\.|^Irql\.|^KernelRuntime\.'
+load_tests+='|^Event\.|^SpinLock\.|^Interlocked\.|^Irql\.|^KernelRuntime\.|^Wsk\.|IrqlBridge'
 
 # TSan needs a fixed address layout on kernels with high mmap entropy; setarch -R provides it.
 tsan() {

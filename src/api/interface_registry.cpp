@@ -255,14 +255,23 @@ const interface_identity& identity_of(const interface_entry& entry) noexcept {
     return entry.identity;
 }
 
-adapter_ref find_by_index(std::uint32_t index) {
+template <class Pred>
+adapter_ref ref_where(Pred pred) {
     std::lock_guard lock(reg().mutex);
-    auto e = find_locked([index](const interface_identity& id) { return id.index == index; });
+    auto e = find_locked(pred);
     if (e == nullptr) {
         return {};
     }
     ++e->refs;
     return adapter_ref(std::move(e));
+}
+
+adapter_ref find_by_index(std::uint32_t index) {
+    return ref_where([index](const interface_identity& id) { return id.index == index; });
+}
+
+adapter_ref find_by_luid(std::uint64_t luid) {
+    return ref_where([luid](const interface_identity& id) { return id.luid == luid; });
 }
 
 std::optional<interface_identity> by_index(std::uint32_t index) {

@@ -84,6 +84,10 @@ const interface_identity& identity_of(const interface_entry& entry) noexcept;
 /// The published adapter with this index, or an empty reference.
 adapter_ref find_by_index(std::uint32_t index);
 
+/// The published adapter with this LUID, or an empty reference. LUIDs are never reused in a
+/// process (indexes may be, when configured explicitly), so a LUID names one adapter instance.
+adapter_ref find_by_luid(std::uint64_t luid);
+
 /// Identity lookups over published adapters.
 std::optional<interface_identity> by_index(std::uint32_t index);
 std::optional<interface_identity> by_luid(std::uint64_t luid);

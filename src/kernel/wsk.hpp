@@ -21,10 +21,12 @@
 
 namespace ndksim::kernel::wsk {
 
-/// An NDK adapter opened through a registration.
+/// An NDK adapter opened through a registration, with the interface it was opened on (the
+/// LUID names that adapter instance even if its index is given to a later adapter).
 struct ndk_handle {
     NDK_ADAPTER* adapter;
     NET_IFINDEX index;
+    std::uint64_t luid;
 };
 
 struct registration {

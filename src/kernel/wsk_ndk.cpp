@@ -46,7 +46,7 @@ NTSTATUS WSKAPI WskOpenNdkAdapter(PWSK_CLIENT Client, NDK_VERSION NdkVersion, NE
         return s;
     }
     try {
-        add_ndk_adapter(guard.reg(), ndk_handle{handle, IfIndex});
+        add_ndk_adapter(guard.reg(), ndk_handle{handle, IfIndex, ref.identity().luid});
     } catch (const std::bad_alloc&) {
         ndksim_close_ndk_adapter(ref.get(), handle);
         return STATUS_INSUFFICIENT_RESOURCES;
@@ -70,7 +70,7 @@ VOID WSKAPI WskCloseNdkAdapter(PWSK_CLIENT Client, NDK_ADAPTER* pNdkAdapter) {
             fn, static_cast<const void*>(pNdkAdapter));
         return;
     }
-    const api::adapter_ref ref = api::interfaces::find_by_index(h.index);
+    const api::adapter_ref ref = api::interfaces::find_by_luid(h.luid);
     if (!ref) {
         NDKSIM_ERROR(
             "{}: interface {} was destroyed while {} was open (ndksim_adapter_destroy "

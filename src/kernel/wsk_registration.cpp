@@ -298,7 +298,7 @@ NDKSIM_API SIZE_T ndksim_kernel_wsk_report(void) {
             static_cast<const void*>(reg.get()), reg->captures);
     }
     for (const ndk_handle& h : adapters) {
-        const api::adapter_ref ref = api::interfaces::find_by_index(h.index);
+        const api::adapter_ref ref = api::interfaces::find_by_luid(h.luid);
         if (ref) {
             NDKSIM_ERROR(
                 "WSK leak: NDK adapter {} on interface {} was not closed with "
