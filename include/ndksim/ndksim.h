@@ -217,6 +217,7 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter);
  * The handle runs at the highest version of the requested major and reports it in
  * NDK_ADAPTER_INFO.Version and in the Header.Version of every object created under it.
  * Returns NDIS_STATUS_SUCCESS, NDIS_STATUS_BAD_VERSION or NDIS_STATUS_RESOURCES.
+ * PASSIVE_LEVEL (checked, as every IRQL rule: docs/kernel-runtime.md).
  */
 NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                                PNDIS_OPEN_NDK_ADAPTER_PARAMETERS Parameters,
@@ -226,8 +227,8 @@ NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContex
  * Closes an NDK_ADAPTER handle: the CLOSE_NDK_ADAPTER_HANDLER shape. Blocks until every
  * callback on every object under the handle has returned (REFERENCE.md rule 6); in
  * deterministic mode it drives the loop meanwhile. Objects the consumer left open are named
- * in an error log line and counted by ndksim_adapter_leaked_objects(). Must not be called from
- * inside an NDK callback.
+ * in an error log line and counted by ndksim_adapter_leaked_objects(). PASSIVE_LEVEL
+ * (checked): not from inside an NDK callback, which runs at DISPATCH_LEVEL.
  */
 NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                          NDK_ADAPTER* pNdkAdapter);
