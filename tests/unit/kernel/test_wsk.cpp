@@ -195,6 +195,14 @@ class WskCaptured : public KernelTest {
                                                     output_size, output, returned, irp);
     }
 
+    // Opens nic_ through the NDK extension; NULL (after a failure) when it cannot.
+    NDK_ADAPTER* open_nic(const WSK_PROVIDER_NDK_DISPATCH& ndk) {
+        NDK_ADAPTER* handle = nullptr;
+        EXPECT_EQ(ndk.WskOpenNdkAdapter(provider_.Client, NDK_VERSION{2, 0}, nic_.index(), &handle),
+                  STATUS_SUCCESS);
+        return handle;
+    }
+
     sim_adapter nic_{"127.0.0.1"};
     wsk_client client_;
     WSK_PROVIDER_NPI provider_{};
@@ -330,9 +338,8 @@ TEST_F(WskCaptured, AVersionTheAdapterDoesNotImplementIsNotSupported) {
 
 TEST_F(WskCaptured, ClosingAnAdapterTheClientDidNotOpenIsLoggedAndIgnored) {
     const WSK_PROVIDER_NDK_DISPATCH ndk = ndk_dispatch(provider_);
-    NDK_ADAPTER* handle = nullptr;
-    ASSERT_EQ(ndk.WskOpenNdkAdapter(provider_.Client, NDK_VERSION{2, 0}, nic_.index(), &handle),
-              STATUS_SUCCESS);
+    NDK_ADAPTER* handle = open_nic(ndk);
+    ASSERT_NE(handle, nullptr);
     wsk_client other;
     ASSERT_EQ(other.register_(), STATUS_SUCCESS);
     WSK_PROVIDER_NPI other_provider{};
@@ -349,9 +356,8 @@ TEST_F(WskCaptured, ClosingAnAdapterTheClientDidNotOpenIsLoggedAndIgnored) {
 
 TEST_F(WskCaptured, TheLeakReportCountsOpenAdaptersAndLiveRegistrations) {
     const WSK_PROVIDER_NDK_DISPATCH ndk = ndk_dispatch(provider_);
-    NDK_ADAPTER* handle = nullptr;
-    ASSERT_EQ(ndk.WskOpenNdkAdapter(provider_.Client, NDK_VERSION{2, 0}, nic_.index(), &handle),
-              STATUS_SUCCESS);
+    NDK_ADAPTER* handle = open_nic(ndk);
+    ASSERT_NE(handle, nullptr);
     wsk_client forgotten;
     ASSERT_EQ(forgotten.register_(), STATUS_SUCCESS);
     // This fixture's registration, the forgotten one and the open adapter.
