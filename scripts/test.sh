@@ -57,11 +57,11 @@ run_suite() {
 load_tests='Threaded|Wires/|TcpTransport\.|UdpTransport\.|SchedulerAdvanceTo\.|DisconnectStress\.'
 load_tests+='|^Concurrency\.|StatsBlock\.Snapshots|CqClose\.|TimeMode\.Paced'
 # The kernel runtime's waits, spin locks and interlocked operations, which run threads too.
-load_tests+='|^Event\.|^SpinLock\.|^Interlocked\.|^Irql\.|^KernelRuntime\.'
+load_tests+='|^Event\.|^SpinLock\.|^Interlocked\.|^Irql\.|^KernelRuntime\.|^Wsk\.|IrqlBridge'
 # The simulated DPC, timer and worker threads, system threads, and the locks and lists drivers
 # share between threads.
 load_tests+='|^Clock\.|^Dpc\.|^Timer\.|^SystemThread\.|^Rundown\.|^WorkItem\.|^Io\.'
-load_tests+='|^DriverHost\.|^PushLock\.|^Resource\.|^SList\.|^Lookaside\.'
+load_tests+='|^DriverHost\.|^PushLock\.|^Resource\.|^SList\.|^Lookaside\.|KernelConsumer\.'
 
 # TSan needs a fixed address layout on kernels with high mmap entropy; setarch -R provides it.
 tsan() {
@@ -69,7 +69,7 @@ tsan() {
 }
 
 tsan_flags=(-DCMAKE_BUILD_TYPE=Debug -DNDKSIM_SANITIZE=thread -DNDKSIM_BUILD_BENCHMARKS=OFF
-            -DNDKSIM_BUILD_TOOLS=OFF -DNDKSIM_BUILD_EXAMPLES=OFF)
+            -DNDKSIM_BUILD_TOOLS=OFF)
 
 if [ "$only_load" -eq 0 ]; then
     run_suite build -DCMAKE_BUILD_TYPE=RelWithDebInfo

@@ -165,15 +165,36 @@ typedef struct ndksim_adapter_config {
                                      NdkFastRegister issues a new token, and a peer still using
                                      an earlier one fails with STATUS_ACCESS_VIOLATION, which
                                      catches consumers that forget to send the new token */
+    /*
+     * The adapter's network interface identity, as kernel consumers find it through
+     * netioapi.h and open it with WskOpenNdkAdapter (wskndk.h). Appended to the structure:
+     * a caller built against an ndksim.h without these fields passes the smaller size and
+     * gets their defaults (ndksim_adapter_create).
+     */
+    const char* interface_alias; /**< the interface alias, UTF-8 (ConvertInterfaceLuidToAlias
+                                     returns it as UTF-16): at most 256 UTF-16 units
+                                     (IF_MAX_STRING_SIZE) and unique among the adapters of the
+                                     process. NULL (the default): the adapter's name */
+    NET_IFINDEX interface_index; /**< the interface index, unique among the adapters of the
+                                     process. 0 (the default): the lowest index from 1 up that
+                                     no live adapter uses and no earlier adapter of this
+                                     process was given, so an index never names two adapters
+                                     one after the other */
 } ndksim_adapter_config;
 
-/** Fills *config with the defaults documented on each field. */
+/**
+ * Fills *config with the defaults documented on each field, for a caller built against this
+ * header: it writes sizeof(ndksim_adapter_config) bytes.
+ */
 NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config);
 
 /**
- * Creates a simulated adapter. Returns STATUS_SUCCESS and *adapter, or
+ * Creates a simulated adapter. config->size may be that of an older ndksim.h (from the
+ * structure without interface_alias up to the full size): fields beyond it take their
+ * defaults. Returns STATUS_SUCCESS and *adapter, or
  * STATUS_INVALID_PARAMETER (bad size, address, style or profile file, an enum field holding a
- * value that is none of its enum's, or a UDP/TCP wire with a loop; the log says which),
+ * value that is none of its enum's, a UDP/TCP wire with a loop, an interface index or alias
+ * another live adapter uses, or an alias that is not UTF-8 or too long; the log says which),
  * STATUS_NOT_SUPPORTED (unknown profile), STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this
  * process owns the address, or a UDP/TCP wire's address:port is in use), STATUS_INVALID_ADDRESS (a
  * UDP/TCP wire's address is not one of this host's), STATUS_INSUFFICIENT_RESOURCES (any other
@@ -196,6 +217,7 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter);
  * The handle runs at the highest version of the requested major and reports it in
  * NDK_ADAPTER_INFO.Version and in the Header.Version of every object created under it.
  * Returns NDIS_STATUS_SUCCESS, NDIS_STATUS_BAD_VERSION or NDIS_STATUS_RESOURCES.
+ * PASSIVE_LEVEL (checked, as every IRQL rule: docs/kernel-runtime.md).
  */
 NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                                PNDIS_OPEN_NDK_ADAPTER_PARAMETERS Parameters,
@@ -205,8 +227,8 @@ NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContex
  * Closes an NDK_ADAPTER handle: the CLOSE_NDK_ADAPTER_HANDLER shape. Blocks until every
  * callback on every object under the handle has returned (REFERENCE.md rule 6); in
  * deterministic mode it drives the loop meanwhile. Objects the consumer left open are named
- * in an error log line and counted by ndksim_adapter_leaked_objects(). Must not be called from
- * inside an NDK callback.
+ * in an error log line and counted by ndksim_adapter_leaked_objects(). PASSIVE_LEVEL
+ * (checked): not from inside an NDK callback, which runs at DISPATCH_LEVEL.
  */
 NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                          NDK_ADAPTER* pNdkAdapter);
@@ -276,6 +298,15 @@ NDKSIM_API ULONG ndksim_adapter_last_refusal(const ndksim_adapter* adapter, char
  * refusal. Test kits print it beside an unexpected status.
  */
 NDKSIM_API const char* ndksim_thread_last_refusal(void);
+
+/** The adapter's interface index (its config's, or the one assigned); 0 for NULL. */
+NDKSIM_API NET_IFINDEX ndksim_adapter_interface_index(const ndksim_adapter* adapter);
+
+/**
+ * The adapter's interface LUID as a NET_LUID's Value (netioapi.h): IfType
+ * IF_TYPE_ETHERNET_CSMACD, NetLuidIndex assigned per process; 0 for NULL.
+ */
+NDKSIM_API ULONG64 ndksim_adapter_interface_luid(const ndksim_adapter* adapter);
 
 /** Current simulated time of the adapter [picoseconds]. */
 NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter);

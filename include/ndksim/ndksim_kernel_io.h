@@ -593,7 +593,9 @@ typedef struct _NDKSIM_LEAK_SUMMARY {
     SIZE_T SystemThreadsRunning; /* system threads whose start routine has not ended */
     SIZE_T DeviceObjects;        /* device objects not deleted */
     SIZE_T ResourcesLive;        /* ERESOURCEs initialized and not deleted */
-    SIZE_T ReporterLeaks;        /* the sum the registered leak reporters returned */
+    SIZE_T ReporterLeaks;        /* WSK registrations and WSK-opened NDK adapters left open
+                                    (ndksim_kernel_wsk_report), plus what the registered leak
+                                    reporters returned */
     SIZE_T Total;                /* the sum of the above */
 } NDKSIM_LEAK_SUMMARY, *PNDKSIM_LEAK_SUMMARY;
 

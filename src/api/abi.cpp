@@ -9,6 +9,9 @@ namespace ndksim::api {
 
 core::object* object_from_header(const NDK_OBJECT_HEADER* header, core::object_kind kind,
                                  const char* function) noexcept {
+    // Every NDK provider function starts here, so this is where the IRQL rule they all share
+    // is checked (REFERENCE.md 8.5).
+    check_call(function, irql::dispatch_level, k_ndk_call_rule);
     if (header == nullptr) {
         NDKSIM_ERROR("{}: NULL object pointer", function);
         return nullptr;
@@ -46,7 +49,8 @@ NTSTATUS close_object(NDK_OBJECT_HEADER* header, core::object_kind kind,
     if (done == nullptr) {
         return consumer_error(function, "CloseCompletion is NULL", status::invalid_parameter);
     }
-    return to_nt(o->close([done, context] { done(context); }));
+    return to_nt(o->close(
+        [done, context] { run_callback("NDK_FN_CLOSE_COMPLETION", [&] { done(context); }); }));
 }
 
 NTSTATUS query_extension(NDK_OBJECT_HEADER* header, core::object_kind kind,

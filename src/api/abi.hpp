@@ -12,7 +12,9 @@
 #include <new>
 #include <utility>
 
+#include "api/callback.hpp"
 #include "core/adapter.hpp"
+#include "core/callbacks.hpp"
 #include "core/object.hpp"
 #include "ndkpi.h"
 #include "util/log.hpp"
@@ -65,6 +67,25 @@ T* from_ndk(Ndk* pub, core::object_kind kind, const char* function) noexcept {
         object_from_header(pub == nullptr ? nullptr : &pub->Header, kind, function));
 }
 
+/// An NDK_FN_REQUEST_COMPLETION bound to its context, run at DISPATCH_LEVEL.
+inline core::request_fn bind_request(NDK_FN_REQUEST_COMPLETION done, PVOID context) {
+    return [done, context](status s) {
+        run_callback("NDK_FN_REQUEST_COMPLETION", [&] { done(context, to_nt(s)); });
+    };
+}
+
+/// An NDK_FN_CQ_NOTIFICATION_CALLBACK or NDK_FN_SRQ_NOTIFICATION_CALLBACK (same C shape) bound
+/// to its context, run at DISPATCH_LEVEL; empty when `notify` is NULL. `callback` names the type.
+template <class Fn>
+core::notify_fn bind_notification(const char* callback, Fn notify, PVOID context) {
+    if (notify == nullptr) {
+        return {};
+    }
+    return [callback, notify, context](std::int32_t s) {
+        run_callback(callback, [&] { notify(context, static_cast<NTSTATUS>(s)); });
+    };
+}
+
 /// Delivers a newly created object (rule 2): inline, by writing *out and returning
 /// STATUS_SUCCESS; or pending, by returning STATUS_PENDING and passing the object to `done`
 /// from the engine, leaving *out untouched. Takes over the consumer's reference in `obj`.
@@ -75,7 +96,9 @@ NTSTATUS deliver_create(core::ref<T> obj, Ndk* pub, NDK_FN_CREATE_COMPLETION don
     NDK_OBJECT_HEADER* header = &pub->Header;
     const status s = raw->finish_request(
         status::success,
-        [done, context, header](status result) { done(context, to_nt(result), header); },
+        [done, context, header](status result) {
+            run_callback("NDK_FN_CREATE_COMPLETION", [&] { done(context, to_nt(result), header); });
+        },
         raw->dev().limits().control_latency_ps);
     if (s == status::success) {
         *out = pub;

@@ -34,6 +34,8 @@ NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTEN
 NTSTATUS NdkQueryAdapterInfo(NDK_ADAPTER* pNdkAdapter, NDK_ADAPTER_INFO* pInfo,
                              ULONG* pBufferSize) {
     constexpr const char* fn = "NdkQueryAdapterInfo";
+    // REFERENCE.md 8.5: it "blocks until the request is completed", so PASSIVE_LEVEL only.
+    check_call(fn, irql::passive_level, "NdkQueryAdapterInfo must be called at PASSIVE_LEVEL");
     core::adapter* a = to_adapter(pNdkAdapter, fn);
     if (a == nullptr) {
         return STATUS_INVALID_PARAMETER;
@@ -93,12 +95,15 @@ NTSTATUS NdkCreateCq(NDK_ADAPTER* pNdkAdapter, ULONG CqDepth,
             return consumer_error(fn, "CreateCompletion or ppNdkCq is NULL",
                                   status::invalid_parameter);
         }
-        const status s = core::cq::check_create(a->dev().limits(), CqDepth, CqNotification);
+        const status s =
+            core::cq::check_create(a->dev().limits(), CqDepth, CqNotification != nullptr);
         if (s != status::success) {
             NDKSIM_DEBUG("{}: {} depth {} refused: {}", a->ident(), fn, CqDepth, s);
             return to_nt(a->dev().refusals().record(a->ident(), fn, s));
         }
-        auto cq = core::cq::create(*a, CqDepth, CqNotification, CqNotificationContext);
+        auto cq = core::cq::create(*a, CqDepth,
+                                   bind_notification("NDK_FN_CQ_NOTIFICATION_CALLBACK",
+                                                     CqNotification, CqNotificationContext));
         auto* pub = init_head<NDK_CQ>(*cq, &k_cq_dispatch);
         return deliver_create(std::move(cq), pub, CreateCompletion, RequestContext, ppNdkCq);
     });
@@ -192,10 +197,12 @@ NTSTATUS NdkCreateListener(NDK_ADAPTER* pNdkAdapter, NDK_FN_CONNECT_EVENT_CALLBA
         }
         // The connector handed to the event is created by the provider (rule 25): its public
         // head is filled here, before the consumer sees it.
-        auto l = core::listener::create(*a, [ConnectEvent,
-                                             ConnectEventContext](core::connector& c) {
-            ConnectEvent(ConnectEventContext, init_head<NDK_CONNECTOR>(c, &k_connector_dispatch));
-        });
+        auto l =
+            core::listener::create(*a, [ConnectEvent, ConnectEventContext](core::connector& c) {
+                NDK_CONNECTOR* pub = init_head<NDK_CONNECTOR>(c, &k_connector_dispatch);
+                run_callback("NDK_FN_CONNECT_EVENT_CALLBACK",
+                             [&] { ConnectEvent(ConnectEventContext, pub); });
+            });
         auto* pub = init_head<NDK_LISTENER>(*l, &k_listener_dispatch);
         return deliver_create(std::move(l), pub, CreateCompletion, RequestContext, ppNdkListener);
     });
@@ -241,12 +248,9 @@ NTSTATUS NdkBuildLAM(NDK_ADAPTER* pNdkAdapter, MDL* Mdl, SIZE_T Length,
         if (RequestCompletion == nullptr) {
             return STATUS_SUCCESS;  // no completion routine: always inline (docs/memory.md)
         }
-        return to_nt(a->finish_request(
-            status::success,
-            [RequestCompletion, RequestContext](status st) {
-                RequestCompletion(RequestContext, to_nt(st));
-            },
-            a->dev().limits().control_latency_ps));
+        return to_nt(a->finish_request(status::success,
+                                       bind_request(RequestCompletion, RequestContext),
+                                       a->dev().limits().control_latency_ps));
     });
 }
 

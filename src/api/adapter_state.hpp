@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "api/interface_registry.hpp"
 #include "api/link_factory.hpp"
 #include "core/adapter.hpp"
 #include "core/device.hpp"
@@ -31,4 +32,6 @@ struct ndksim_adapter {
     ndksim_loop* loop;
     std::mutex handles_mutex;
     std::vector<ndksim::core::adapter*> handles;
+    /// Its network interface identity (index, LUID, alias, address) in the process registry.
+    std::shared_ptr<ndksim::api::interface_entry> iface;
 };

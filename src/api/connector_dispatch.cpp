@@ -24,10 +24,6 @@ core::connector* to_connector(NDK_CONNECTOR* c, const char* fn) {
     return from_ndk<core::connector>(c, object_kind::connector, fn);
 }
 
-core::request_fn bind_request(NDK_FN_REQUEST_COMPLETION done, PVOID context) {
-    return [done, context](status s) { done(context, to_nt(s)); };
-}
-
 bool private_data_ok(PVOID data, ULONG length) {
     return length == 0 || data != nullptr;
 }
@@ -43,14 +39,18 @@ core::disconnect_fn disconnect_event(NDK_FN_DISCONNECT_EVENT_CALLBACK cb, PVOID 
     if (cb == nullptr) {
         return {};
     }
-    return [cb, context](std::uint32_t) { cb(context); };
+    return [cb, context](std::uint32_t) {
+        run_callback("NDK_FN_DISCONNECT_EVENT_CALLBACK", [&] { cb(context); });
+    };
 }
 
 core::disconnect_fn disconnect_event(NDK_FN_DISCONNECT_EVENT_CALLBACK_EX cb, PVOID context) {
     if (cb == nullptr) {
         return {};
     }
-    return [cb, context](std::uint32_t reason) { cb(context, reason); };
+    return [cb, context](std::uint32_t reason) {
+        run_callback("NDK_FN_DISCONNECT_EVENT_CALLBACK_EX", [&] { cb(context, reason); });
+    };
 }
 
 NTSTATUS NdkCloseConnector(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID ctx) {

@@ -55,12 +55,9 @@ NTSTATUS NdkResizeCq(NDK_CQ* pNdkCq, ULONG CqDepth, NDK_FN_REQUEST_COMPLETION Re
             NDKSIM_DEBUG("{}: {} to {} refused: {}", c->ident(), fn, CqDepth, s);
             return to_nt(c->dev().refusals().record(c->ident(), fn, s));
         }
-        return to_nt(c->finish_request(
-            status::success,
-            [RequestCompletion, RequestContext](status r) {
-                RequestCompletion(RequestContext, to_nt(r));
-            },
-            c->dev().limits().control_latency_ps));
+        return to_nt(c->finish_request(status::success,
+                                       bind_request(RequestCompletion, RequestContext),
+                                       c->dev().limits().control_latency_ps));
     });
 }
 

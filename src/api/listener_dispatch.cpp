@@ -43,12 +43,8 @@ NTSTATUS NdkListen(NDK_LISTENER* pNdkListener, const PSOCKADDR pAddress, ULONG A
         return to_nt(s);
     }
     NDKSIM_DEBUG("{}: listening on {}", l->ident(), addr.to_string());
-    return to_nt(l->finish_request(
-        status::success,
-        [RequestCompletion, RequestContext](status r) {
-            RequestCompletion(RequestContext, to_nt(r));
-        },
-        l->dev().limits().control_latency_ps));
+    return to_nt(l->finish_request(status::success, bind_request(RequestCompletion, RequestContext),
+                                   l->dev().limits().control_latency_ps));
 }
 
 NTSTATUS NdkGetListenerLocalAddress(NDK_LISTENER* pNdkListener, PSOCKADDR pAddress,

@@ -20,10 +20,6 @@ core::mr* to_mr(NDK_MR* m, const char* fn) {
     return from_ndk<core::mr>(m, object_kind::mr, fn);
 }
 
-core::request_fn bind_request(NDK_FN_REQUEST_COMPLETION done, PVOID context) {
-    return [done, context](status s) { done(context, to_nt(s)); };
-}
-
 NTSTATUS NdkCloseMr(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID ctx) {
     return close_object(obj, object_kind::mr, done, ctx, "NdkCloseMr");
 }

@@ -97,7 +97,8 @@ NTSTATUS NdkCreateSrq(NDK_PD* pNdkPd, ULONG SrqDepth, ULONG MaxReceiveRequestSge
             return to_nt(p->dev().refusals().record(p->ident(), fn, s));
         }
         auto srq = core::srq::create(*p, SrqDepth, MaxReceiveRequestSge, NotifyThreshold,
-                                     SrqNotification, SrqNotificationContext);
+                                     bind_notification("NDK_FN_SRQ_NOTIFICATION_CALLBACK",
+                                                       SrqNotification, SrqNotificationContext));
         auto* pub = init_head<NDK_SRQ>(*srq, &k_srq_dispatch);
         return deliver_create(std::move(srq), pub, CreateCompletion, RequestContext, ppNdkSrq);
     });

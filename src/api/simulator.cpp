@@ -89,15 +89,29 @@ NTSTATUS socket_setup_status(int error) {
     }
 }
 
-NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** out) {
-    if (config == nullptr || out == nullptr) {
+// The size of ndksim_adapter_config before the interface identity fields were appended: the
+// smallest size ndksim_adapter_create accepts. The first appended field is a pointer, so it
+// starts exactly where the older structure (padding included) ended.
+constexpr ULONG k_config_size_v1 = offsetof(ndksim_adapter_config, interface_alias);
+static_assert(k_config_size_v1 == (offsetof(ndksim_adapter_config, rotate_fast_register_tokens) +
+                                   sizeof(BOOLEAN) + alignof(void*) - 1) /
+                                      alignof(void*) * alignof(void*),
+              "the appended fields start where the older structure ended");
+
+NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out) {
+    if (given == nullptr || out == nullptr) {
         return invalid_config("config or adapter pointer is NULL");
     }
-    if (config->size != sizeof(ndksim_adapter_config)) {
+    if (given->size < k_config_size_v1 || given->size > sizeof(ndksim_adapter_config)) {
         return invalid_config(
-            "config->size is not sizeof(ndksim_adapter_config); start from "
+            "config->size is not the size of an ndksim_adapter_config; start from "
             "ndksim_adapter_config_init()");
     }
+    // A caller built against an older ndksim.h gets the defaults of the fields it lacks.
+    ndksim_adapter_config full;
+    ndksim_adapter_config_init(&full);
+    std::memcpy(&full, given, given->size);
+    const ndksim_adapter_config* config = &full;
     core::device_config cfg;
     const unsigned number = ++g_adapter_count;
     cfg.name = config->name != nullptr ? config->name : "nic" + std::to_string(number);
@@ -190,7 +204,27 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
             return STATUS_ADDRESS_ALREADY_EXISTS;
         }
     }
+    std::u16string alias;
+    if (!api::interfaces::utf8_to_utf16(
+            config->interface_alias != nullptr ? config->interface_alias : cfg.name, alias)) {
+        std::lock_guard lock(g_addresses_mutex);
+        g_addresses.erase(cfg.address);
+        return invalid_config("interface_alias (or the name it defaults to) is not UTF-8");
+    }
+    auto iface = api::interfaces::reserve(config->interface_index, std::move(alias),
+                                          config->interface_alias == nullptr, parsed);
+    if (iface == nullptr) {
+        std::lock_guard lock(g_addresses_mutex);
+        g_addresses.erase(cfg.address);
+        return STATUS_INVALID_PARAMETER;  // already logged with the reason
+    }
     const std::string address = cfg.address;
+    // Undoes the reservations of a create that fails below.
+    const auto unreserve = [&] {
+        api::interfaces::withdraw(iface);
+        std::lock_guard lock(g_addresses_mutex);
+        g_addresses.erase(address);
+    };
     try {
         auto a = std::make_unique<ndksim_adapter>(std::move(cfg), core::connectx_like_limits(),
                                                   config->loop);
@@ -214,26 +248,25 @@ NTSTATUS create_adapter(const ndksim_adapter_config* config, ndksim_adapter** ou
         if (auto* sockets = dynamic_cast<wire::socket_transport*>(a->link.base)) {
             sockets->start();
         }
+        a->iface = iface;
         *out = a.release();
     } catch (const api::link_config_error&) {
         // Already logged with the adapter's name by the link factory.
-        std::lock_guard lock(g_addresses_mutex);
-        g_addresses.erase(address);
+        unreserve();
         return STATUS_INVALID_PARAMETER;
     } catch (const wire::socket_setup_error& e) {
-        std::lock_guard lock(g_addresses_mutex);
-        g_addresses.erase(address);
+        unreserve();
         NDKSIM_ERROR("ndksim_adapter_create: {}", e.what());
         return socket_setup_status(e.code().value());
     } catch (const std::exception& e) {
-        std::lock_guard lock(g_addresses_mutex);
-        g_addresses.erase(address);
+        unreserve();
         NDKSIM_ERROR("ndksim_adapter_create: {}", e.what());
         return STATUS_INSUFFICIENT_RESOURCES;
     }
     if (config->loop != nullptr) {
         config->loop->adapters.fetch_add(1);
     }
+    api::interfaces::publish(iface, **out);
     return STATUS_SUCCESS;
 }
 
@@ -274,6 +307,9 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter) {
     if (adapter == nullptr) {
         return;
     }
+    // First out of the registry: no new lookup finds the adapter, and lookups in progress
+    // (a WskOpenNdkAdapter) finish before anything below is torn down.
+    api::interfaces::withdraw(adapter->iface);
     std::vector<core::adapter*> open;
     {
         std::lock_guard lock(adapter->handles_mutex);
@@ -307,6 +343,9 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter) {
 NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                                PNDIS_OPEN_NDK_ADAPTER_PARAMETERS Parameters,
                                                NDK_ADAPTER** ppNdkAdapter) {
+    // OPEN_NDK_ADAPTER_HANDLER runs at PASSIVE_LEVEL (REFERENCE.md 8.5).
+    api::check_call("ndksim_open_ndk_adapter", irql::passive_level,
+                    "OPEN_NDK_ADAPTER_HANDLER must be called at PASSIVE_LEVEL");
     auto* a = static_cast<ndksim_adapter*>(MiniportAdapterContext);
     if (a == nullptr || Parameters == nullptr || ppNdkAdapter == nullptr) {
         NDKSIM_ERROR("ndksim_open_ndk_adapter: NULL adapter, parameters or output pointer");
@@ -333,6 +372,10 @@ NDKSIM_API NDIS_STATUS ndksim_open_ndk_adapter(NDIS_HANDLE MiniportAdapterContex
 
 NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
                                          NDK_ADAPTER* pNdkAdapter) {
+    // CLOSE_NDK_ADAPTER_HANDLER blocks until every callback under the handle has returned, so
+    // PASSIVE_LEVEL only (REFERENCE.md 8.5); from inside a callback it would wait for itself.
+    api::check_call("ndksim_close_ndk_adapter", irql::passive_level,
+                    "CLOSE_NDK_ADAPTER_HANDLER must be called at PASSIVE_LEVEL");
     auto* a = static_cast<ndksim_adapter*>(MiniportAdapterContext);
     auto* h = api::from_ndk<core::adapter>(pNdkAdapter, core::object_kind::adapter,
                                            "ndksim_close_ndk_adapter");
@@ -374,6 +417,14 @@ NDKSIM_API ULONG ndksim_adapter_last_refusal(const ndksim_adapter* adapter, char
 
 NDKSIM_API const char* ndksim_thread_last_refusal(void) {
     return refusal::last_on_this_thread().data();
+}
+
+NDKSIM_API NET_IFINDEX ndksim_adapter_interface_index(const ndksim_adapter* adapter) {
+    return adapter == nullptr ? 0 : api::interfaces::identity_of(*adapter->iface).index;
+}
+
+NDKSIM_API ULONG64 ndksim_adapter_interface_luid(const ndksim_adapter* adapter) {
+    return adapter == nullptr ? 0 : api::interfaces::identity_of(*adapter->iface).luid;
 }
 
 NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter) {

@@ -46,12 +46,9 @@ NTSTATUS NdkModifySrq(NDK_SRQ* pNdkSrq, ULONG SrqDepth, ULONG NotifyThreshold,
             NDKSIM_DEBUG("{}: {} depth {} refused: {}", s->ident(), fn, SrqDepth, result);
             return to_nt(s->dev().refusals().record(s->ident(), fn, result));
         }
-        return to_nt(s->finish_request(
-            status::success,
-            [RequestCompletion, RequestContext](status r) {
-                RequestCompletion(RequestContext, to_nt(r));
-            },
-            s->dev().limits().control_latency_ps));
+        return to_nt(s->finish_request(status::success,
+                                       bind_request(RequestCompletion, RequestContext),
+                                       s->dev().limits().control_latency_ps));
     });
 }
 

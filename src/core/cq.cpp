@@ -42,22 +42,21 @@ moderation_window resolve_moderation(std::uint32_t interval_us, std::uint32_t co
 }  // namespace
 
 status cq::check_create(const adapter_limits& limits, std::uint32_t depth,
-                        notify_fn notify) noexcept {
+                        bool has_notification) noexcept {
     // The notification callback is a required parameter of NdkCreateCq.
-    if (notify == nullptr || depth == 0 || depth > limits.max_cq_depth) {
+    if (!has_notification || depth == 0 || depth > limits.max_cq_depth) {
         return status::invalid_parameter;
     }
     return status::success;
 }
 
-cq::cq(adapter& handle, std::uint32_t depth, notify_fn notify, void* context)
+cq::cq(adapter& handle, std::uint32_t depth, notify_fn notify)
     : object(object_kind::cq, handle.dev(), &handle, &handle),
-      notify_(notify),
-      notify_context_(context),
+      notify_(std::move(notify)),
       ring_(depth) {}
 
-ref<cq> cq::create(adapter& handle, std::uint32_t depth, notify_fn notify, void* context) {
-    return ref<cq>(new cq(handle, depth, notify, context), false);
+ref<cq> cq::create(adapter& handle, std::uint32_t depth, notify_fn notify) {
+    return ref<cq>(new cq(handle, depth, std::move(notify)), false);
 }
 
 std::uint32_t cq::depth() const noexcept {
@@ -215,7 +214,7 @@ void cq::deliver() {
     }
     if (call) {
         NDKSIM_TRACE("{}: notification {}", ident(), s);
-        notify_(notify_context_, static_cast<std::int32_t>(s));
+        notify_(static_cast<std::int32_t>(s));
     }
     std::lock_guard lock(state_mutex_);
     // A notification requested while the callback ran (a re-arm from inside it, or the

@@ -66,11 +66,11 @@ class cq final : public object {
     /// NdkCreateCq limits: 0 < depth <= MaxCqDepth, else invalid_parameter
     /// (ddi/nc-ndkpi-ndk_fn_create_cq.md).
     [[nodiscard]] static status check_create(const adapter_limits& limits, std::uint32_t depth,
-                                             notify_fn notify) noexcept;
+                                             bool has_notification) noexcept;
 
     /// Creates a CQ with a ring of `depth` entries; call check_create first. Throws
     /// std::bad_alloc.
-    static ref<cq> create(adapter& handle, std::uint32_t depth, notify_fn notify, void* context);
+    static ref<cq> create(adapter& handle, std::uint32_t depth, notify_fn notify);
 
     // ---- engine side -----------------------------------------------------------------------
 
@@ -131,11 +131,9 @@ class cq final : public object {
     std::uint32_t depth() const noexcept;
     std::uint32_t moderation_interval_us() const noexcept;
     std::uint32_t moderation_count() const noexcept;
-    notify_fn notification() const noexcept { return notify_; }
-    void* notification_context() const noexcept { return notify_context_; }
 
   private:
-    cq(adapter& handle, std::uint32_t depth, notify_fn notify, void* context);
+    cq(adapter& handle, std::uint32_t depth, notify_fn notify);
 
     void on_close_requested() override;
 
@@ -150,7 +148,6 @@ class cq final : public object {
     static constexpr std::uint8_t k_unarmed = 0xFF;
 
     notify_fn notify_;
-    void* notify_context_;
 
     mutable std::mutex state_mutex_;
     completion_ring ring_;

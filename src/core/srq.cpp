@@ -17,17 +17,16 @@ status srq::check_create(const adapter_limits& limits, std::uint32_t depth,
 }
 
 srq::srq(pd& owner, std::uint32_t depth, std::uint32_t max_sge, std::uint32_t notify_threshold,
-         notify_fn notify, void* context)
+         notify_fn notify)
     : object(object_kind::srq, owner.dev(), &owner.handle(), &owner),
       rq_(depth, max_sge),
-      notify_(notify),
-      notify_context_(context),
+      notify_(std::move(notify)),
       notify_threshold_(notify_threshold),
       armed_(notify_threshold != 0) {}
 
 ref<srq> srq::create(pd& owner, std::uint32_t depth, std::uint32_t max_sge,
-                     std::uint32_t notify_threshold, notify_fn notify, void* context) {
-    return ref<srq>(new srq(owner, depth, max_sge, notify_threshold, notify, context), false);
+                     std::uint32_t notify_threshold, notify_fn notify) {
+    return ref<srq>(new srq(owner, depth, max_sge, notify_threshold, std::move(notify)), false);
 }
 
 std::uint32_t srq::notify_threshold() const noexcept {
@@ -90,7 +89,7 @@ bool srq::take(received& out) {
 void srq::fire_locked() {
     // One notification per arm: disarmed until NdkModifySrq re-arms.
     armed_ = false;
-    if (notify_ == nullptr) {
+    if (!notify_) {
         return;
     }
     pending_ = true;
@@ -113,7 +112,7 @@ void srq::deliver() {
     }
     if (call) {
         NDKSIM_TRACE("{}: notification (threshold reached)", ident());
-        notify_(notify_context_, static_cast<std::int32_t>(status::success));
+        notify_(static_cast<std::int32_t>(status::success));
     }
     std::lock_guard lock(notify_mutex_);
     // A re-arm from inside the callback that fires at once is delivered after it returned.

@@ -41,7 +41,7 @@ class srq final : public object {
     /// Creates the SRQ with depth * max_sge SGE slots; arms the notification when
     /// notify_threshold > 0. Call check_create first. Throws std::bad_alloc.
     static ref<srq> create(pd& owner, std::uint32_t depth, std::uint32_t max_sge,
-                           std::uint32_t notify_threshold, notify_fn notify, void* context);
+                           std::uint32_t notify_threshold, notify_fn notify);
 
     // ---- consumer side ---------------------------------------------------------------------
 
@@ -86,12 +86,10 @@ class srq final : public object {
     std::uint32_t max_sge() const noexcept { return rq_.max_sge(); }
     std::uint32_t notify_threshold() const noexcept;
     bool notify_armed() const noexcept;
-    notify_fn notification() const noexcept { return notify_; }
-    void* notification_context() const noexcept { return notify_context_; }
 
   private:
     srq(pd& owner, std::uint32_t depth, std::uint32_t max_sge, std::uint32_t notify_threshold,
-        notify_fn notify, void* context);
+        notify_fn notify);
 
     void on_close_requested() override;
 
@@ -102,7 +100,6 @@ class srq final : public object {
 
     receive_queue rq_;
     notify_fn notify_;
-    void* notify_context_;
 
     mutable std::mutex notify_mutex_;
     std::uint32_t notify_threshold_;

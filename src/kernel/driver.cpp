@@ -22,6 +22,7 @@
 #include "kernel/violation.hpp"
 #include "kernel/work_item.hpp"
 #include "util/log.hpp"
+#include "wsk.h"
 
 namespace ndksim::kernel::driver {
 namespace {
@@ -168,6 +169,13 @@ NDKSIM_API SIZE_T ndksim_kernel_leak_report(PDRIVER_OBJECT DriverObject,
         }
         s.ReporterLeaks += found;
     }
+    // WSK registrations and the NDK adapters opened through them (with their live NDK objects)
+    // are the kernel runtime's own, so they are always part of the report.
+    const SIZE_T wsk = ndksim_kernel_wsk_report();
+    if (wsk != 0) {
+        NDKSIM_ERROR("leak: WSK reported {}", wsk);
+    }
+    s.ReporterLeaks += wsk;
     s.Total = s.PoolAllocations + s.WorkItemsPending + s.DpcsQueued + s.TimersSet +
               s.SystemThreadsRunning + s.DeviceObjects + s.ResourcesLive + s.ReporterLeaks;
     if (Leaks != nullptr) {

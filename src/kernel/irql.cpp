@@ -1,32 +1,32 @@
 #include "kernel/irql.hpp"
 
 #include "kernel/violation.hpp"
+#include "util/irql.hpp"
 #include "wdm.h"
 
+// The per-thread IRQL itself is util/irql's: the NDK surface raises the same value around
+// consumer callbacks.
+static_assert(ndksim::irql::passive_level == PASSIVE_LEVEL);
+static_assert(ndksim::irql::dispatch_level == DISPATCH_LEVEL);
+static_assert(ndksim::irql::high_level == HIGH_LEVEL);
+
 namespace ndksim::kernel {
-namespace {
-
-thread_local std::uint8_t t_irql = PASSIVE_LEVEL;
-
-}  // namespace
 
 std::uint8_t current_irql() noexcept {
-    return t_irql;
+    return irql::current();
 }
 
-void set_irql(std::uint8_t irql) noexcept {
-    t_irql = irql;
+void set_irql(std::uint8_t level) noexcept {
+    irql::set(level);
 }
 
 void require_irql_at_most(std::string_view function, std::uint8_t max, std::string_view rule) {
-    if (t_irql > max) {
-        report_violation(function, rule, t_irql);
-    }
+    irql::require_at_most(function, max, rule);
 }
 
 void require_irql_at_least(std::string_view function, std::uint8_t min, std::string_view rule) {
-    if (t_irql < min) {
-        report_violation(function, rule, t_irql);
+    if (irql::current() < min) {
+        report_violation(function, rule, irql::current());
     }
 }
 

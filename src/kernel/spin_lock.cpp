@@ -2,12 +2,15 @@
 // atomic compare-exchange and stores a per-thread token there while it is held, so a release
 // by a thread that does not hold the lock is caught. Raising the IRQL does not stop Linux from
 // preempting the holder, so waiters yield after a short spin instead of burning their slice.
+// Each thread counts the spin locks it holds (util/irql), so the NDK surface can tell when a
+// consumer callback returns still holding one.
 
 #include <atomic>
 #include <thread>
 
 #include "kernel/irql.hpp"
 #include "kernel/violation.hpp"
+#include "util/irql.hpp"
 #include "wdm.h"
 
 namespace ndksim::kernel {
@@ -33,6 +36,7 @@ bool acquire(const char* function, KSPIN_LOCK& word) {
         ULONG_PTR expected = 0;
         if (lock.compare_exchange_weak(expected, my_token(), std::memory_order_acquire,
                                        std::memory_order_relaxed)) {
+            irql::spin_lock_acquired();
             return true;
         }
         if (++spins % 64 == 0) {
@@ -48,7 +52,9 @@ void release(const char* function, KSPIN_LOCK& word) {
                                       std::memory_order_relaxed)) {
         report_violation(function, "the calling thread does not hold this spin lock",
                          current_irql());
+        return;
     }
+    irql::spin_lock_released();
 }
 
 }  // namespace

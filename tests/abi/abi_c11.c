@@ -10,6 +10,8 @@
 #include <sys/socket.h>
 
 #include <ndkpi.h>
+#include <netioapi.h>
+#include <wskndk.h>
 
 int ndksim_abi_c11_check(void);
 
@@ -61,6 +63,17 @@ _Static_assert(sizeof(KLOCK_QUEUE_HANDLE) == 0x18, "KLOCK_QUEUE_HANDLE size in C
 _Static_assert(sizeof(KSPIN_LOCK) == 8, "KSPIN_LOCK size in C");
 _Static_assert(sizeof(KWAIT_BLOCK) == 0x30, "KWAIT_BLOCK size in C");
 _Static_assert(sizeof(KIRQL) == 1 && HIGH_LEVEL == 15, "KIRQL in C");
+#endif
+
+/* WSK, its NDK extension and the IP Helper types keep their WDK x64 layouts in C too. */
+#if NDKSIM_ABI_LAYOUT_CHECKS
+_Static_assert(sizeof(WSK_PROVIDER_DISPATCH) == 0x38, "WSK_PROVIDER_DISPATCH size in C");
+_Static_assert(sizeof(WSK_REGISTRATION) == 0x18, "WSK_REGISTRATION size in C");
+_Static_assert(sizeof(WSK_PROVIDER_NDK_DISPATCH) == 0x10, "WSK_PROVIDER_NDK_DISPATCH size in C");
+_Static_assert(sizeof(NET_LUID) == 8, "NET_LUID size in C");
+_Static_assert(sizeof(MIB_UNICASTIPADDRESS_ROW) == 80, "MIB_UNICASTIPADDRESS_ROW size in C");
+_Static_assert(offsetof(MIB_UNICASTIPADDRESS_TABLE, Table) == 8, "MIB table rows in C");
+_Static_assert(WSKNDK_GET_WSK_PROVIDER_NDK_DISPATCH == 0x4E444B44UL, "'NDKD' in C");
 #endif
 
 int ndksim_abi_c11_check(void) {

@@ -7,6 +7,8 @@
 // the opposite order).
 #include <ndisndk.h>
 #include <ndkpi.h>
+#include <netioapi.h>
+#include <wskndk.h>
 
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -642,4 +644,50 @@ TEST(CAbi, C11TranslationUnitSeesTheSameSizes) {
         sizeof(NDK_QP) + sizeof(NDIS_NDK_CAPABILITIES) + sizeof(KEVENT) + sizeof(KSPIN_LOCK) +
         sizeof(KLOCK_QUEUE_HANDLE) + sizeof(KWAIT_BLOCK) + sizeof(LIST_ENTRY));
     EXPECT_EQ(ndksim_abi_c11_check(), expected);
+}
+
+// ---------------------------------------------------------------------------------------------
+// WSK, the NDK extension and the IP Helper types (WDK x64)
+
+TEST(WskAbi, TablesAndRegistrationHaveTheirWindowsLayout) {
+    EXPECT_EQ(sizeof(WSK_CLIENT_DISPATCH), 0x10U);
+    EXPECT_EQ(sizeof(WSK_CLIENT_NPI), 0x10U);
+    EXPECT_EQ(sizeof(WSK_PROVIDER_NPI), 0x10U);
+    EXPECT_EQ(sizeof(WSK_PROVIDER_DISPATCH), 0x38U);
+    EXPECT_EQ(offsetof(WSK_PROVIDER_DISPATCH, WskControlClient), 0x18U);
+    EXPECT_EQ(offsetof(WSK_PROVIDER_DISPATCH, WskGetNameInfo), 0x30U);
+    EXPECT_EQ(sizeof(WSK_REGISTRATION), 0x18U);
+    EXPECT_EQ(offsetof(WSK_REGISTRATION, ReservedRegistrationLock), 0x10U);
+    EXPECT_EQ(sizeof(WSK_PROVIDER_NDK_DISPATCH), 0x10U);
+    EXPECT_EQ(offsetof(WSK_PROVIDER_NDK_DISPATCH, WskCloseNdkAdapter), 0x08U);
+}
+
+TEST(WskAbi, ConstantsHaveTheirWdkValues) {
+    EXPECT_EQ(MAKE_WSK_VERSION(1, 0), 0x0100);
+    EXPECT_EQ(WSK_MAJOR_VERSION(0x0203), 2);
+    EXPECT_EQ(WSK_MINOR_VERSION(0x0203), 3);
+    EXPECT_EQ(WSK_NO_WAIT, 0);
+    EXPECT_EQ(WSK_INFINITE_WAIT, 0xFFFFFFFFU);
+    // ((ULONG)'NDKD') as MSVC and GCC evaluate a multi-character constant.
+    EXPECT_EQ(WSKNDK_GET_WSK_PROVIDER_NDK_DISPATCH,
+              (ULONG{'N'} << 24) | (ULONG{'D'} << 16) | (ULONG{'K'} << 8) | ULONG{'D'});
+    EXPECT_EQ(STATUS_NOINTERFACE, static_cast<NTSTATUS>(0xC00002B9));
+}
+
+TEST(NetioAbi, IdentifiersAndAddressRowsHaveTheirWindowsLayout) {
+    NET_LUID luid{};
+    luid.Info.IfType = IF_TYPE_ETHERNET_CSMACD;
+    luid.Info.NetLuidIndex = 5;
+    EXPECT_EQ(luid.Value, (ULONG64{6} << 48) | (ULONG64{5} << 24));
+    EXPECT_EQ(sizeof(MIB_UNICASTIPADDRESS_ROW), 80U);
+    EXPECT_EQ(offsetof(MIB_UNICASTIPADDRESS_ROW, InterfaceLuid), 32U);
+    EXPECT_EQ(offsetof(MIB_UNICASTIPADDRESS_ROW, InterfaceIndex), 40U);
+    EXPECT_EQ(offsetof(MIB_UNICASTIPADDRESS_ROW, DadState), 64U);
+    EXPECT_EQ(offsetof(MIB_UNICASTIPADDRESS_ROW, CreationTimeStamp), 72U);
+    EXPECT_EQ(offsetof(MIB_UNICASTIPADDRESS_TABLE, Table), 8U);
+    EXPECT_EQ(IF_MAX_STRING_SIZE, 256);
+    EXPECT_EQ(NET_IFINDEX_UNSPECIFIED, 0U);
+    EXPECT_EQ(IpDadStatePreferred, 4);
+    EXPECT_EQ(IpPrefixOriginUnchanged, 16);
+    EXPECT_EQ(STATUS_NOT_FOUND, static_cast<NTSTATUS>(0xC0000225));
 }

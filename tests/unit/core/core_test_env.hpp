@@ -122,7 +122,7 @@ inline completion make_completion(std::uintptr_t n, status s = status::success,
     return c;
 }
 
-/// Records notification callbacks (CQ or SRQ: both are (context, status)). `on_call` runs
+/// Records notification callbacks (CQ or SRQ: both report a status). `on_call` runs
 /// inside the callback. Thread-safe counters; `statuses` is guarded by `mutex`.
 struct notify_recorder {
     std::atomic<int> calls{0};
@@ -158,6 +158,11 @@ struct notify_recorder {
     void event(std::string e) {
         std::lock_guard lock(mutex);
         events.push_back(std::move(e));
+    }
+
+    /// callback() bound to this recorder, as core stores a notification.
+    notify_fn bound() {
+        return [this](std::int32_t s) { callback(this, s); };
     }
 };
 

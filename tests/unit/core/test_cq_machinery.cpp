@@ -30,7 +30,7 @@ constexpr std::uint32_t k_maxulong = 0xFFFFFFFFu;
 class cq_under_test {
   public:
     cq_under_test(env& e, notify_recorder& rec, std::uint32_t depth = 16)
-        : env_(e), cq_(cq::create(e.handle(), depth, &notify_recorder::callback, &rec).detach()) {}
+        : env_(e), cq_(cq::create(e.handle(), depth, rec.bound()).detach()) {}
     ~cq_under_test() {
         if (!closed_) {
             env_.close(*cq_);

@@ -33,7 +33,7 @@ class srq_under_test {
         EXPECT_EQ(pd::create(e.handle(), owner), status::success);
         pd_ = owner.detach();
         srq_ = srq::create(*pd_, depth, max_sge, threshold,
-                           rec != nullptr ? &notify_recorder::callback : nullptr, rec)
+                           rec != nullptr ? rec->bound() : notify_fn())
                    .detach();
     }
     ~srq_under_test() {
