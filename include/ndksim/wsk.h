@@ -197,7 +197,9 @@ NDKSIM_API VOID WskDeregister(_In_ PWSK_REGISTRATION WskRegistration);
  * Leak report for driver unload: logs at error level every WSK registration not deregistered
  * (with its captures not released) and every NDK adapter opened with WskOpenNdkAdapter and not
  * closed with WskCloseNdkAdapter (its interface index and its adapter's live NDK object count,
- * ndksim_adapter_live_objects). Returns how many registrations and adapters it reported.
+ * ndksim_adapter_live_objects), and the NDK objects WskCloseNdkAdapter found still open since
+ * the previous report (each close names them in its own log line). Returns the sum: the
+ * registrations, the adapters and those objects.
  */
 NDKSIM_API SIZE_T ndksim_kernel_wsk_report(void);
 

@@ -78,7 +78,14 @@ VOID WSKAPI WskCloseNdkAdapter(PWSK_CLIENT Client, NDK_ADAPTER* pNdkAdapter) {
             fn, h.index, static_cast<const void*>(pNdkAdapter));
         return;
     }
+    // Objects the consumer left open are leaks of the driver: the close counts them on the
+    // simulated adapter, and the driver's unload report must see them too.
+    const ULONG leaked_before = ndksim_adapter_leaked_objects(ref.get());
     ndksim_close_ndk_adapter(ref.get(), pNdkAdapter);
+    const ULONG leaked_after = ndksim_adapter_leaked_objects(ref.get());
+    if (leaked_after > leaked_before) {
+        note_leaked_objects(leaked_after - leaked_before);
+    }
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 #include <condition_variable>
 #include <map>
 #include <mutex>
+#include <utility>
 
 #include "api/interface_registry.hpp"
 #include "kernel/irql.hpp"
@@ -31,6 +32,7 @@ struct subsystem {
     std::map<const registration*, std::shared_ptr<registration>> live;
     std::vector<ndk_handle> orphaned;  ///< NDK adapters still open when their client deregistered
     std::size_t waiting = 0;
+    std::size_t leaked_objects = 0;  ///< NDK objects found open by WskCloseNdkAdapter, unreported
 };
 
 // Never destroyed: a driver that never deregisters still has its registration reported.
@@ -83,6 +85,11 @@ call_guard::~call_guard() {
         --reg_->calls;
     }
     sys().changed.notify_all();
+}
+
+void note_leaked_objects(std::size_t count) {
+    std::lock_guard lock(sys().mutex);
+    sys().leaked_objects += count;
 }
 
 void add_ndk_adapter(registration& reg, const ndk_handle& handle) {
@@ -283,8 +290,10 @@ NDKSIM_API VOID WskDeregister(PWSK_REGISTRATION WskRegistration) {
 NDKSIM_API SIZE_T ndksim_kernel_wsk_report(void) {
     std::vector<std::shared_ptr<registration>> regs;
     std::vector<ndk_handle> adapters;
+    std::size_t leaked_objects = 0;
     {
         std::lock_guard lock(sys().mutex);
+        leaked_objects = std::exchange(sys().leaked_objects, 0);
         for (const auto& [key, reg] : sys().live) {
             regs.push_back(reg);
             adapters.insert(adapters.end(), reg->ndk_adapters.begin(), reg->ndk_adapters.end());
@@ -312,7 +321,13 @@ NDKSIM_API SIZE_T ndksim_kernel_wsk_report(void) {
                 static_cast<const void*>(h.adapter), h.index);
         }
     }
-    return regs.size() + adapters.size();
+    if (leaked_objects != 0) {
+        NDKSIM_ERROR(
+            "WSK leak: {} NDK objects were still open when WskCloseNdkAdapter closed their "
+            "adapter (named in the log lines of those closes)",
+            leaked_objects);
+    }
+    return regs.size() + adapters.size() + leaked_objects;
 }
 
 }  // extern "C"

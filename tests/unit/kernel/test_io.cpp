@@ -88,9 +88,9 @@ TEST_F(Io, CreateDeviceSecureRefusesAStringWithoutADacl) {
     std::u16string owner = u"O:BAG:SY";
     UNICODE_STRING s{static_cast<USHORT>(owner.size() * 2), static_cast<USHORT>(owner.size() * 2),
                      owner.data()};
-    EXPECT_EQ(IoCreateDeviceSecure(driver_, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &s, nullptr,
-                                   &d),
-              STATUS_INVALID_PARAMETER);
+    EXPECT_EQ(
+        IoCreateDeviceSecure(driver_, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, &s, nullptr, &d),
+        STATUS_INVALID_PARAMETER);
     EXPECT_EQ(IoCreateDeviceSecure(driver_, 0, nullptr, FILE_DEVICE_NETWORK, 0, FALSE, nullptr,
                                    nullptr, &d),
               STATUS_INVALID_PARAMETER);

@@ -367,6 +367,22 @@ TEST_F(WskCaptured, TheLeakReportCountsOpenAdaptersAndLiveRegistrations) {
     EXPECT_EQ(ndksim_kernel_wsk_report(), 1U);
 }
 
+TEST_F(WskCaptured, ObjectsLeftOpenAtWskCloseNdkAdapterAreReportedOnce) {
+    const WSK_PROVIDER_NDK_DISPATCH ndk = ndk_dispatch(provider_);
+    NDK_ADAPTER* handle = open_nic(ndk);
+    ASSERT_NE(handle, nullptr);
+    // A PD the consumer never closes (the deterministic adapter completes its creation inline).
+    NDK_PD* pd = nullptr;
+    ASSERT_EQ(handle->Dispatch->NdkCreatePd(
+                  handle, [](PVOID, NTSTATUS, NDK_OBJECT_HEADER*) {}, nullptr, &pd),
+              STATUS_SUCCESS);
+    ASSERT_NE(pd, nullptr);
+    ndk.WskCloseNdkAdapter(provider_.Client, handle);
+    // This fixture's registration and the PD; the next report has only the registration.
+    EXPECT_EQ(ndksim_kernel_wsk_report(), 2U);
+    EXPECT_EQ(ndksim_kernel_wsk_report(), 1U);
+}
+
 TEST_F(WskCaptured, RoutinesCalledAboveTheirIrqlAreViolations) {
     const WSK_PROVIDER_NDK_DISPATCH ndk = ndk_dispatch(provider_);
     KIRQL old = PASSIVE_LEVEL;

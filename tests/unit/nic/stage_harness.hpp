@@ -102,7 +102,7 @@ class stage_harness : public ::testing::Test {
         core::ref<core::pd> pd;
         ASSERT_EQ(core::pd::create(*handle_, pd), status::success);
         pd_ = pd.detach();
-        cq_ = core::cq::create(*handle_, 256, nullptr, nullptr).detach();
+        cq_ = core::cq::create(*handle_, 256, core::notify_fn{}).detach();
         const core::qp_params p{this, 64, 64, 4, 4, 64};
         core::ref<core::qp> qp;
         ASSERT_EQ(core::qp::create(*pd_, *cq_, *cq_, nullptr, p, qp), status::success);
