@@ -64,7 +64,7 @@ static VOID RsockCqWorker(_In_ PDEVICE_OBJECT DeviceObject, _In_opt_ PVOID Conte
     UNREFERENCED_PARAMETER(DeviceObject);
     NT_ASSERT(KeGetCurrentIrql() == PASSIVE_LEVEL);
     do {
-        served = socket->Notifications;
+        served = ReadAcquire(&socket->Notifications);
         RsockDrain(socket);
         socket->Cq->Dispatch->NdkArmCq(socket->Cq, NDK_CQ_NOTIFY_ANY);
         RsockDrain(socket);

@@ -181,7 +181,7 @@ NTSTATUS RsockReceive(_In_ PRSOCK_SOCKET Socket, _Out_writes_bytes_(Length) VOID
         if (receive != NULL) {
             break;
         }
-        if (Socket->PeerGone) {
+        if (ReadAcquire(&Socket->PeerGone) != 0) {
             return STATUS_CONNECTION_DISCONNECTED;
         }
         status = KeWaitForSingleObject(&Socket->Readable, Executive, KernelMode, FALSE, &timeout);
@@ -220,7 +220,7 @@ VOID RsockClose(_In_ PRSOCK_SOCKET Socket) {
          * down before the QP and then the CQ may go. */
         KeClearEvent(&Socket->ReceivesIdle);
         Socket->Qp->Dispatch->NdkFlush(Socket->Qp);
-        if (Socket->ReceivesPosted != 0) {
+        if (ReadAcquire(&Socket->ReceivesPosted) != 0) {
             KeWaitForSingleObject(&Socket->ReceivesIdle, Executive, KernelMode, FALSE, NULL);
         }
     }

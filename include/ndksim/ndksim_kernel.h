@@ -203,6 +203,32 @@ static inline PVOID InterlockedCompareExchangePointer(PVOID volatile* Destinatio
     return Comperand;
 }
 
+/*
+ * The WDK's ordered plain loads and stores of shared variables (ReadAcquire, WriteRelease and
+ * their NoFence forms): Acquire loads keep later accesses after them, Release stores keep earlier
+ * accesses before them, NoFence forms are single untorn accesses without ordering. A driver
+ * reads a variable other threads change with Interlocked* through these, not through a bare
+ * volatile read (the C11 model, which ThreadSanitizer checks, calls that a data race).
+ */
+#define NDKSIM_ORDERED_ACCESS(type, read_acquire, read_no_fence, write_release, write_no_fence) \
+    static inline type read_acquire(type const volatile* Source) {                              \
+        return __atomic_load_n(Source, __ATOMIC_ACQUIRE);                                       \
+    }                                                                                           \
+    static inline type read_no_fence(type const volatile* Source) {                             \
+        return __atomic_load_n(Source, __ATOMIC_RELAXED);                                       \
+    }                                                                                           \
+    static inline VOID write_release(type volatile* Destination, type Value) {                  \
+        __atomic_store_n(Destination, Value, __ATOMIC_RELEASE);                                 \
+    }                                                                                           \
+    static inline VOID write_no_fence(type volatile* Destination, type Value) {                 \
+        __atomic_store_n(Destination, Value, __ATOMIC_RELAXED);                                 \
+    }
+
+NDKSIM_ORDERED_ACCESS(LONG, ReadAcquire, ReadNoFence, WriteRelease, WriteNoFence)
+NDKSIM_ORDERED_ACCESS(LONG64, ReadAcquire64, ReadNoFence64, WriteRelease64, WriteNoFence64)
+NDKSIM_ORDERED_ACCESS(PVOID, ReadPointerAcquire, ReadPointerNoFence, WritePointerRelease,
+                      WritePointerNoFence)
+
 /* ------------------------------------------------------------------------------------------ */
 /* Assertions                                                                                  */
 /* ------------------------------------------------------------------------------------------ */

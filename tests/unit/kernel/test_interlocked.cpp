@@ -61,4 +61,38 @@ TEST(Interlocked, IncrementsFromTwoThreadsAreNotLost) {
     EXPECT_EQ(counter, 2 * k_rounds);
 }
 
+TEST(Interlocked, OrderedReadsAndWritesSeeAndStoreTheValue) {
+    volatile LONG l = 7;
+    volatile LONG64 q = 1LL << 40;
+    int a = 0;
+    PVOID volatile p = nullptr;
+    EXPECT_EQ(ReadAcquire(&l), 7);
+    EXPECT_EQ(ReadNoFence(&l), 7);
+    WriteRelease(&l, -3);
+    EXPECT_EQ(ReadNoFence(&l), -3);
+    WriteNoFence(&l, 9);
+    EXPECT_EQ(ReadAcquire(&l), 9);
+    EXPECT_EQ(ReadAcquire64(&q), 1LL << 40);
+    WriteRelease64(&q, -(1LL << 41));
+    EXPECT_EQ(ReadNoFence64(&q), -(1LL << 41));
+    WritePointerRelease(&p, &a);
+    EXPECT_EQ(ReadPointerAcquire(&p), &a);
+}
+
+// A release store publishes the data written before it to a thread whose acquire load sees the
+// store (ThreadSanitizer checks the pairing in its build).
+TEST(Interlocked, AReleaseStorePublishesEarlierWritesToAnAcquireLoad) {
+    int payload = 0;
+    volatile LONG ready = 0;
+    std::thread writer([&] {
+        payload = 42;
+        WriteRelease(&ready, 1);
+    });
+    while (ReadAcquire(&ready) == 0) {
+        std::this_thread::yield();
+    }
+    EXPECT_EQ(payload, 42);
+    writer.join();
+}
+
 }  // namespace
