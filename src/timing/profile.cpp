@@ -46,7 +46,7 @@ std::uint32_t u32(double v) {
 // Every field a profile may set, with its range (docs/profiles.md lists the same table). The
 // ranges keep every formula of cost_model finite and non-zero where it divides, and bound what
 // an adapter allocates for its caches at creation (a translation cache entry is 40 bytes).
-const std::array<field, 31> fields{{
+const std::array<field, 32> fields{{
     {"host.doorbell_mmio_ns", field_kind::ns, 0, 1e6, false,
      [](cost_model& m, double v) { m.host.doorbell_mmio = ns_to_ps(v); }},
     {"host.memory_read_ns", field_kind::ns, 0, 1e6, false,
@@ -57,6 +57,8 @@ const std::array<field, 31> fields{{
      [](cost_model& m, double v) { m.host.wqe_bytes = u32(v); }},
     {"host.cqe_bytes", field_kind::count, 16, 4096, true,
      [](cost_model& m, double v) { m.host.cqe_bytes = u32(v); }},
+    {"host.wqe_push_bytes", field_kind::count, 0, 4096, false,
+     [](cost_model& m, double v) { m.host.wqe_push_bytes = u32(v); }},
     {"pcie.generation", field_kind::count, 1, 5, false,
      [](cost_model& m, double v) { m.pcie.generation = u32(v); }},
     {"pcie.lanes", field_kind::count, 1, 32, true,
