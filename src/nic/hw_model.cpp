@@ -10,7 +10,7 @@ namespace ndksim::nic {
 
 hw_model::hw_model(const timing::cost_model& costs, std::uint32_t qpc_entries,
                    std::uint32_t qp_numbers, bool zero_cost)
-    : costs_(costs), zero_(zero_cost), qpc_(qpc_entries, qp_numbers) {}
+    : costs_(costs), zero_(zero_cost), qpc_(qpc_entries, qp_numbers), held_bytes_(qp_numbers, 0) {}
 
 std::uint64_t hw_model::frame_length(std::uint64_t payload, std::uint64_t extra_headers) noexcept {
     return wire::bth_size + extra_headers + payload +
@@ -83,22 +83,45 @@ void hw_model::read_response_on_engine(qp_state& qp, timing::sim_time now) const
         std::max(qp.wqe_engine_free_at, now) + costs_.cycles(costs_.nic.read_response_cycles);
 }
 
-timing::sim_time hw_model::request_ready(timing::sim_time issued, std::uint64_t payload,
+timing::sim_time hw_model::request_ready(timing::sim_time issued, std::uint64_t offset,
+                                         std::uint64_t payload, std::uint64_t message_bytes,
                                          bool payload_in_nic) {
     if (zero_) {
         return issued;
     }
     // The payload is read from host memory (docs/timing.md step 4); an inline one is already
     // in the NIC.
-    return packet_ready(payload_in_nic || payload == 0 ? issued : dma_read(issued, payload));
+    return packet_ready(
+        payload_in_nic || payload == 0 ? issued : staged(issued, offset, payload, message_bytes));
 }
 
-timing::sim_time hw_model::read_response_ready(timing::sim_time now, std::uint64_t payload) {
+timing::sim_time hw_model::read_response_ready(timing::sim_time now, std::uint64_t offset,
+                                               std::uint64_t payload, std::uint64_t message_bytes) {
     if (zero_) {
         return now;
     }
-    // Each response's payload is read from host memory and sent once it is all in the NIC.
-    return payload == 0 ? control_ready(now) : packet_ready(dma_read(now, payload));
+    return payload == 0 ? control_ready(now)
+                        : packet_ready(staged(now, offset, payload, message_bytes));
+}
+
+// Store and forward in units of nic.store_forward_bytes of a message, whatever the path MTU.
+// Measured on ConnectX-4 EDR (bench/calibration/points.md), one-packet SEND latency grows by
+// about 0.22 ns a byte between 1 and 4 KiB: the PCIe read, the wire and the PCIe write of each
+// byte add up, as they do when neither end forwards data before it holds all of it; and a
+// 4 KiB SEND takes as long at an MTU of 256 B as at 4096 B, so the unit is not the packet.
+// A stream still runs at its slowest stage: one unit's stages overlap the next one's.
+timing::sim_time hw_model::staged(timing::sim_time issued, std::uint64_t offset,
+                                  std::uint64_t payload, std::uint64_t message_bytes) {
+    const std::uint64_t unit = costs_.nic.store_forward_bytes;
+    if (issued != unit_issued_ || offset != unit_next_ || offset % unit == 0 ||
+        offset >= unit_end_) {
+        unit_issued_ = issued;
+        unit_end_ =
+            std::max(std::min(message_bytes, offset - offset % unit + unit), offset + payload);
+        unit_ready_ = dma_read(issued, unit_end_ - offset);
+    }
+    unit_next_ = offset + payload;
+    return unit_ready_;
 }
 
 timing::sim_time hw_model::dma_read(timing::sim_time issued, std::uint64_t bytes) {
@@ -108,11 +131,6 @@ timing::sim_time hw_model::dma_read(timing::sim_time issued, std::uint64_t bytes
     return pcie_in_free_at_;
 }
 
-// Store and forward: a packet enters the port once its whole payload is in the NIC. Measured
-// on ConnectX-4 EDR, one-packet SEND latency grows by about 0.22 ns per byte between 1 and
-// 4 KiB (bench/calibration/points.md): the PCIe read, the wire and the PCIe write of each byte
-// add up, as they do when neither end forwards a packet before it holds all of it. A stream
-// of packets still runs at its slowest stage: each packet's stages overlap the previous one's.
 timing::sim_time hw_model::packet_ready(timing::sim_time read) const noexcept {
     return read + costs_.packet_latency(true);
 }
@@ -160,11 +178,25 @@ timing::sim_time hw_model::load_qp_context(std::uint32_t qpn, timing::sim_time a
     return start + penalty;
 }
 
-// The receive stage of docs/timing.md: the whole frame passes the receive pipeline (its ICRC is
-// checked before any of it is placed: store and forward, see packet_ready), then posted writes
-// of the payload and of the CQE a message's last packet may complete queue on the NIC-to-host
-// link; the data is in memory one crossing after the last write. Malformed frames are only
-// refused at dispatch, after the receive pipeline.
+std::uint64_t hw_model::bytes_to_place(std::uint32_t qpn, std::uint64_t payload,
+                                       bool ends_message) {
+    if (qpn >= held_bytes_.size()) {
+        return payload;
+    }
+    const std::uint64_t held = held_bytes_[qpn] + payload;
+    if (!ends_message && held < costs_.nic.store_forward_bytes) {
+        held_bytes_[qpn] = static_cast<std::uint32_t>(held);
+        return 0;
+    }
+    held_bytes_[qpn] = 0;
+    return held;
+}
+
+// The receive stage of docs/timing.md: the whole frame passes the receive pipeline, then, once
+// its store-and-forward unit is complete (staged), posted writes of the unit's payload and of
+// the CQE a message's last packet may complete queue on the NIC-to-host link; the data is in
+// memory one crossing after the last write. A packet whose unit is not complete yet is
+// dispatched after the receive pipeline. Malformed frames are only refused at dispatch.
 timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now) {
     if (zero_) {
         rx_handled_at_ = std::max(rx_handled_at_, now);
@@ -175,10 +207,12 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now)
     // An RC packet needs its QP's context (expected PSN, placement state) before the receive
     // pipeline can handle it: a QPC miss holds the frame for the fetch. Connection management
     // datagrams (UD, QP 1) use no QP context.
-    if (info.valid && info.svc == wire::service::rc && f.length >= wire::bth_size) {
-        now = load_qp_context(static_cast<std::uint32_t>(
-                                  wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp))),
-                              now);
+    const bool rc = info.valid && info.svc == wire::service::rc && f.length >= wire::bth_size;
+    const auto qpn = rc ? static_cast<std::uint32_t>(
+                              wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp)))
+                        : 0U;
+    if (rc) {
+        now = load_qp_context(qpn, now);
     }
     const timing::sim_time received = now + costs_.packet_latency(false);
     const std::size_t framing = info.header_size + wire::icrc_size;
@@ -188,12 +222,16 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now)
     const bool completes = info.valid && info.ends_message() &&
                            info.cls != wire::op_class::read_request &&
                            (info.cls != wire::op_class::write || info.has(wire::ext::immdt));
+    // An RC packet's payload is placed with the rest of its store-and-forward unit
+    // (staged): the packet that completes the unit, or ends the message, places all of it.
+    const std::uint64_t place =
+        rc && payload > 0 ? bytes_to_place(qpn, payload, info.ends_message()) : payload;
     timing::sim_time done = received;
-    if (payload > 0 || completes) {
+    if (place > 0 || completes) {
         const auto to_host = timing::dma_direction::to_host;
         done = std::max(pcie_out_free_at_, received);
-        if (payload > 0) {
-            done += costs_.pcie_stream_time(payload, to_host);
+        if (place > 0) {
+            done += costs_.pcie_stream_time(place, to_host);
         }
         if (completes) {
             done += costs_.pcie_stream_time(costs_.host.cqe_bytes, to_host);

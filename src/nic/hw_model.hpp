@@ -23,6 +23,7 @@
 // that what they see is the protocol alone.
 
 #include <cstdint>
+#include <vector>
 
 #include "nic/qp_context_cache.hpp"
 #include "timing/cost_model.hpp"
@@ -110,14 +111,19 @@ class hw_model {
 
     // ---- transmit (docs/timing.md steps 4-5, 10) ---------------------------------------------
 
-    /// When a request packet of `payload` bytes issued at `issued` can enter the port: its
-    /// payload is read from host memory (unless `payload_in_nic`: inline, or none), and the
-    /// whole packet passes the transmit pipeline (store and forward) [ps].
-    timing::sim_time request_ready(timing::sim_time issued, std::uint64_t payload,
+    /// When a request packet carrying `payload` bytes from `offset` of a message of
+    /// `message_bytes`, issued at `issued`, can enter the port: the message's payload is read
+    /// from host memory (unless `payload_in_nic`: inline, or none) in store-and-forward units
+    /// (cost_model nic.store_forward_bytes), and the packet passes the transmit pipeline once
+    /// its unit is in the NIC [ps]. The packets of one message are asked for in order.
+    timing::sim_time request_ready(timing::sim_time issued, std::uint64_t offset,
+                                   std::uint64_t payload, std::uint64_t message_bytes,
                                    bool payload_in_nic);
 
-    /// When a READ response of `payload` bytes served at `now` can enter the port [ps].
-    timing::sim_time read_response_ready(timing::sim_time now, std::uint64_t payload);
+    /// When a READ response carrying `payload` bytes from `offset` of a READ of
+    /// `message_bytes`, served at `now`, can enter the port (as request_ready) [ps].
+    timing::sim_time read_response_ready(timing::sim_time now, std::uint64_t offset,
+                                         std::uint64_t payload, std::uint64_t message_bytes);
 
     /// When a packet without payload built at `at` leaves the transmit pipeline [ps].
     timing::sim_time control_ready(timing::sim_time at) const noexcept {
@@ -170,6 +176,16 @@ class hw_model {
     /// transmit pipeline [ps].
     timing::sim_time packet_ready(timing::sim_time read) const noexcept;
 
+    /// When the store-and-forward unit holding `payload` bytes at `offset` of a message of
+    /// `message_bytes` issued at `issued` is in the NIC: the first packet of a unit reads the
+    /// whole unit [ps].
+    timing::sim_time staged(timing::sim_time issued, std::uint64_t offset, std::uint64_t payload,
+                            std::uint64_t message_bytes);
+
+    /// Bytes of a payload packet received for QP `qpn` to place now: 0 while its
+    /// store-and-forward unit is incomplete (held), else the unit's bytes held so far.
+    std::uint64_t bytes_to_place(std::uint32_t qpn, std::uint64_t payload, bool ends_message);
+
     /// Translation entries fetched over PCIe at once.
     static constexpr std::uint64_t k_translation_fetches_in_flight = 4;
     /// QP contexts fetched over PCIe at once.
@@ -187,6 +203,13 @@ class hw_model {
     timing::sim_time mtt_free_at_ = 0;        ///< the translation fetch engine is busy until
     timing::sim_time miss_window_start_ = 0;  ///< misses seen later happened after this time
     timing::sim_time qpc_fetch_free_at_ = 0;  ///< the context fetch engine takes a new fetch
+    // The store-and-forward unit being sent: the message it belongs to (by issue time), the
+    // offset its next packet must have, where it ends, and when it is in the NIC.
+    timing::sim_time unit_issued_ = 0;
+    std::uint64_t unit_next_ = 0;
+    std::uint64_t unit_end_ = 0;
+    timing::sim_time unit_ready_ = 0;
+    std::vector<std::uint32_t> held_bytes_;  ///< per QP number: received, not placed yet
 };
 
 }  // namespace ndksim::nic

@@ -108,7 +108,8 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
         if (w.kind == wr_kind::send_invalidate && last) {
             h.invalidate_rkey = w.remote_token;
         }
-        const timing::sim_time leaves = e.hw().request_ready(ready, chunk, inline_data);
+        const timing::sim_time leaves =
+            e.hw().request_ready(ready, offset, chunk, w.length, inline_data);
         const bool sent = send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
             if (inline_data) {
                 std::memcpy(payload.data(), w.inline_data + offset, payload.size());

@@ -50,6 +50,10 @@ struct nic_params {
     std::uint32_t read_response_cycles = 2;  ///< per-QP engine per READ response packet [cycles]
     std::uint32_t tx_pipeline_cycles = 8;    ///< transmit pipeline latency per packet [cycles]
     std::uint32_t rx_pipeline_cycles = 9;    ///< receive pipeline latency per packet [cycles]
+    /// Both ends store and forward a message in units of this many bytes, whatever the path
+    /// MTU: a packet leaves once the unit it belongs to is read from host memory, and the
+    /// receiver places a unit once all of its packets have arrived [B].
+    std::uint32_t store_forward_bytes = 4'096;
     std::uint64_t max_packets_per_second = 150'000'000;  ///< whole-NIC pipeline rate [pkt/s]
     std::uint32_t mtt_cache_entries = 4'096;             ///< translation (MTT) cache size [pages]
     sim_time mtt_miss = nanoseconds(550);   ///< MTT miss: fetch the entry over PCIe [ps]

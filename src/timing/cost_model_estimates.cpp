@@ -19,34 +19,40 @@ struct delivery {
 
 // One message of `bytes` leaving an adapter whose per-QP engine issued it at `issued`, with
 // `first_extra` header bytes after BTH on its first packet and `rest_extra` on the others
-// (RETH on a WRITE's first packet, AETH on every READ response). The sender reads the payload
-// from host memory (unless `inline_data`) and sends each packet once all of it is in the NIC;
-// the receiver places each packet's payload by posted writes once all of it has arrived (store
-// and forward at both ends, hw_model::packet_ready). Nothing else queues: the stage sum of an
-// idle pair of adapters.
+// (RETH on a WRITE's first packet, AETH on every READ response). Both ends store and forward
+// in units of nic.store_forward_bytes (hw_model::staged): the sender reads each unit from host
+// memory (unless `inline_data`) and sends its packets once all of it is in the NIC; the
+// receiver places a unit by posted writes once its last packet has arrived. Nothing else
+// queues: the stage sum of an idle pair of adapters.
 delivery deliver(const cost_model& m, sim_time issued, std::uint64_t bytes,
                  std::uint64_t first_extra, std::uint64_t rest_extra, bool inline_data) {
     const std::uint64_t packets = m.packets_for(bytes);
-    // The reads of all packets are issued together; completions start after a round trip.
+    const std::uint64_t unit = m.nic.store_forward_bytes;
+    // The reads of all units are issued together; completions start after a round trip.
     sim_time pcie_in_free = issued + 2 * m.pcie.crossing + m.host.memory_read;
+    sim_time unit_read = issued;
     sim_time port_free = 0;
     sim_time pcie_out_free = 0;
+    std::uint64_t held = 0;
     delivery d;
     for (std::uint64_t k = 0; k < packets; ++k) {
         const std::uint64_t offset = k * m.wire.mtu;
         const std::uint64_t chunk = std::min<std::uint64_t>(m.wire.mtu, bytes - offset);
         const std::uint64_t frame = frame_bytes(chunk, k == 0 ? first_extra : rest_extra);
-        sim_time ready = issued + m.packet_latency(true);
-        if (!inline_data && chunk > 0) {
-            pcie_in_free += m.pcie_stream_time(chunk, dma_direction::from_host);
-            ready = pcie_in_free + m.packet_latency(true);
+        if (!inline_data && chunk > 0 && offset % unit == 0) {
+            pcie_in_free +=
+                m.pcie_stream_time(std::min(unit, bytes - offset), dma_direction::from_host);
+            unit_read = pcie_in_free;
         }
-        const sim_time departure = std::max(ready, port_free);
+        const sim_time departure = std::max(unit_read + m.packet_latency(true), port_free);
         port_free = departure + m.serialization(frame);
         d.last_arrival = port_free + m.propagation;
-        // Placement starts once the whole packet has passed the receive pipeline.
-        pcie_out_free = std::max(pcie_out_free, d.last_arrival + m.packet_latency(false)) +
-                        (chunk > 0 ? m.pcie_stream_time(chunk, dma_direction::to_host) : 0);
+        held += chunk;
+        if (held >= unit || k + 1 == packets) {
+            pcie_out_free = std::max(pcie_out_free, d.last_arrival + m.packet_latency(false)) +
+                            (held > 0 ? m.pcie_stream_time(held, dma_direction::to_host) : 0);
+            held = 0;
+        }
     }
     d.placed = pcie_out_free + m.pcie.crossing;
     return d;

@@ -107,8 +107,34 @@ TEST_F(HwModel, APacketLeavesOnceItsWholePayloadIsRead) {
     // Store and forward: the 4 KiB payload's read round trip and stream, then the transmit
     // pipeline.
     const sim_time read = costs_.pcie_dma_time(4096, timing::dma_direction::from_host);
-    EXPECT_EQ(hw_.request_ready(0, 4096, false), read + costs_.packet_latency(true));
-    EXPECT_EQ(hw_.request_ready(0, 32, true), costs_.packet_latency(true)) << "inline";
+    EXPECT_EQ(hw_.request_ready(0, 0, 4096, 4096, false), read + costs_.packet_latency(true));
+    EXPECT_EQ(hw_.request_ready(0, 0, 32, 32, true), costs_.packet_latency(true)) << "inline";
+}
+
+TEST_F(HwModel, PacketsOfOneUnitLeaveOnceTheWholeUnitIsRead) {
+    // A 4 KiB message in 1 KiB packets: one store-and-forward unit, read at the first packet.
+    const sim_time read = costs_.pcie_dma_time(4096, timing::dma_direction::from_host);
+    for (std::uint64_t offset = 0; offset < 4096; offset += 1024) {
+        EXPECT_EQ(hw_.request_ready(10, offset, 1024, 4096, false),
+                  10 + read + costs_.packet_latency(true))
+            << offset;
+    }
+}
+
+TEST_F(HwModel, AUnitIsPlacedWhenItsLastPacketArrives) {
+    wire::frame middle;
+    middle.length = 1024 + 16;  // BTH + 1 KiB + ICRC
+    middle.data[0] = static_cast<std::byte>(wire::opcode::rc_write_middle);
+    hw_.load_qp_context(0, 0);  // QP 0's context is in the NIC from now on
+    const sim_time held = hw_.rx_packet(middle, 1'000'000);
+    EXPECT_EQ(held, 1'000'000U + costs_.packet_latency(false)) << "nothing placed yet";
+    hw_.rx_packet(middle, 1'100'000);
+    hw_.rx_packet(middle, 1'200'000);
+    EXPECT_EQ(hw_.rx_packet(middle, 1'300'000),
+              1'300'000U + costs_.packet_latency(false) +
+                  costs_.pcie_stream_time(4096, timing::dma_direction::to_host) +
+                  costs_.pcie.crossing)
+        << "the fourth KiB completes the unit: all of it is written";
 }
 
 TEST_F(HwModel, TheQpContextCacheChargesMissesOnly) {
@@ -148,8 +174,8 @@ TEST(HwModelZeroCost, EveryAnswerIsNow) {
     hw.end_wqe_run(run, qp);
     EXPECT_FALSE(hw.wqe_engine_busy(qp, run));
     EXPECT_EQ(hw.doorbell_latency(), 0U);
-    EXPECT_EQ(hw.request_ready(100, 4096, false), 100U);
-    EXPECT_EQ(hw.read_response_ready(100, 4096), 100U);
+    EXPECT_EQ(hw.request_ready(100, 0, 4096, 4096, false), 100U);
+    EXPECT_EQ(hw.read_response_ready(100, 0, 4096, 4096), 100U);
     EXPECT_EQ(hw.control_ready(100), 100U);
     EXPECT_EQ(hw.ack_coalesce_delay(), 0U);
     EXPECT_EQ(hw.ack_ready(100), 100U);

@@ -126,6 +126,20 @@ TEST(CostModelCalibration, Cx4EdrLatencyMatchesPublishedRanges) {
     EXPECT_NEAR(slope_bytes_per_ns, 12.4, 12.4 * 0.05);
 }
 
+// Published ConnectX-4 EDR latencies hardly depend on the path MTU (a 4 KiB SEND: 2.26 us at
+// 256 B, 2.28 us at 4096 B): the model stores and forwards 4 KiB units of a message, not
+// packets, so smaller MTUs only add headers.
+TEST(CostModelCalibration, SmallerMtusAddOnlyHeaders) {
+    const cost_model m;
+    cost_model small = m;
+    small.wire.mtu = 256;
+    small.derive();
+    const sim_time at_4096 = estimate_send_latency(m, 4096, false);
+    const sim_time at_256 = estimate_send_latency(small, 4096, false);
+    EXPECT_GT(at_256, at_4096);
+    EXPECT_LT(at_256 - at_4096, nanoseconds(50)) << "15 more packets of 26 B of headers";
+}
+
 TEST(CostModelCalibration, Cx4EdrRatesMatchPublishedFigures) {
     const cost_model m;
     EXPECT_NEAR(estimate_write_bandwidth(m, 65536), 96.6e9, 96.6e9 * 0.01);
