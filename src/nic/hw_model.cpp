@@ -10,7 +10,7 @@ namespace ndksim::nic {
 
 hw_model::hw_model(const timing::cost_model& costs, std::uint32_t qpc_entries,
                    std::uint32_t qp_numbers, bool zero_cost)
-    : costs_(costs), zero_(zero_cost), qpc_(qpc_entries, qp_numbers) {}
+    : costs_(costs), zero_(zero_cost), qpc_(qpc_entries, qp_numbers), held_bytes_(qp_numbers, 0) {}
 
 std::uint64_t hw_model::frame_length(std::uint64_t payload, std::uint64_t extra_headers) noexcept {
     return wire::bth_size + extra_headers + payload +
@@ -18,10 +18,17 @@ std::uint64_t hw_model::frame_length(std::uint64_t payload, std::uint64_t extra_
 }
 
 hw_model::wqe_run hw_model::begin_wqe_run(timing::sim_time now, bool wqes_fetched,
-                                          std::uint32_t doorbells) const noexcept {
+                                          std::uint32_t doorbells,
+                                          std::uint32_t waiting) const noexcept {
     wqe_run run;
     run.now = now;
     run.fetched = wqes_fetched ? now : 0;
+    // A post that rings its own doorbell writes its WQE through the doorbell page (mlx5:
+    // rdma-core providers/mlx5 post_send writes a single WQE by BlueFlame, on by default), so
+    // a run whose every waiting WQE came with a doorbell has nothing to fetch. A doorbell
+    // announcing several deferred posts carries none of them.
+    run.pushed =
+        !zero_ && costs_.wqe_pushed_with_doorbell() && doorbells > 0 && doorbells >= waiting;
     run.doorbells = doorbells;
     return run;
 }
@@ -43,10 +50,10 @@ timing::sim_time hw_model::issue_wqe(wqe_run& run, qp_state& qp, std::uint32_t q
         run.context_at = load_qp_context(qpn, run.now);
         run.context_loaded = true;
     }
-    // The WQEs a doorbell announced are fetched by one DMA read; an inline WQE came with the
-    // doorbell.
-    if (!inline_wqe && run.fetched == 0) {
-        run.fetched = dma_read(run.context_at, costs_.host.wqe_bytes).last;
+    // The WQEs a doorbell announced are fetched by one DMA read; an inline WQE, or one the
+    // doorbell carried, is already in the NIC.
+    if (!inline_wqe && !run.pushed && run.fetched == 0) {
+        run.fetched = dma_read(run.context_at, costs_.host.wqe_bytes);
     }
     const timing::sim_time fetched =
         inline_wqe ? run.context_at : std::max(run.fetched, run.context_at);
@@ -76,42 +83,56 @@ void hw_model::read_response_on_engine(qp_state& qp, timing::sim_time now) const
         std::max(qp.wqe_engine_free_at, now) + costs_.cycles(costs_.nic.read_response_cycles);
 }
 
-timing::sim_time hw_model::request_ready(timing::sim_time issued, std::uint64_t payload,
-                                         std::uint64_t extra_headers, bool payload_in_nic) {
+timing::sim_time hw_model::request_ready(timing::sim_time issued, std::uint64_t offset,
+                                         std::uint64_t payload, std::uint64_t message_bytes,
+                                         bool payload_in_nic) {
     if (zero_) {
         return issued;
     }
     // The payload is read from host memory (docs/timing.md step 4); an inline one is already
     // in the NIC.
-    const dma_span read =
-        payload_in_nic || payload == 0 ? dma_span{issued, issued} : dma_read(issued, payload);
-    return packet_ready(read, frame_length(payload, extra_headers));
+    return packet_ready(
+        payload_in_nic || payload == 0 ? issued : staged(issued, offset, payload, message_bytes));
 }
 
-timing::sim_time hw_model::read_response_ready(timing::sim_time now, std::uint64_t payload) {
+timing::sim_time hw_model::read_response_ready(timing::sim_time now, std::uint64_t offset,
+                                               std::uint64_t payload, std::uint64_t message_bytes) {
     if (zero_) {
         return now;
     }
-    // Each response's payload is read from host memory and forwarded cut-through.
-    return payload == 0
-               ? control_ready(now)
-               : packet_ready(dma_read(now, payload), frame_length(payload, wire::aeth_size));
+    return payload == 0 ? control_ready(now)
+                        : packet_ready(staged(now, offset, payload, message_bytes));
 }
 
-hw_model::dma_span hw_model::dma_read(timing::sim_time issued, std::uint64_t bytes) {
+// Store and forward in units of nic.store_forward_bytes of a message, whatever the path MTU.
+// Measured on ConnectX-4 EDR (bench/calibration/points.md), one-packet SEND latency grows by
+// about 0.22 ns a byte between 1 and 4 KiB: the PCIe read, the wire and the PCIe write of each
+// byte add up, as they do when neither end forwards data before it holds all of it; and a
+// 4 KiB SEND takes as long at an MTU of 256 B as at 4096 B, so the unit is not the packet.
+// A stream still runs at its slowest stage: one unit's stages overlap the next one's.
+timing::sim_time hw_model::staged(timing::sim_time issued, std::uint64_t offset,
+                                  std::uint64_t payload, std::uint64_t message_bytes) {
+    const std::uint64_t unit = costs_.nic.store_forward_bytes;
+    if (issued != unit_issued_ || offset != unit_next_ || offset % unit == 0 ||
+        offset >= unit_end_) {
+        unit_issued_ = issued;
+        unit_end_ =
+            std::max(std::min(message_bytes, offset - offset % unit + unit), offset + payload);
+        unit_ready_ = dma_read(issued, unit_end_ - offset);
+    }
+    unit_next_ = offset + payload;
+    return unit_ready_;
+}
+
+timing::sim_time hw_model::dma_read(timing::sim_time issued, std::uint64_t bytes) {
     const timing::sim_time start =
         std::max(issued + 2 * costs_.pcie.crossing + costs_.host.memory_read, pcie_in_free_at_);
-    const std::uint64_t first = std::min<std::uint64_t>(bytes, costs_.pcie.read_completion_bytes);
     pcie_in_free_at_ = start + costs_.pcie_stream_time(bytes, timing::dma_direction::from_host);
-    return {start + costs_.pcie_stream_time(first, timing::dma_direction::from_host),
-            pcie_in_free_at_};
+    return pcie_in_free_at_;
 }
 
-timing::sim_time hw_model::packet_ready(const dma_span& read,
-                                        std::uint64_t frame_bytes) const noexcept {
-    return costs_.cut_through_departure(read.first, read.last, frame_bytes,
-                                        costs_.pcie.read_completion_bytes) +
-           costs_.packet_latency(true);
+timing::sim_time hw_model::packet_ready(timing::sim_time read) const noexcept {
+    return read + costs_.packet_latency(true);
 }
 
 timing::sim_time hw_model::tx_packet(std::uint64_t frame_len, timing::sim_time ready,
@@ -157,10 +178,25 @@ timing::sim_time hw_model::load_qp_context(std::uint32_t qpn, timing::sim_time a
     return start + penalty;
 }
 
-// The receive stage of docs/timing.md: the receive pipeline, then posted writes of the payload
-// (from the first bit on, cut-through) and of the CQE a message's last packet may complete,
-// queued on the NIC-to-host link; the data is in memory one crossing after the last write.
-// Malformed frames are only refused at dispatch, after the receive pipeline.
+std::uint64_t hw_model::bytes_to_place(std::uint32_t qpn, std::uint64_t payload,
+                                       bool ends_message) {
+    if (qpn >= held_bytes_.size()) {
+        return payload;
+    }
+    const std::uint64_t held = held_bytes_[qpn] + payload;
+    if (!ends_message && held < costs_.nic.store_forward_bytes) {
+        held_bytes_[qpn] = static_cast<std::uint32_t>(held);
+        return 0;
+    }
+    held_bytes_[qpn] = 0;
+    return held;
+}
+
+// The receive stage of docs/timing.md: the whole frame passes the receive pipeline, then, once
+// its store-and-forward unit is complete (staged), posted writes of the unit's payload and of
+// the CQE a message's last packet may complete queue on the NIC-to-host link; the data is in
+// memory one crossing after the last write. A packet whose unit is not complete yet is
+// dispatched after the receive pipeline. Malformed frames are only refused at dispatch.
 timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now) {
     if (zero_) {
         rx_handled_at_ = std::max(rx_handled_at_, now);
@@ -171,10 +207,12 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now)
     // An RC packet needs its QP's context (expected PSN, placement state) before the receive
     // pipeline can handle it: a QPC miss holds the frame for the fetch. Connection management
     // datagrams (UD, QP 1) use no QP context.
-    if (info.valid && info.svc == wire::service::rc && f.length >= wire::bth_size) {
-        now = load_qp_context(static_cast<std::uint32_t>(
-                                  wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp))),
-                              now);
+    const bool rc = info.valid && info.svc == wire::service::rc && f.length >= wire::bth_size;
+    const auto qpn = rc ? static_cast<std::uint32_t>(
+                              wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp)))
+                        : 0U;
+    if (rc) {
+        now = load_qp_context(qpn, now);
     }
     const timing::sim_time received = now + costs_.packet_latency(false);
     const std::size_t framing = info.header_size + wire::icrc_size;
@@ -184,19 +222,17 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now)
     const bool completes = info.valid && info.ends_message() &&
                            info.cls != wire::op_class::read_request &&
                            (info.cls != wire::op_class::write || info.has(wire::ext::immdt));
+    // An RC packet's payload is placed with the rest of its store-and-forward unit
+    // (staged): the packet that completes the unit, or ends the message, places all of it.
+    const std::uint64_t place =
+        rc && payload > 0 ? bytes_to_place(qpn, payload, info.ends_message()) : payload;
     timing::sim_time done = received;
-    if (payload > 0 || completes) {
-        const timing::sim_time serialization = costs_.serialization(f.length);
-        const timing::sim_time first_bit = now > serialization ? now - serialization : 0;
-        const timing::sim_time start =
-            std::max(pcie_out_free_at_, first_bit + costs_.packet_latency(false));
+    if (place > 0 || completes) {
         const auto to_host = timing::dma_direction::to_host;
-        done = payload == 0 ? std::max(pcie_out_free_at_, received)
-                            : std::max(start + costs_.pcie_stream_time(payload, to_host),
-                                       received + costs_.pcie_stream_time(
-                                                      std::min<std::uint64_t>(
-                                                          payload, costs_.pcie.max_payload_bytes),
-                                                      to_host));
+        done = std::max(pcie_out_free_at_, received);
+        if (place > 0) {
+            done += costs_.pcie_stream_time(place, to_host);
+        }
         if (completes) {
             done += costs_.pcie_stream_time(costs_.host.cqe_bytes, to_host);
         }

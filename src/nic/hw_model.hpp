@@ -23,6 +23,7 @@
 // that what they see is the protocol alone.
 
 #include <cstdint>
+#include <vector>
 
 #include "nic/qp_context_cache.hpp"
 #include "timing/cost_model.hpp"
@@ -33,13 +34,6 @@ namespace ndksim::nic {
 
 class hw_model {
   public:
-    /// What a DMA read returns: when its first completion (read_completion_bytes) and its last
-    /// byte are in the NIC [ps].
-    struct dma_span {
-        timing::sim_time first;
-        timing::sim_time last;
-    };
-
     /// The hardware state of one QP: its WQE engine, busy until `wqe_engine_free_at` [ps].
     struct qp_state {
         timing::sim_time wqe_engine_free_at = 0;
@@ -47,13 +41,14 @@ class hw_model {
 
     /// One requester run over the WQEs a doorbell (or a resumption) made available: the QP
     /// context is loaded before the first WQE the run issues, and the WQEs a doorbell announced
-    /// are fetched by one DMA read with the first that is not inline (begin_wqe_run,
-    /// issue_wqe, end_wqe_run).
+    /// are fetched by one DMA read with the first that is not inline, unless each came with a
+    /// doorbell of its own that carried it (begin_wqe_run, issue_wqe, end_wqe_run).
     struct wqe_run {
         timing::sim_time now = 0;
         timing::sim_time fetched = 0;  ///< 0: not fetched yet
         timing::sim_time context_at = 0;
         bool context_loaded = false;
+        bool pushed = false;          ///< the doorbells carried the WQEs: nothing to fetch
         std::uint32_t doorbells = 0;  ///< doorbells whose engine occupancy is not charged yet
     };
 
@@ -84,9 +79,11 @@ class hw_model {
     timing::sim_time doorbell_latency() const noexcept { return zero_ ? 0 : costs_.doorbell; }
 
     /// Starts a requester run at `now`; `wqes_fetched` when it resumes WQEs a doorbell already
-    /// fetched; `doorbells` rung since the last run.
-    wqe_run begin_wqe_run(timing::sim_time now, bool wqes_fetched,
-                          std::uint32_t doorbells) const noexcept;
+    /// fetched; `doorbells` rung since the last run for the `waiting` WQEs not issued yet. When
+    /// every waiting WQE had its own doorbell, each doorbell carried its WQE
+    /// (cost_model::wqe_pushed_with_doorbell) and the run fetches none.
+    wqe_run begin_wqe_run(timing::sim_time now, bool wqes_fetched, std::uint32_t doorbells,
+                          std::uint32_t waiting) const noexcept;
 
     /// True when the QP's WQE engine is still busy at the run's time: the requester resumes at
     /// wqe_engine_free_at(), so that each WQE takes the shared resources in time order.
@@ -101,8 +98,9 @@ class hw_model {
     std::uint32_t take_uncharged_doorbells(wqe_run& run) const noexcept;
 
     /// Issues one WQE of QP `qpn` on its WQE engine: loads the QP context (first WQE of the
-    /// run), fetches the WQEs (first WQE not inline), then takes wqe_time() once the engine is
-    /// free; one doorbell's occupancy follows. Returns when the WQE is issued [ps].
+    /// run), fetches the WQEs (first WQE not inline, unless the doorbells carried them), then takes
+    /// wqe_time() once the engine is free; one doorbell's occupancy follows. Returns when the WQE
+    /// is issued [ps].
     timing::sim_time issue_wqe(wqe_run& run, qp_state& qp, std::uint32_t qpn, bool inline_wqe);
 
     /// Ends a run: the doorbells not yet charged keep the engine busy after it.
@@ -113,14 +111,19 @@ class hw_model {
 
     // ---- transmit (docs/timing.md steps 4-5, 10) ---------------------------------------------
 
-    /// When a request packet of `payload` bytes issued at `issued` can enter the port: its
-    /// payload is read from host memory (unless `payload_in_nic`: inline, or none) and
-    /// forwarded cut-through after the transmit pipeline [ps].
-    timing::sim_time request_ready(timing::sim_time issued, std::uint64_t payload,
-                                   std::uint64_t extra_headers, bool payload_in_nic);
+    /// When a request packet carrying `payload` bytes from `offset` of a message of
+    /// `message_bytes`, issued at `issued`, can enter the port: the message's payload is read
+    /// from host memory (unless `payload_in_nic`: inline, or none) in store-and-forward units
+    /// (cost_model nic.store_forward_bytes), and the packet passes the transmit pipeline once
+    /// its unit is in the NIC [ps]. The packets of one message are asked for in order.
+    timing::sim_time request_ready(timing::sim_time issued, std::uint64_t offset,
+                                   std::uint64_t payload, std::uint64_t message_bytes,
+                                   bool payload_in_nic);
 
-    /// When a READ response of `payload` bytes served at `now` can enter the port [ps].
-    timing::sim_time read_response_ready(timing::sim_time now, std::uint64_t payload);
+    /// When a READ response carrying `payload` bytes from `offset` of a READ of
+    /// `message_bytes`, served at `now`, can enter the port (as request_ready) [ps].
+    timing::sim_time read_response_ready(timing::sim_time now, std::uint64_t offset,
+                                         std::uint64_t payload, std::uint64_t message_bytes);
 
     /// When a packet without payload built at `at` leaves the transmit pipeline [ps].
     timing::sim_time control_ready(timing::sim_time at) const noexcept {
@@ -165,12 +168,23 @@ class hw_model {
 
   private:
     /// A DMA read of `bytes` from host memory issued at `issued`: its completions queue on the
-    /// host-to-NIC link after the read round trip.
-    dma_span dma_read(timing::sim_time issued, std::uint64_t bytes);
+    /// host-to-NIC link after the read round trip. Returns when the last byte is in the NIC
+    /// [ps].
+    timing::sim_time dma_read(timing::sim_time issued, std::uint64_t bytes);
 
-    /// When a packet whose payload arrives as `read` can enter the port: cut-through after
-    /// the transmit pipeline [ps].
-    timing::sim_time packet_ready(const dma_span& read, std::uint64_t frame_bytes) const noexcept;
+    /// When a packet whose payload is all in the NIC at `read` can enter the port: after the
+    /// transmit pipeline [ps].
+    timing::sim_time packet_ready(timing::sim_time read) const noexcept;
+
+    /// When the store-and-forward unit holding `payload` bytes at `offset` of a message of
+    /// `message_bytes` issued at `issued` is in the NIC: the first packet of a unit reads the
+    /// whole unit [ps].
+    timing::sim_time staged(timing::sim_time issued, std::uint64_t offset, std::uint64_t payload,
+                            std::uint64_t message_bytes);
+
+    /// Bytes of a payload packet received for QP `qpn` to place now: 0 while its
+    /// store-and-forward unit is incomplete (held), else the unit's bytes held so far.
+    std::uint64_t bytes_to_place(std::uint32_t qpn, std::uint64_t payload, bool ends_message);
 
     /// Translation entries fetched over PCIe at once.
     static constexpr std::uint64_t k_translation_fetches_in_flight = 4;
@@ -189,6 +203,13 @@ class hw_model {
     timing::sim_time mtt_free_at_ = 0;        ///< the translation fetch engine is busy until
     timing::sim_time miss_window_start_ = 0;  ///< misses seen later happened after this time
     timing::sim_time qpc_fetch_free_at_ = 0;  ///< the context fetch engine takes a new fetch
+    // The store-and-forward unit being sent: the message it belongs to (by issue time), the
+    // offset its next packet must have, where it ends, and when it is in the NIC.
+    timing::sim_time unit_issued_ = 0;
+    std::uint64_t unit_next_ = 0;
+    std::uint64_t unit_end_ = 0;
+    timing::sim_time unit_ready_ = 0;
+    std::vector<std::uint32_t> held_bytes_;  ///< per QP number: received, not placed yet
 };
 
 }  // namespace ndksim::nic

@@ -108,8 +108,8 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
         if (w.kind == wr_kind::send_invalidate && last) {
             h.invalidate_rkey = w.remote_token;
         }
-        const timing::sim_time leaves = e.hw().request_ready(
-            ready, chunk, w.kind == wr_kind::write && i == 0 ? wire::reth_size : 0, inline_data);
+        const timing::sim_time leaves =
+            e.hw().request_ready(ready, offset, chunk, w.length, inline_data);
         const bool sent = send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
             if (inline_data) {
                 std::memcpy(payload.data(), w.inline_data + offset, payload.size());
@@ -181,7 +181,8 @@ void run_requester(engine& e, core::qp& q) {
     // 2-3); the doorbells rung since the last run each keep the QP's WQE engine busy.
     hw_model::wqe_run run =
         e.hw().begin_wqe_run(e.dev().sched().now(), ctx.req.wqes_fetched,
-                             ctx.req.doorbells.exchange(0, std::memory_order_relaxed));
+                             ctx.req.doorbells.exchange(0, std::memory_order_relaxed),
+                             outstanding > ctx.req.next_wqe ? outstanding - ctx.req.next_wqe : 0);
     ctx.req.wqes_fetched = false;
     while (ctx.req.next_wqe < outstanding) {
         core::send_wqe& w = sq.at(ctx.req.next_wqe);

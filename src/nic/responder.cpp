@@ -299,7 +299,7 @@ void on_read(engine& e, core::qp& q, const wire::decoded_packet& p, bool replay)
         h.bth.psn = wire::psn_add(psn, i);
         h.aeth.syndrome = wire::ack_syndrome();
         h.aeth.msn = ctx.resp.msn;
-        send_packet(e, q, h, chunk, e.hw().read_response_ready(now, chunk),
+        send_packet(e, q, h, chunk, e.hw().read_response_ready(now, offset, chunk, length),
                     [&](std::span<std::byte> payload) {
                         return cursor.copy_from_host(guard, payload).ok();
                     });

@@ -76,12 +76,4 @@ std::uint64_t cost_model::pcie_read_request_bytes(std::uint64_t bytes) const noe
            (pcie.tlp_overhead_bytes + pcie.dllp_overhead_bytes);
 }
 
-sim_time cost_model::cut_through_departure(sim_time first, sim_time last, std::uint64_t frame_bytes,
-                                           std::uint64_t chunk_bytes) const noexcept {
-    const sim_time frame = serialization(frame_bytes);
-    const sim_time chunk = bytes_at(chunk_bytes, wire.link_bits_per_second);
-    const sim_time tail = last + chunk;
-    return std::max(first, tail > frame ? tail - frame : 0);
-}
-
 }  // namespace ndksim::timing

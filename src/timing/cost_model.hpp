@@ -20,10 +20,14 @@ namespace ndksim::timing {
 /// The host side: what the CPU and host memory contribute.
 struct host_params {
     sim_time doorbell_mmio = nanoseconds(250);  ///< CPU MMIO doorbell write reaching the NIC [ps]
-    sim_time memory_read = nanoseconds(40);     ///< host memory answering one DMA read [ps]
+    sim_time memory_read = nanoseconds(20);     ///< host memory answering one DMA read [ps]
     sim_time interrupt = nanoseconds(2'000);    ///< MSI-X interrupt to a waiting thread [ps]
     std::uint32_t wqe_bytes = 64;               ///< size of a work queue entry in host memory [B]
     std::uint32_t cqe_bytes = 64;               ///< size of a completion queue entry [B]
+    /// A doorbell that announces a single WQE of at most this many bytes carries the WQE into
+    /// the NIC (a write-combining store to the doorbell page, mlx5 "BlueFlame"), so the NIC
+    /// does not fetch it; 0 = every WQE that is not inline is fetched by DMA [B].
+    std::uint32_t wqe_push_bytes = 256;
 };
 
 /// The PCIe link between host and NIC (PCIe Base Specification: TLP framing, MPS, MRRS, RCB).
@@ -46,6 +50,10 @@ struct nic_params {
     std::uint32_t read_response_cycles = 2;  ///< per-QP engine per READ response packet [cycles]
     std::uint32_t tx_pipeline_cycles = 8;    ///< transmit pipeline latency per packet [cycles]
     std::uint32_t rx_pipeline_cycles = 9;    ///< receive pipeline latency per packet [cycles]
+    /// Both ends store and forward a message in units of this many bytes, whatever the path
+    /// MTU: a packet leaves once the unit it belongs to is read from host memory, and the
+    /// receiver places a unit once all of its packets have arrived [B].
+    std::uint32_t store_forward_bytes = 4'096;
     std::uint64_t max_packets_per_second = 150'000'000;  ///< whole-NIC pipeline rate [pkt/s]
     std::uint32_t mtt_cache_entries = 4'096;             ///< translation (MTT) cache size [pages]
     sim_time mtt_miss = nanoseconds(550);   ///< MTT miss: fetch the entry over PCIe [ps]
@@ -164,13 +172,10 @@ struct cost_model {
         return bytes == 0 ? 1 : (bytes + wire.mtu - 1) / wire.mtu;
     }
 
-    /// Earliest departure of a packet whose payload arrives from PCIe between `first` and
-    /// `last` [ps] when the port forwards it cut-through: it may start once the first
-    /// completion is in, but must not run out of data, so its last completion (`chunk_bytes`)
-    /// still has to be serialized after `last`:
-    ///   max(first, last + serialization(chunk) - serialization(frame)).
-    sim_time cut_through_departure(sim_time first, sim_time last, std::uint64_t frame_bytes,
-                                   std::uint64_t chunk_bytes) const noexcept;
+    /// True when a doorbell announcing a single WQE carries it (host.wqe_push_bytes).
+    constexpr bool wqe_pushed_with_doorbell() const noexcept {
+        return host.wqe_push_bytes >= host.wqe_bytes;
+    }
 };
 
 }  // namespace ndksim::timing

@@ -19,55 +19,51 @@ struct delivery {
 
 // One message of `bytes` leaving an adapter whose per-QP engine issued it at `issued`, with
 // `first_extra` header bytes after BTH on its first packet and `rest_extra` on the others
-// (RETH on a WRITE's first packet, AETH on every READ response). The sender reads the payload
-// from host memory (unless `inline_data`) and forwards each packet cut-through; the receiver
-// places each packet's payload by posted writes as it arrives. Nothing else queues: the stage
-// sum of an idle pair of adapters.
+// (RETH on a WRITE's first packet, AETH on every READ response). Both ends store and forward
+// in units of nic.store_forward_bytes (hw_model::staged): the sender reads each unit from host
+// memory (unless `inline_data`) and sends its packets once all of it is in the NIC; the
+// receiver places a unit by posted writes once its last packet has arrived. Nothing else
+// queues: the stage sum of an idle pair of adapters.
 delivery deliver(const cost_model& m, sim_time issued, std::uint64_t bytes,
                  std::uint64_t first_extra, std::uint64_t rest_extra, bool inline_data) {
     const std::uint64_t packets = m.packets_for(bytes);
-    // The reads of all packets are issued together; completions start after a round trip.
+    const std::uint64_t unit = m.nic.store_forward_bytes;
+    // The reads of all units are issued together; completions start after a round trip.
     sim_time pcie_in_free = issued + 2 * m.pcie.crossing + m.host.memory_read;
+    sim_time unit_read = issued;
     sim_time port_free = 0;
     sim_time pcie_out_free = 0;
+    std::uint64_t held = 0;
     delivery d;
     for (std::uint64_t k = 0; k < packets; ++k) {
         const std::uint64_t offset = k * m.wire.mtu;
         const std::uint64_t chunk = std::min<std::uint64_t>(m.wire.mtu, bytes - offset);
         const std::uint64_t frame = frame_bytes(chunk, k == 0 ? first_extra : rest_extra);
-        sim_time ready = issued + m.packet_latency(true);
-        if (!inline_data && chunk > 0) {
-            const sim_time first =
-                pcie_in_free +
-                m.pcie_stream_time(std::min<std::uint64_t>(chunk, m.pcie.read_completion_bytes),
-                                   dma_direction::from_host);
-            const sim_time last =
-                pcie_in_free + m.pcie_stream_time(chunk, dma_direction::from_host);
-            pcie_in_free = last;
-            ready = m.cut_through_departure(first, last, frame, m.pcie.read_completion_bytes) +
-                    m.packet_latency(true);
+        if (!inline_data && chunk > 0 && offset % unit == 0) {
+            pcie_in_free +=
+                m.pcie_stream_time(std::min(unit, bytes - offset), dma_direction::from_host);
+            unit_read = pcie_in_free;
         }
-        const sim_time departure = std::max(ready, port_free);
+        const sim_time departure = std::max(unit_read + m.packet_latency(true), port_free);
         port_free = departure + m.serialization(frame);
         d.last_arrival = port_free + m.propagation;
-        // Placement may start as the first bit is in and the receive pipeline has passed it,
-        // and ends no earlier than the last TLP after the last bit.
-        const sim_time first_bit = d.last_arrival - m.serialization(frame);
-        const sim_time start = std::max(pcie_out_free, first_bit + m.packet_latency(false));
-        const sim_time tail =
-            d.last_arrival + m.packet_latency(false) +
-            m.pcie_stream_time(std::min<std::uint64_t>(chunk, m.pcie.max_payload_bytes),
-                               dma_direction::to_host);
-        pcie_out_free = std::max(start + m.pcie_stream_time(chunk, dma_direction::to_host), tail);
+        held += chunk;
+        if (held >= unit || k + 1 == packets) {
+            pcie_out_free = std::max(pcie_out_free, d.last_arrival + m.packet_latency(false)) +
+                            (held > 0 ? m.pcie_stream_time(held, dma_direction::to_host) : 0);
+            held = 0;
+        }
     }
     d.placed = pcie_out_free + m.pcie.crossing;
     return d;
 }
 
-// When the per-QP engine issues a WQE whose doorbell rang at 0.
+// When the per-QP engine issues a WQE whose doorbell rang at 0: a doorbell announcing one WQE
+// carries it (cost_model::wqe_pushed_with_doorbell), otherwise the NIC fetches it.
 sim_time issue_time(const cost_model& m, bool inline_data) {
-    const sim_time fetch =
-        inline_data ? 0 : m.pcie_dma_time(m.host.wqe_bytes, dma_direction::from_host);
+    const sim_time fetch = inline_data || m.wqe_pushed_with_doorbell()
+                               ? 0
+                               : m.pcie_dma_time(m.host.wqe_bytes, dma_direction::from_host);
     return m.host.doorbell_mmio + fetch + m.wqe_time();
 }
 
@@ -115,7 +111,10 @@ sim_time estimate_completion_latency(const cost_model& m, rdma_op op, std::uint6
 double estimate_write_bandwidth(const cost_model& m, std::uint64_t bytes) {
     const std::uint64_t packets = m.packets_for(bytes);
     sim_time link = 0;
-    sim_time pcie_in = m.pcie_stream_time(m.host.wqe_bytes, dma_direction::from_host);
+    // A doorbell per WRITE: the doorbell carries the WQE unless WQEs are always fetched.
+    sim_time pcie_in = m.wqe_pushed_with_doorbell()
+                           ? 0
+                           : m.pcie_stream_time(m.host.wqe_bytes, dma_direction::from_host);
     sim_time pcie_out = 0;
     for (std::uint64_t k = 0; k < packets; ++k) {
         const std::uint64_t chunk = std::min<std::uint64_t>(m.wire.mtu, bytes - k * m.wire.mtu);

@@ -46,7 +46,7 @@ std::uint32_t u32(double v) {
 // Every field a profile may set, with its range (docs/profiles.md lists the same table). The
 // ranges keep every formula of cost_model finite and non-zero where it divides, and bound what
 // an adapter allocates for its caches at creation (a translation cache entry is 40 bytes).
-const std::array<field, 31> fields{{
+const std::array<field, 33> fields{{
     {"host.doorbell_mmio_ns", field_kind::ns, 0, 1e6, false,
      [](cost_model& m, double v) { m.host.doorbell_mmio = ns_to_ps(v); }},
     {"host.memory_read_ns", field_kind::ns, 0, 1e6, false,
@@ -57,6 +57,8 @@ const std::array<field, 31> fields{{
      [](cost_model& m, double v) { m.host.wqe_bytes = u32(v); }},
     {"host.cqe_bytes", field_kind::count, 16, 4096, true,
      [](cost_model& m, double v) { m.host.cqe_bytes = u32(v); }},
+    {"host.wqe_push_bytes", field_kind::count, 0, 4096, false,
+     [](cost_model& m, double v) { m.host.wqe_push_bytes = u32(v); }},
     {"pcie.generation", field_kind::count, 1, 5, false,
      [](cost_model& m, double v) { m.pcie.generation = u32(v); }},
     {"pcie.lanes", field_kind::count, 1, 32, true,
@@ -85,6 +87,8 @@ const std::array<field, 31> fields{{
      [](cost_model& m, double v) { m.nic.tx_pipeline_cycles = u32(v); }},
     {"nic.rx_pipeline_cycles", field_kind::count, 0, 1e6, false,
      [](cost_model& m, double v) { m.nic.rx_pipeline_cycles = u32(v); }},
+    {"nic.store_forward_bytes", field_kind::count, 64, 65536, true,
+     [](cost_model& m, double v) { m.nic.store_forward_bytes = u32(v); }},
     {"nic.max_mpps", field_kind::mpps, 0.001, 100'000, false,
      [](cost_model& m, double v) {
          m.nic.max_packets_per_second = static_cast<std::uint64_t>(std::llround(v * 1e6));

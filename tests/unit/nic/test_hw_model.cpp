@@ -68,25 +68,73 @@ TEST_F(HwModel, TranslationMissesHoldTheFrameForTheirFetch) {
 
 TEST_F(HwModel, AnInlineWqeIsIssuedAfterTheContextAndTheEngine) {
     hw_model::qp_state qp;
-    hw_model::wqe_run run = hw_.begin_wqe_run(0, false, 1);
+    hw_model::wqe_run run = hw_.begin_wqe_run(0, false, 1, 1);
     const sim_time miss = costs_.cache_miss_penalty(timing::nic_cache::qp_context);
     EXPECT_EQ(hw_.issue_wqe(run, qp, 7, true), miss + costs_.wqe_time())
         << "the first access to QP 7's context misses";
     // The doorbell keeps the engine busy after the WQE (the per-QP message rate).
     EXPECT_EQ(qp.wqe_engine_free_at, miss + costs_.qp_doorbell_busy(1));
     hw_.end_wqe_run(run, qp);
-    EXPECT_TRUE(hw_.wqe_engine_busy(qp, hw_.begin_wqe_run(miss, false, 0)));
+    EXPECT_TRUE(hw_.wqe_engine_busy(qp, hw_.begin_wqe_run(miss, false, 0, 0)));
 }
 
 TEST_F(HwModel, ANonInlineWqeIsFetchedOnceForTheRun) {
     hw_.load_qp_context(7, 0);  // a hit from now on
     hw_model::qp_state qp;
-    hw_model::wqe_run run = hw_.begin_wqe_run(0, false, 0);
+    // Two WQEs wait and no doorbell of their own came with them: the NIC fetches both.
+    hw_model::wqe_run run = hw_.begin_wqe_run(0, false, 0, 2);
     const sim_time fetched =
         costs_.pcie_dma_time(costs_.host.wqe_bytes, timing::dma_direction::from_host);
     EXPECT_EQ(hw_.issue_wqe(run, qp, 7, false), fetched + costs_.wqe_time());
     EXPECT_EQ(hw_.issue_wqe(run, qp, 7, false), fetched + 2 * costs_.wqe_time())
         << "one DMA read fetched every WQE the doorbell announced";
+}
+
+TEST_F(HwModel, ADoorbellPerWqeCarriesTheWqe) {
+    hw_.load_qp_context(7, 0);
+    hw_model::qp_state qp;
+    hw_model::wqe_run run = hw_.begin_wqe_run(0, false, 2, 2);
+    EXPECT_EQ(hw_.issue_wqe(run, qp, 7, false), costs_.wqe_time()) << "nothing to fetch";
+    costs_.host.wqe_push_bytes = 0;  // a NIC that always fetches
+    hw_model::wqe_run fetched = hw_.begin_wqe_run(0, false, 2, 2);
+    hw_model::qp_state other;
+    EXPECT_EQ(hw_.issue_wqe(fetched, other, 7, false),
+              costs_.pcie_dma_time(costs_.host.wqe_bytes, timing::dma_direction::from_host) +
+                  costs_.wqe_time());
+}
+
+TEST_F(HwModel, APacketLeavesOnceItsWholePayloadIsRead) {
+    // Store and forward: the 4 KiB payload's read round trip and stream, then the transmit
+    // pipeline.
+    const sim_time read = costs_.pcie_dma_time(4096, timing::dma_direction::from_host);
+    EXPECT_EQ(hw_.request_ready(0, 0, 4096, 4096, false), read + costs_.packet_latency(true));
+    EXPECT_EQ(hw_.request_ready(0, 0, 32, 32, true), costs_.packet_latency(true)) << "inline";
+}
+
+TEST_F(HwModel, PacketsOfOneUnitLeaveOnceTheWholeUnitIsRead) {
+    // A 4 KiB message in 1 KiB packets: one store-and-forward unit, read at the first packet.
+    const sim_time read = costs_.pcie_dma_time(4096, timing::dma_direction::from_host);
+    for (std::uint64_t offset = 0; offset < 4096; offset += 1024) {
+        EXPECT_EQ(hw_.request_ready(10, offset, 1024, 4096, false),
+                  10 + read + costs_.packet_latency(true))
+            << offset;
+    }
+}
+
+TEST_F(HwModel, AUnitIsPlacedWhenItsLastPacketArrives) {
+    wire::frame middle;
+    middle.length = 1024 + 16;  // BTH + 1 KiB + ICRC
+    middle.data[0] = static_cast<std::byte>(wire::opcode::rc_write_middle);
+    hw_.load_qp_context(0, 0);  // QP 0's context is in the NIC from now on
+    const sim_time held = hw_.rx_packet(middle, 1'000'000);
+    EXPECT_EQ(held, 1'000'000U + costs_.packet_latency(false)) << "nothing placed yet";
+    hw_.rx_packet(middle, 1'100'000);
+    hw_.rx_packet(middle, 1'200'000);
+    EXPECT_EQ(hw_.rx_packet(middle, 1'300'000),
+              1'300'000U + costs_.packet_latency(false) +
+                  costs_.pcie_stream_time(4096, timing::dma_direction::to_host) +
+                  costs_.pcie.crossing)
+        << "the fourth KiB completes the unit: all of it is written";
 }
 
 TEST_F(HwModel, TheQpContextCacheChargesMissesOnly) {
@@ -108,7 +156,12 @@ TEST_F(HwModel, FramesAreDispatchedInArrivalOrder) {
     small.length = 16;
     small.data[0] = static_cast<std::byte>(wire::opcode::rc_ack);
     const sim_time first = hw_.rx_packet(big, 1'000'000);
-    EXPECT_GT(first, 1'000'000U + costs_.packet_latency(false));
+    // QP 0's context is fetched, the whole frame passes the receive pipeline, then its payload
+    // is written and lands one crossing later.
+    EXPECT_EQ(first, 1'000'000U + costs_.cache_miss_penalty(timing::nic_cache::qp_context) +
+                         costs_.packet_latency(false) +
+                         costs_.pcie_stream_time(4096, timing::dma_direction::to_host) +
+                         costs_.pcie.crossing);
     EXPECT_GE(hw_.rx_packet(small, 1'000'001), first) << "never before a frame received earlier";
 }
 
@@ -116,13 +169,13 @@ TEST(HwModelZeroCost, EveryAnswerIsNow) {
     const timing::cost_model costs;
     hw_model hw(costs, 2, core::device::k_max_qps, true);
     hw_model::qp_state qp;
-    hw_model::wqe_run run = hw.begin_wqe_run(100, false, 3);
+    hw_model::wqe_run run = hw.begin_wqe_run(100, false, 3, 3);
     EXPECT_EQ(hw.issue_wqe(run, qp, 1, false), 100U);
     hw.end_wqe_run(run, qp);
     EXPECT_FALSE(hw.wqe_engine_busy(qp, run));
     EXPECT_EQ(hw.doorbell_latency(), 0U);
-    EXPECT_EQ(hw.request_ready(100, 4096, 0, false), 100U);
-    EXPECT_EQ(hw.read_response_ready(100, 4096), 100U);
+    EXPECT_EQ(hw.request_ready(100, 0, 4096, 4096, false), 100U);
+    EXPECT_EQ(hw.read_response_ready(100, 0, 4096, 4096), 100U);
     EXPECT_EQ(hw.control_ready(100), 100U);
     EXPECT_EQ(hw.ack_coalesce_delay(), 0U);
     EXPECT_EQ(hw.ack_ready(100), 100U);
