@@ -83,10 +83,18 @@ void engine::on_frame(wire::frame* f) {
 }
 
 void engine::receive(wire::frame* f, core::ref<core::qp> q) {
+    // The receive pipeline keeps per-QP placement state, which only a frame from the QP's
+    // peer may change: find the destination QP (dispatch reuses it) and match the source now.
+    if (!q && f->length >= wire::bth_size) {
+        q = dev_.find_qp(static_cast<std::uint32_t>(
+            wire::load_be<3>(f->data + offsetof(wire::bth_layout, dest_qp))));
+    }
+    const qp_match m = match_qp(q.get(), f->source);
+    const bool from_peer = m == qp_match::peer || m == qp_match::awaiting_rtu;
     // Always through the queue, even when the time has come (a threaded engine's clock can be
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
-    dev_.sched().post_at(hw_.rx_packet(*f, dev_.sched().now()),
+    dev_.sched().post_at(hw_.rx_packet(*f, dev_.sched().now(), from_peer),
                          [this, f, q = std::move(q)] { dispatch(f, q); });
 }
 

@@ -197,7 +197,7 @@ std::uint64_t hw_model::bytes_to_place(std::uint32_t qpn, std::uint64_t payload,
 // the CQE a message's last packet may complete queue on the NIC-to-host link; the data is in
 // memory one crossing after the last write. A packet whose unit is not complete yet is
 // dispatched after the receive pipeline. Malformed frames are only refused at dispatch.
-timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now) {
+timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now, bool from_peer) {
     if (zero_) {
         rx_handled_at_ = std::max(rx_handled_at_, now);
         return rx_handled_at_;
@@ -224,8 +224,9 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now)
                            (info.cls != wire::op_class::write || info.has(wire::ext::immdt));
     // An RC packet's payload is placed with the rest of its store-and-forward unit
     // (staged): the packet that completes the unit, or ends the message, places all of it.
-    const std::uint64_t place =
-        rc && payload > 0 ? bytes_to_place(qpn, payload, info.ends_message()) : payload;
+    const std::uint64_t place = rc && from_peer && payload > 0
+                                    ? bytes_to_place(qpn, payload, info.ends_message())
+                                    : payload;
     timing::sim_time done = received;
     if (place > 0 || completes) {
         const auto to_host = timing::dma_direction::to_host;

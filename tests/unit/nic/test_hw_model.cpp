@@ -137,6 +137,26 @@ TEST_F(HwModel, AUnitIsPlacedWhenItsLastPacketArrives) {
         << "the fourth KiB completes the unit: all of it is written";
 }
 
+TEST_F(HwModel, AFrameNotFromThePeerNeitherJoinsNorCompletesAUnit) {
+    wire::frame middle;
+    middle.length = 1024 + 16;  // BTH + 1 KiB + ICRC
+    middle.data[0] = static_cast<std::byte>(wire::opcode::rc_write_middle);
+    hw_.load_qp_context(0, 0);
+    hw_.rx_packet(middle, 1'000'000);
+    hw_.rx_packet(middle, 1'100'000);
+    hw_.rx_packet(middle, 1'200'000);
+    // A forged fourth KiB is placed on its own; the unit still waits for the peer's.
+    const sim_time forged = hw_.rx_packet(middle, 1'300'000, false);
+    EXPECT_EQ(forged, 1'300'000U + costs_.packet_latency(false) +
+                          costs_.pcie_stream_time(1024, timing::dma_direction::to_host) +
+                          costs_.pcie.crossing);
+    const sim_time last = hw_.rx_packet(middle, 2'000'000);
+    EXPECT_EQ(last, 2'000'000U + costs_.packet_latency(false) +
+                        costs_.pcie_stream_time(4096, timing::dma_direction::to_host) +
+                        costs_.pcie.crossing)
+        << "the peer's fourth KiB completes the unit";
+}
+
 TEST_F(HwModel, TheQpContextCacheChargesMissesOnly) {
     const sim_time miss = costs_.cache_miss_penalty(timing::nic_cache::qp_context);
     EXPECT_EQ(hw_.load_qp_context(1, 0), miss);
