@@ -126,9 +126,10 @@ static NTSTATUS RsockCheckRange(_In_ const RSOCK_REGION_DESCRIPTOR* Remote, _In_
     return STATUS_SUCCESS;
 }
 
-NTSTATUS RsockWrite(_In_ PRSOCK_SOCKET Socket, _In_reads_bytes_(Length) const VOID* Data,
-                    _In_ ULONG Length, _In_ const RSOCK_REGION_DESCRIPTOR* Remote,
-                    _In_ ULONG Offset) {
+/* One RDMA transfer between the staging buffer and the peer's region. */
+static NTSTATUS RsockTransfer(_In_ PRSOCK_SOCKET Socket, _In_ BOOLEAN Write, _Inout_ PUCHAR Data,
+                              _In_ ULONG Length, _In_ const RSOCK_REGION_DESCRIPTOR* Remote,
+                              _In_ ULONG Offset) {
     NDK_SGE sgl[RSOCK_STAGING_PAGES];
     RSOCK_REQUEST request;
     ULONG count;
@@ -138,38 +139,31 @@ NTSTATUS RsockWrite(_In_ PRSOCK_SOCKET Socket, _In_reads_bytes_(Length) const VO
         return status;
     }
     KeWaitForSingleObject(&Socket->StagingFree, Executive, KernelMode, FALSE, NULL);
-    RtlCopyMemory(Socket->Staging.Buffer, Data, Length);
+    if (Write) {
+        RtlCopyMemory(Socket->Staging.Buffer, Data, Length);
+    }
     count = RsockStagingSgl(Socket, Length, sgl);
     RsockRequestInit(&request);
-    status = RsockPostAndWait(
-        Socket, &request,
-        Socket->Qp->Dispatch->NdkWrite(Socket->Qp, &request, sgl, count, Remote->Address + Offset,
-                                       Remote->Token, 0));
+    status = Write ? Socket->Qp->Dispatch->NdkWrite(Socket->Qp, &request, sgl, count,
+                                                    Remote->Address + Offset, Remote->Token, 0)
+                   : Socket->Qp->Dispatch->NdkRead(Socket->Qp, &request, sgl, count,
+                                                   Remote->Address + Offset, Remote->Token, 0);
+    status = RsockPostAndWait(Socket, &request, status);
+    if (NT_SUCCESS(status) && !Write) {
+        RtlCopyMemory(Data, Socket->Staging.Buffer, Length);
+    }
     KeSetEvent(&Socket->StagingFree, IO_NO_INCREMENT, FALSE);
     return status;
+}
+
+NTSTATUS RsockWrite(_In_ PRSOCK_SOCKET Socket, _In_reads_bytes_(Length) const VOID* Data,
+                    _In_ ULONG Length, _In_ const RSOCK_REGION_DESCRIPTOR* Remote,
+                    _In_ ULONG Offset) {
+    return RsockTransfer(Socket, TRUE, (PUCHAR)Data, Length, Remote, Offset);
 }
 
 NTSTATUS RsockRead(_In_ PRSOCK_SOCKET Socket, _Out_writes_bytes_(Length) VOID* Data,
                    _In_ ULONG Length, _In_ const RSOCK_REGION_DESCRIPTOR* Remote,
                    _In_ ULONG Offset) {
-    NDK_SGE sgl[RSOCK_STAGING_PAGES];
-    RSOCK_REQUEST request;
-    ULONG count;
-    NTSTATUS status = RsockCheckRange(Remote, Length, Offset);
-    PAGED_CODE();
-    if (!NT_SUCCESS(status)) {
-        return status;
-    }
-    KeWaitForSingleObject(&Socket->StagingFree, Executive, KernelMode, FALSE, NULL);
-    count = RsockStagingSgl(Socket, Length, sgl);
-    RsockRequestInit(&request);
-    status =
-        RsockPostAndWait(Socket, &request,
-                         Socket->Qp->Dispatch->NdkRead(Socket->Qp, &request, sgl, count,
-                                                       Remote->Address + Offset, Remote->Token, 0));
-    if (NT_SUCCESS(status)) {
-        RtlCopyMemory(Data, Socket->Staging.Buffer, Length);
-    }
-    KeSetEvent(&Socket->StagingFree, IO_NO_INCREMENT, FALSE);
-    return status;
+    return RsockTransfer(Socket, FALSE, (PUCHAR)Data, Length, Remote, Offset);
 }
