@@ -377,6 +377,9 @@ TEST_F(WskCaptured, ObjectsLeftOpenAtWskCloseNdkAdapterAreReportedOnce) {
                   handle, [](PVOID, NTSTATUS, NDK_OBJECT_HEADER*) {}, nullptr, &pd),
               STATUS_SUCCESS);
     ASSERT_NE(pd, nullptr);
+    // Leaked on purpose; kept reachable so that LeakSanitizer does not report it as well.
+    [[maybe_unused]] static NDK_PD* leaked_on_purpose = nullptr;
+    leaked_on_purpose = pd;
     ndk.WskCloseNdkAdapter(provider_.Client, handle);
     // This fixture's registration and the PD; the next report has only the registration.
     EXPECT_EQ(ndksim_kernel_wsk_report(), 2U);

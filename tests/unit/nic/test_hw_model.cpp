@@ -122,7 +122,7 @@ TEST_F(HwModel, PacketsOfOneUnitLeaveOnceTheWholeUnitIsRead) {
 }
 
 TEST_F(HwModel, AUnitIsPlacedWhenItsLastPacketArrives) {
-    wire::frame middle;
+    wire::frame middle{};       // zeroed: the BTH names QP 0
     middle.length = 1024 + 16;  // BTH + 1 KiB + ICRC
     middle.data[0] = static_cast<std::byte>(wire::opcode::rc_write_middle);
     hw_.load_qp_context(0, 0);  // QP 0's context is in the NIC from now on
@@ -138,7 +138,7 @@ TEST_F(HwModel, AUnitIsPlacedWhenItsLastPacketArrives) {
 }
 
 TEST_F(HwModel, AFrameNotFromThePeerNeitherJoinsNorCompletesAUnit) {
-    wire::frame middle;
+    wire::frame middle{};       // zeroed: the BTH names QP 0
     middle.length = 1024 + 16;  // BTH + 1 KiB + ICRC
     middle.data[0] = static_cast<std::byte>(wire::opcode::rc_write_middle);
     hw_.load_qp_context(0, 0);
@@ -169,10 +169,10 @@ TEST_F(HwModel, TheQpContextCacheChargesMissesOnly) {
 }
 
 TEST_F(HwModel, FramesAreDispatchedInArrivalOrder) {
-    wire::frame big;
+    wire::frame big{};
     big.length = 4112;
     big.data[0] = static_cast<std::byte>(wire::opcode::rc_write_middle);
-    wire::frame small;
+    wire::frame small{};
     small.length = 16;
     small.data[0] = static_cast<std::byte>(wire::opcode::rc_ack);
     const sim_time first = hw_.rx_packet(big, 1'000'000);
