@@ -1,7 +1,7 @@
 # Installs the Debian 12 packages ndksim needs, when any is missing. Sourced by demo.sh/test.sh.
 ndksim_packages=(cmake g++ clang ninja-build pkg-config libboost-dev libspdlog-dev libfmt-dev
                  libcli11-dev libgtest-dev libbenchmark-dev
-                 libtomlplusplus-dev nlohmann-json3-dev)
+                 libtomlplusplus-dev nlohmann-json3-dev libisal-dev zlib1g-dev)
 
 ndksim_install_deps() {
     local missing=()

@@ -110,6 +110,10 @@ class send_queue {
         return slots_[(head_.load(std::memory_order_relaxed) + i) % depth_];
     }
 
+    /// Engine side: requests retired since the queue was created, which is also the position
+    /// of at(0) counted from the first request ever posted.
+    std::uint64_t retired() const noexcept { return head_.load(std::memory_order_relaxed); }
+
     /// Engine side: retires the oldest request (its completion has been queued).
     void retire() noexcept {
         head_.store(head_.load(std::memory_order_relaxed) + 1, std::memory_order_release);

@@ -66,18 +66,7 @@ std::uint32_t ack_through(engine& e, core::qp& q, std::uint32_t psn) {
 
 // The request whose PSN range holds `psn`, or nullptr.
 core::send_wqe* request_at(core::qp& q, std::uint32_t psn) {
-    core::send_queue& sq = q.sq();
-    const std::uint32_t outstanding = sq.outstanding();
-    for (std::uint32_t i = 0; i < outstanding; ++i) {
-        core::send_wqe& w = sq.at(i);
-        if (w.started && !w.done) {
-            const std::int32_t offset = wire::psn_diff(psn, w.first_psn);
-            if (offset >= 0 && offset < static_cast<std::int32_t>(w.packets)) {
-                return &w;
-            }
-        }
-    }
-    return nullptr;
+    return context_of(q).comp.requests.find(q.sq(), psn);
 }
 
 // An ACK for a PSN inside a SEND or WRITE (the requester asks for one every few packets of a

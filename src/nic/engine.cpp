@@ -118,8 +118,8 @@ engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) c
 
 bool engine::matches_live(const wire::frame& f, core::ref<core::qp>& q) {
     const wire::flow flow{f.source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
-    const wire::decode_result r =
-        wire::decode_frame(std::span<const std::byte>(f.data, f.length), flow, f.icrc_checked);
+    const wire::decode_result r = wire::decode_frame(std::span<const std::byte>(f.data, f.length),
+                                                     flow, f.icrc_checked || f.icrc_elided);
     if (!r.ok()) {
         return false;
     }
@@ -143,8 +143,8 @@ void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
         return;
     }
     const wire::flow flow{f->source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
-    const wire::decode_result r =
-        wire::decode_frame(std::span<const std::byte>(f->data, f->length), flow, f->icrc_checked);
+    const wire::decode_result r = wire::decode_frame(std::span<const std::byte>(f->data, f->length),
+                                                     flow, f->icrc_checked || f->icrc_elided);
     if (!r.ok()) {
         counters_.bad_frames[static_cast<std::size_t>(r.error)].fetch_add(
             1, std::memory_order_relaxed);

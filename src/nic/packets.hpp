@@ -27,7 +27,9 @@ bool send_packet(engine& e, core::qp& q, wire::packet_headers& h, std::size_t pa
         wire::frame_pool::release(f);
         return false;
     }
-    f->length = static_cast<std::uint32_t>(wire::finish_frame(buffer, layout, ctx.flow));
+    const bool with_icrc = e.link().wants_icrc();
+    f->length = static_cast<std::uint32_t>(wire::finish_frame(buffer, layout, ctx.flow, with_icrc));
+    f->icrc_elided = !with_icrc;
     e.transmit(*ctx.peer, f, ready);
     return true;
 }

@@ -16,6 +16,7 @@
 #include "core/receive_queue.hpp"
 #include "mem/sge_cursor.hpp"
 #include "nic/hw_model.hpp"
+#include "nic/psn_index.hpp"
 #include "nic/read_slots.hpp"
 #include "nic/stats_registry.hpp"
 #include "wire/icrc.hpp"
@@ -55,6 +56,9 @@ struct qp_context final : core::qp_engine_state {
     struct completer_state {
         std::optional<mem::sge_cursor> read_cursor;  ///< placement of the oldest outstanding read
         const core::send_wqe* read_cursor_for = nullptr;  ///< the request read_cursor places into
+        /// The request each PSN in flight belongs to; the requester records a request's range
+        /// when it starts it.
+        psn_index requests;
     };
 
     /// Responder (responder.cpp: requests -> placement, read responses, ACK/NAK).

@@ -222,6 +222,7 @@ void run_requester(engine& e, core::qp& q) {
             w.first_psn = ctx.req.next_psn;
             ctx.req.next_psn = wire::psn_add(ctx.req.next_psn, w.packets);
             w.resume = 0;
+            ctx.comp.requests.record(sq, ctx.req.next_wqe);
         } else if (w.resume < w.packets) {
             // A READ is asked for again with one request packet.
             e.counters().retransmitted_packets.fetch_add(

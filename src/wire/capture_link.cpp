@@ -5,6 +5,7 @@
 #include <mutex>
 #include <vector>
 
+#include "wire/codec.hpp"
 #include "wire/pcap_writer.hpp"
 
 namespace ndksim::wire {
@@ -94,8 +95,12 @@ transport::receive_fn capture_link::wrap(const std::string& path, const ip_addre
     capture->join(address);
     return [c = capture.get(), address, &sched, next = std::move(receive)](frame* f) {
         // The engine checks the ICRC over the same flow: source the peer, default ports.
-        c->record_received(flow{f->source, address}, std::span<const std::byte>(f->data, f->length),
-                           sched.now());
+        const flow arrived{f->source, address};
+        if (f->icrc_elided) {
+            write_icrc(f->data, f->length, arrived);
+            f->icrc_elided = false;
+        }
+        c->record_received(arrived, std::span<const std::byte>(f->data, f->length), sched.now());
         next(f);
     };
 }
@@ -121,8 +126,12 @@ std::shared_ptr<transport::peer> capture_link::resolve(const ip_address& destina
 void capture_link::send(peer& to, frame* f, timing::sim_time departure) {
     auto& p = static_cast<capture_peer&>(to);
     // Recorded before the frame is handed over: it belongs to the inner transport afterwards.
-    capture_->record_sent(flow{address_, p.address}, std::span<const std::byte>(f->data, f->length),
-                          departure);
+    const flow leaving{address_, p.address};
+    if (f->icrc_elided) {
+        write_icrc(f->data, f->length, leaving);
+        f->icrc_elided = false;
+    }
+    capture_->record_sent(leaving, std::span<const std::byte>(f->data, f->length), departure);
     inner_->send(*p.inner, f, departure);
 }
 

@@ -41,6 +41,9 @@ class capture_link final : public transport {
 
     std::shared_ptr<peer> resolve(const ip_address& destination) override;
     void send(peer& to, frame* f, timing::sim_time departure) override;
+    /// The inner link's answer: the capture computes an elided ICRC itself, for the frames it
+    /// records (a pcap's frames carry their ICRC, docs/capture.md).
+    bool wants_icrc() const noexcept override { return inner_->wants_icrc(); }
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

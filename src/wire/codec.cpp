@@ -199,8 +199,8 @@ encode_result encode_headers(const packet_headers& h, std::size_t payload_size,
     return r;
 }
 
-std::size_t finish_frame(std::span<std::byte> frame, const encode_result& layout,
-                         const flow& f) noexcept {
+std::size_t finish_frame(std::span<std::byte> frame, const encode_result& layout, const flow& f,
+                         bool with_icrc) noexcept {
     // Each part is bounded before they are added, so a forged layout cannot wrap the sum.
     if (!layout.ok() || layout.frame_size > frame.size() || layout.frame_size > max_frame_size ||
         layout.header_size < bth_size || layout.header_size > max_header_size ||
@@ -212,8 +212,13 @@ std::size_t finish_frame(std::span<std::byte> frame, const encode_result& layout
     const std::size_t covered = layout.frame_size - icrc_size;
     std::fill_n(frame.data() + layout.header_size + layout.payload_size, layout.pad_size,
                 std::byte{0});
-    store_icrc(frame.data() + covered, compute_icrc(f, frame.first(covered)));
+    store_icrc(frame.data() + covered, with_icrc ? compute_icrc(f, frame.first(covered)) : 0);
     return layout.frame_size;
+}
+
+void write_icrc(std::byte* frame, std::size_t length, const flow& f) noexcept {
+    const std::size_t covered = length - icrc_size;
+    store_icrc(frame + covered, compute_icrc(f, std::span<const std::byte>(frame, covered)));
 }
 
 encode_result encode_frame(const packet_headers& h, std::span<const std::byte> payload,

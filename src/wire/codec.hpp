@@ -154,9 +154,16 @@ encode_result encode_headers(const packet_headers& h, std::size_t payload_size,
 /// @param frame   the same buffer given to encode_headers
 /// @param layout  the successful result of encode_headers for this frame
 /// @param f       addresses and ports the frame travels with (see icrc.hpp)
+/// @param with_icrc  false: the ICRC word is zeroed instead of computed, for a link on which
+///                nothing can change the frame (transport::wants_icrc); write_icrc() fills it
+///                in later if a capture needs it
 /// @return the frame length to transmit [bytes]; 0 when `layout` failed or does not fit `frame`.
-std::size_t finish_frame(std::span<std::byte> frame, const encode_result& layout,
-                         const flow& f) noexcept;
+std::size_t finish_frame(std::span<std::byte> frame, const encode_result& layout, const flow& f,
+                         bool with_icrc = true) noexcept;
+
+/// Computes the ICRC of the `length`-byte frame at `frame` (ICRC word included) over `f` and
+/// stores it in the frame's last four bytes. `length` must be at least bth_size + icrc_size.
+void write_icrc(std::byte* frame, std::size_t length, const flow& f) noexcept;
 
 /// encode_headers + copy of `payload` + finish_frame in one call. Returns the layout, whose
 /// frame_size is the number of bytes to transmit when ok().

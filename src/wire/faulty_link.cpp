@@ -63,7 +63,11 @@ void faulty_link::send(peer& to, frame* f, timing::sim_time departure) {
         frame_pool::release(f);
         return;
     }
-    if (draw(corrupt_ppm_.load(std::memory_order_relaxed)) && f->length > bth_size) {
+    // A frame without its ICRC (built before corruption was turned on, on a link that needs
+    // none) is left intact: flipping a bit the receiver cannot detect would pass corrupt data
+    // as good. The draw still happens, so the sequence of the other faults does not move.
+    if (draw(corrupt_ppm_.load(std::memory_order_relaxed)) && f->length > bth_size &&
+        !f->icrc_elided) {
         // One bit after the BTH: extension headers, payload, pad or the ICRC itself. All of
         // them are covered by the ICRC and none is interpreted before the receiver checks it
         // (codec.cpp), so the frame is guaranteed to be refused as bad_icrc. Bits of the BTH
@@ -83,6 +87,7 @@ void faulty_link::send(peer& to, frame* f, timing::sim_time departure) {
         // The copy comes from the sending frame's pool, which this engine thread owns.
         frame* copy = f->pool->take();
         copy->length = f->length;
+        copy->icrc_elided = f->icrc_elided;
         std::memcpy(copy->data, f->data, f->length);
         faults_.duplicated.fetch_add(1, std::memory_order_relaxed);
         base_->send(to, copy, when);
@@ -105,6 +110,10 @@ void faulty_link::on_receive(frame* f) {
 
 std::shared_ptr<transport::peer> faulty_link::resolve(const ip_address& destination) {
     return base_->resolve(destination);
+}
+
+bool faulty_link::wants_icrc() const noexcept {
+    return corrupt_ppm_.load(std::memory_order_relaxed) != 0 || base_->wants_icrc();
 }
 
 const ip_address& faulty_link::local_address() const noexcept {

@@ -78,6 +78,8 @@ class faulty_link final : public transport {
     std::shared_ptr<peer> resolve(const ip_address& destination) override;
     /// Engine thread only (it takes duplicate frames from the sending frame's pool).
     void send(peer& to, frame* f, timing::sim_time departure) override;
+    /// True while corruption is on (the receiver must see it as a bad ICRC), else the base's.
+    bool wants_icrc() const noexcept override;
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

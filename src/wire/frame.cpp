@@ -81,6 +81,7 @@ frame* frame_pool::take() {
     f->next = nullptr;
     f->length = 0;
     f->icrc_checked = false;
+    f->icrc_elided = false;
     f->stamped = false;
     out_.fetch_add(1, std::memory_order_acq_rel);
     return f;

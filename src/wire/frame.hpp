@@ -38,6 +38,11 @@ struct frame {
     /// The socket receiver checked this frame's ICRC over the flow the engine decodes it with
     /// (peer to this adapter), so the engine need not compute it again. Cleared by take().
     bool icrc_checked = false;
+    /// The sender left the ICRC word zero: its link carries the frame unchanged to an adapter
+    /// of this process (transport::wants_icrc), so there is nothing for the receiver to check.
+    /// Whoever needs the word (a capture) computes it (wire::write_icrc) and clears this.
+    /// Cleared by take().
+    bool icrc_elided = false;
     /// A socket wire read the sender's departure time [ps] from this frame's trailer and set
     /// `arrival` from it. The engine moves its clock to `departure` only once it matched the
     /// frame to a live connection or listener (docs/wire-format.md, "Hostile input").

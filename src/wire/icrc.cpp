@@ -1,54 +1,19 @@
 #include "wire/icrc.hpp"
 
+#include <isa-l/crc.h>
+
 #include <array>
 
 namespace ndksim::wire {
 namespace {
 
-// Slice-by-8 tables: table[0] is the byte-wise table of the reflected polynomial, table[k]
-// advances a byte through k further zero bytes, so eight input bytes fold in one step.
-using crc_tables = std::array<std::array<std::uint32_t, 256>, 8>;
-
-consteval crc_tables make_tables() {
-    crc_tables t{};
-    for (std::uint32_t i = 0; i < 256; ++i) {
-        std::uint32_t c = i;
-        for (int bit = 0; bit < 8; ++bit) {
-            c = (c & 1u) != 0 ? (c >> 1) ^ 0xEDB88320u : c >> 1;
-        }
-        t[0][i] = c;
-    }
-    for (std::size_t k = 1; k < t.size(); ++k) {
-        for (std::size_t i = 0; i < 256; ++i) {
-            t[k][i] = (t[k - 1][i] >> 8) ^ t[0][t[k - 1][i] & 0xFF];
-        }
-    }
-    return t;
-}
-
-constexpr crc_tables tables = make_tables();
-
-std::uint32_t load_le32(const std::byte* p) noexcept {
-    return std::to_integer<std::uint32_t>(p[0]) | (std::to_integer<std::uint32_t>(p[1]) << 8) |
-           (std::to_integer<std::uint32_t>(p[2]) << 16) |
-           (std::to_integer<std::uint32_t>(p[3]) << 24);
-}
-
-/// Runs the CRC register (not inverted) over `n` bytes.
-std::uint32_t crc_update(std::uint32_t reg, const std::byte* p, std::size_t n) noexcept {
-    while (n >= 8) {
-        const std::uint32_t lo = load_le32(p) ^ reg;
-        const std::uint32_t hi = load_le32(p + 4);
-        reg = tables[7][lo & 0xFF] ^ tables[6][(lo >> 8) & 0xFF] ^ tables[5][(lo >> 16) & 0xFF] ^
-              tables[4][lo >> 24] ^ tables[3][hi & 0xFF] ^ tables[2][(hi >> 8) & 0xFF] ^
-              tables[1][(hi >> 16) & 0xFF] ^ tables[0][hi >> 24];
-        p += 8;
-        n -= 8;
-    }
-    for (; n > 0; --n, ++p) {
-        reg = (reg >> 8) ^ tables[0][(reg ^ std::to_integer<std::uint32_t>(*p)) & 0xFF];
-    }
-    return reg;
+// The CRC-32 comes from Intel ISA-L (crc32_gzip_refl: the reflected Ethernet polynomial with
+// initial value and final XOR all ones, as zlib's crc32). It folds 64 bytes per step with
+// carry-less multiplication (PCLMULQDQ), selected for the CPU at run time; bench/wire/bench_crc
+// compares it with zlib on this host (docs/performance.md).
+std::uint32_t crc_continue(std::uint32_t previous, const std::byte* p, std::size_t n) noexcept {
+    return crc32_gzip_refl(previous, reinterpret_cast<const unsigned char*>(p),
+                           static_cast<std::uint64_t>(n));
 }
 
 constexpr std::byte ones{0xFF};
@@ -125,7 +90,7 @@ std::size_t build_pseudo_header(std::byte* out, const flow& f, std::span<const s
 }  // namespace
 
 std::uint32_t crc32(std::span<const std::byte> data, std::uint32_t previous) noexcept {
-    return ~crc_update(~previous, data.data(), data.size());
+    return crc_continue(previous, data.data(), data.size());
 }
 
 std::uint32_t compute_icrc(const flow& f, std::span<const std::byte> frame) noexcept {
@@ -134,9 +99,8 @@ std::uint32_t compute_icrc(const flow& f, std::span<const std::byte> frame) noex
     }
     std::array<std::byte, pseudo_max> pseudo{};
     const std::size_t n = build_pseudo_header(pseudo.data(), f, frame);
-    std::uint32_t reg = crc_update(0xFFFF'FFFFu, pseudo.data(), n);
-    reg = crc_update(reg, frame.data() + bth_size, frame.size() - bth_size);
-    return ~reg;
+    const std::uint32_t head = crc_continue(0, pseudo.data(), n);
+    return crc_continue(head, frame.data() + bth_size, frame.size() - bth_size);
 }
 
 }  // namespace ndksim::wire

@@ -29,6 +29,8 @@ class inproc_link final : public transport {
 
     std::shared_ptr<peer> resolve(const ip_address& destination) override;
     void send(peer& to, frame* f, timing::sim_time departure) override;
+    /// False: a frame goes from the sender's pool to the receiver's engine untouched.
+    bool wants_icrc() const noexcept override { return false; }
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

@@ -52,6 +52,13 @@ class transport {
     /// never fails: a frame that cannot be delivered is counted and dropped, as on a network.
     virtual void send(peer& to, frame* f, timing::sim_time departure) = 0;
 
+    /// True when the frames given to send() must carry their ICRC: the link or a layer over it
+    /// can change or expose the bytes (a socket, fault injection that corrupts, a capture).
+    /// False only where the frame goes from memory to memory inside the process, as a NIC's
+    /// loopback does not run its frames through the ICRC either. Asked once per frame; the
+    /// sender then leaves the word zero and marks the frame (frame::icrc_elided).
+    virtual bool wants_icrc() const noexcept { return true; }
+
     /// The address this transport's adapter owns.
     virtual const ip_address& local_address() const noexcept = 0;
 

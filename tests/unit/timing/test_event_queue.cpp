@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <memory>
 #include <vector>
 
 #include "timing/event_queue.hpp"
@@ -38,6 +40,50 @@ TEST(EventQueue, SameTimeEventsRunInScheduleOrder) {
     for (int i = 0; i < 100; ++i) {
         EXPECT_EQ(order[static_cast<std::size_t>(i)], i);
     }
+}
+
+// Tasks wait in reused slots: pushes between pops keep the (time, sequence) order, and a task
+// popped leaves nothing of its captures behind in the queue.
+TEST(EventQueue, InterleavedPushesAndPopsKeepTheOrderAndReleaseTheTasks) {
+    event_queue q(2);
+    std::vector<int> order;
+    auto token = std::make_shared<int>(0);
+    sim_time when = 0;
+    int next = 0;
+    for (int round = 0; round < 50; ++round) {
+        // Three events per round at times that interleave with those still queued.
+        for (int k = 0; k < 3; ++k) {
+            const int id = next++;
+            q.push(nanoseconds(static_cast<std::uint64_t>(round * 2 + k)),
+                   [&order, id, token] { order.push_back(id); });
+        }
+        q.pop(when)();
+        q.pop(when)();
+    }
+    while (!q.empty()) {
+        q.pop(when)();
+    }
+    EXPECT_EQ(token.use_count(), 1) << "every popped task was destroyed";
+    ASSERT_EQ(order.size(), 150U);
+    // Expected: a reference run of the same pushes and pops with a sorted list.
+    std::vector<std::pair<std::uint64_t, int>> pending;
+    std::vector<int> expected;
+    next = 0;
+    for (int round = 0; round < 50; ++round) {
+        for (int k = 0; k < 3; ++k) {
+            pending.emplace_back(static_cast<std::uint64_t>(round * 2 + k), next++);
+        }
+        for (int n = 0; n < 2; ++n) {
+            auto first = std::min_element(pending.begin(), pending.end());
+            expected.push_back(first->second);
+            pending.erase(first);
+        }
+    }
+    std::sort(pending.begin(), pending.end());
+    for (const auto& p : pending) {
+        expected.push_back(p.second);
+    }
+    EXPECT_EQ(order, expected);
 }
 
 }  // namespace

@@ -22,12 +22,16 @@ class recording_transport final : public transport {
         timing::sim_time departure;
     };
     std::vector<sent> frames;
+    std::vector<bool> elided;  ///< frame::icrc_elided of each frame sent
+    bool icrc = true;          ///< what wants_icrc() answers
 
     std::shared_ptr<peer> resolve(const ip_address&) override { return std::make_shared<peer>(); }
     void send(peer&, frame* f, timing::sim_time departure) override {
         frames.push_back(sent{std::vector<std::byte>(f->data, f->data + f->length), departure});
+        elided.push_back(f->icrc_elided);
         frame_pool::release(f);
     }
+    bool wants_icrc() const noexcept override { return icrc; }
     const ip_address& local_address() const noexcept override { return address_; }
     const link_counters& counters() const noexcept override { return counters_; }
 
@@ -50,12 +54,14 @@ class FaultyLink : public ::testing::Test {
         peer_ = link_->resolve(ip_address::v4(127, 0, 0, 2));
     }
 
-    /// Sends a sealed 256-byte WRITE ONLY frame leaving at `departure`.
-    void send(timing::sim_time departure = 1000) {
+    /// Sends a sealed 256-byte WRITE ONLY frame leaving at `departure`; `elided` marks it as
+    /// built without its ICRC (frame::icrc_elided).
+    void send(timing::sim_time departure = 1000, bool elided = false) {
         const std::vector<std::byte> bytes = sample_frame();
         frame* f = pool_->take();
         std::memcpy(f->data, bytes.data(), bytes.size());
         f->length = static_cast<std::uint32_t>(bytes.size());
+        f->icrc_elided = elided;
         link_->send(*peer_, f, departure);
     }
 
@@ -160,6 +166,39 @@ TEST_F(FaultyLink, EveryCorruptedFrameFailsItsIcrcAndNothingElse) {
         EXPECT_EQ(decode_error::bad_icrc, r.error);
     }
     EXPECT_EQ(500U, link_->faults().corrupted.load());
+}
+
+// A sender leaves the ICRC out only when the link says nothing can change the frame; while
+// corruption is on the fault layer says otherwise, so every corrupted frame carries an ICRC
+// the receiver checks.
+TEST_F(FaultyLink, AsksForTheIcrcWhileCorruptionIsOn) {
+    build(with_seed(1));
+    base_->icrc = false;
+    EXPECT_FALSE(link_->wants_icrc());
+    fault_settings s = with_seed(1);
+    s.corrupt_ppm = 1;
+    link_->configure(s);
+    EXPECT_TRUE(link_->wants_icrc());
+    base_->icrc = true;
+    link_->configure(with_seed(1));
+    EXPECT_TRUE(link_->wants_icrc());
+}
+
+// A frame built without its ICRC before corruption was turned on (a consumer thread changed
+// the settings meanwhile) is passed intact: a flipped bit nobody can detect would hand corrupt
+// data to the receiver as good.
+TEST_F(FaultyLink, AFrameWithoutItsIcrcIsNeverCorrupted) {
+    fault_settings s = with_seed(3);
+    s.corrupt_ppm = k_fault_ppm_max;
+    s.duplicate_ppm = k_fault_ppm_max;
+    build(s);
+    send(1000, true);
+    ASSERT_EQ(2U, base_->frames.size());
+    EXPECT_EQ(sample_frame(), base_->frames[0].bytes);
+    EXPECT_EQ(sample_frame(), base_->frames[1].bytes);
+    EXPECT_TRUE(base_->elided[0]) << "the duplicate keeps the mark";
+    EXPECT_TRUE(base_->elided[1]);
+    EXPECT_EQ(0U, link_->faults().corrupted.load());
 }
 
 TEST_F(FaultyLink, ACutLinkLosesFramesBothWays) {
