@@ -23,10 +23,10 @@ for arg in "$@"; do
     esac
 done
 
-# The three trees take about 5 GB together; say so up front rather than fail mid-build.
+# The three trees take about 6 GB together; say so up front rather than fail mid-build.
 free_kb=$(df -Pk . | awk 'NR == 2 { print $4 }')
 if [ "${free_kb:-0}" -lt $((6 * 1024 * 1024)) ]; then
-    echo "warning: $((free_kb / 1024)) MB free here; the three builds need about 5 GB" >&2
+    echo "warning: $((free_kb / 1024)) MB free here; the three builds need about 6 GB" >&2
 fi
 
 launcher=()
