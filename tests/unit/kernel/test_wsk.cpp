@@ -6,6 +6,8 @@
 #include <string>
 #include <thread>
 
+#include <ndksim/testkit/driver_host.hpp>
+
 #include "kernel/wsk.hpp"
 #include "kernel_test.hpp"
 #include "wsk_test.hpp"
@@ -39,6 +41,25 @@ TEST_F(Wsk, CaptureReleaseAndDeregisterWithAnAdapter) {
     EXPECT_EQ(versions.LowestVersion, MAKE_WSK_VERSION(1, 0));
     WskReleaseProviderNPI(&client.registration);
     WskDeregister(&client.registration);
+    EXPECT_EQ(ndksim_kernel_wsk_report(), 0U);
+}
+
+// A driver that registers with WSK in DriverEntry and forgets to deregister at unload.
+WSK_REGISTRATION forgotten_registration;
+const WSK_CLIENT_DISPATCH forgetful_dispatch = {MAKE_WSK_VERSION(1, 0), 0, nullptr};
+
+NTSTATUS forgetful_entry(PDRIVER_OBJECT driver, PUNICODE_STRING) {
+    driver->DriverUnload = [](PDRIVER_OBJECT) {};
+    WSK_CLIENT_NPI npi{nullptr, &forgetful_dispatch};
+    return WskRegister(&npi, &forgotten_registration);
+}
+
+TEST_F(Wsk, TheDriverUnloadReportCountsARegistrationLeftBehind) {
+    ndksim::testkit::driver_host host(&forgetful_entry, "forgetful");
+    ASSERT_EQ(host.load(), STATUS_SUCCESS);
+    const ndksim::testkit::leak_summary leaks = host.unload();
+    EXPECT_EQ(leaks.reporter_leaks, 1U) << leaks;
+    WskDeregister(&forgotten_registration);
     EXPECT_EQ(ndksim_kernel_wsk_report(), 0U);
 }
 
