@@ -211,7 +211,9 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now,
     const auto qpn = rc ? static_cast<std::uint32_t>(
                               wire::load_be<3>(f.data + offsetof(wire::bth_layout, dest_qp)))
                         : 0U;
-    if (rc) {
+    // Only a frame matched to its QP's peer loads that context: a forged one must not evict a
+    // live connection's context from the cache (and so move its times).
+    if (rc && from_peer) {
         now = load_qp_context(qpn, now);
     }
     const timing::sim_time received = now + costs_.packet_latency(false);

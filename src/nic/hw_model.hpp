@@ -159,9 +159,9 @@ class hw_model {
     /// frame passes the receive pipeline and its payload (and the CQE it may complete) is
     /// written to host memory. Returns when it may be dispatched [ps]; never earlier than a
     /// frame received before it. `from_peer`: the frame comes from the peer of the live
-    /// connection its destination QP belongs to; only such a frame joins (or completes) that
-    /// QP's store-and-forward unit, so that a forged frame cannot move a connection's placement
-    /// times (it is placed on its own, and dropped at dispatch).
+    /// connection its destination QP belongs to; only such a frame loads that QP's context or
+    /// joins (or completes) its store-and-forward unit, so that a forged frame cannot move a
+    /// connection's times (it is placed on its own, and dropped at dispatch).
     timing::sim_time rx_packet(const wire::frame& f, timing::sim_time now, bool from_peer = true);
 
     /// Records an access at `at` to QP `qpn`'s context and returns when the context is in the

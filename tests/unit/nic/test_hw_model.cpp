@@ -157,6 +157,17 @@ TEST_F(HwModel, AFrameNotFromThePeerNeitherJoinsNorCompletesAUnit) {
         << "the peer's fourth KiB completes the unit";
 }
 
+TEST_F(HwModel, AFrameNotFromThePeerLoadsNoQpContext) {
+    wire::frame ack{};  // zeroed: the BTH names QP 0
+    ack.length = 16;
+    ack.data[0] = static_cast<std::byte>(wire::opcode::rc_ack);
+    const auto misses = hw_.qp_contexts().misses();
+    hw_.rx_packet(ack, 1'000'000, false);
+    EXPECT_EQ(hw_.qp_contexts().misses(), misses) << "no fetch, no eviction";
+    hw_.rx_packet(ack, 2'000'000);
+    EXPECT_EQ(hw_.qp_contexts().misses(), misses + 1) << "the peer's frame fetches it";
+}
+
 TEST_F(HwModel, TheQpContextCacheChargesMissesOnly) {
     const sim_time miss = costs_.cache_miss_penalty(timing::nic_cache::qp_context);
     EXPECT_EQ(hw_.load_qp_context(1, 0), miss);
