@@ -2,6 +2,11 @@
 ndksim_packages=(cmake g++ clang ninja-build pkg-config libboost-dev libspdlog-dev libfmt-dev
                  libcli11-dev libgtest-dev libbenchmark-dev
                  libtomlplusplus-dev nlohmann-json3-dev libisal-dev zlib1g-dev)
+# What the full test run (test.sh, CI) needs beyond a build: tshark dissects the capture test's
+# pcap; ccache speeds up rebuilds of the three trees; doxygen builds the API reference in the
+# `docs` test (warnings are errors); help2man writes the tools' man pages; dpkg-dev has
+# dpkg-shlibdeps, which gives the package test's .deb its dependencies.
+ndksim_test_packages=(tshark ccache doxygen help2man dpkg-dev)
 
 ndksim_install_deps() {
     local missing=()

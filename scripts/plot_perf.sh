@@ -19,10 +19,10 @@ for csv in "${csvs[@]}"; do
         *\"* | *\\*) echo "plot_perf: $csv: quotes and backslashes are not supported" >&2; exit 1 ;;
     esac
 done
+# A plotting script changes nothing on the system: it names what is missing and stops.
 if ! command -v gnuplot >/dev/null 2>&1; then
-    # shellcheck source=deps.sh
-    source "$(dirname "$0")/deps.sh"
-    ndksim_install_deps gnuplot-nox
+    echo "plot_perf: gnuplot is not installed (Debian: apt-get install gnuplot-nox)" >&2
+    exit 1
 fi
 # The title names the test, wire and QPs of the first file's first data row; each curve's label
 # its file's mode (lat: one-way latency; bw: post to completion with requests outstanding).

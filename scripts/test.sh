@@ -9,8 +9,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/deps.sh
-# tshark: the capture test dissects its pcap with it; ccache: rebuilds of the three trees.
-ndksim_install_deps tshark ccache
+ndksim_install_deps "${ndksim_test_packages[@]}"
 
 only_load=0
 for arg in "$@"; do

@@ -1,4 +1,4 @@
-/*
+/** \file
  * ifdef.h - network interface identifiers as the WDK's ifdef.h defines them: the interface
  * index (NET_IFINDEX, in wdm.h) and LUID, and the string size limit of interface names and
  * aliases. netioapi.h includes it.
@@ -17,20 +17,20 @@ extern "C" {
 
 typedef NET_IFINDEX IF_INDEX, *PIF_INDEX;
 
-/* No interface has index 0; netioapi.h's routines return it when a lookup fails. */
+/** No interface has index 0; netioapi.h's routines return it when a lookup fails. */
 #define NET_IFINDEX_UNSPECIFIED NDKSIM_SCAST(NET_IFINDEX, 0)
 #define IFI_UNSPECIFIED NET_IFINDEX_UNSPECIFIED
 
-/* The longest interface name or alias, in WCHARs, without the terminating NUL. */
+/** The longest interface name or alias, in WCHARs, without the terminating NUL. */
 #define IF_MAX_STRING_SIZE 256
 #define NDIS_IF_MAX_STRING_SIZE IF_MAX_STRING_SIZE
 
-/* IANA interface types of the LUID's IfType field (the ones the simulator uses). */
+/** IANA interface types of the LUID's IfType field (the ones the simulator uses). */
 #define IF_TYPE_OTHER 1
 #define IF_TYPE_ETHERNET_CSMACD 6
 #define IF_TYPE_SOFTWARE_LOOPBACK 24
 
-/*
+/**
  * A locally unique interface identifier: Value as a whole, or its fields (bits 0-23 reserved,
  * 24-47 NetLuidIndex, 48-63 IfType). Bit-fields of a 64-bit type are a GCC extension in C, as
  * they are a Microsoft one; __extension__ keeps -Wpedantic quiet.

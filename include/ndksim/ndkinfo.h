@@ -1,4 +1,4 @@
-/*
+/** \file
  * ndkinfo.h - NDK adapter information shared by ndkpi.h and ndisndk.h.
  *
  * Windows keeps NDK_VERSION, NDK_ADAPTER_INFO and its flags in this separate header so that both
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/*
+/**
  * An NDKPI version (REFERENCE.md 1). No version macros exist; versions are written numerically,
  * e.g. {1, 2} for NDKPI 1.2 or {2, 1} for 2.1. The opener passes the lowest minor it accepts;
  * the provider answers with its own highest minor of that major.
@@ -23,7 +23,7 @@ typedef struct NDK_VERSION {
     USHORT Minor;
 } NDK_VERSION;
 
-/* NDK_ADAPTER_INFO.RdmaTechnology (REFERENCE.md 2.7). */
+/** NDK_ADAPTER_INFO.RdmaTechnology (REFERENCE.md 2.7). */
 typedef enum _NDK_RDMA_TECHNOLOGY {
     NdkUndefined = 0,
     NdkiWarp = 1,
@@ -33,37 +33,37 @@ typedef enum _NDK_RDMA_TECHNOLOGY {
     NdkMaxTechnology = 5
 } NDK_RDMA_TECHNOLOGY;
 
-/*
+/**
  * Limits and capabilities returned by NdkQueryAdapterInfo (REFERENCE.md 3). This is the newer
  * form that ends with RdmaTechnology (0x68 bytes on x64); older consumers may pass the 0x60-byte
  * form through the pBufferSize negotiation of NdkQueryAdapterInfo.
  */
 typedef struct _NDK_ADAPTER_INFO {
-    NDK_VERSION Version;          /* negotiated NDKPI version */
-    UINT32 VendorId;              /* vendor OUI */
-    UINT32 DeviceId;              /* vendor-specific device id */
-    SIZE_T MaxRegistrationSize;   /* bytes in one memory registration */
-    SIZE_T MaxWindowSize;         /* bytes in one memory window */
-    ULONG FRMRPageCount;          /* preferred fast-register MR size in pages; at least 16 */
-    ULONG MaxInitiatorRequestSge; /* SGEs per send/write/... */
-    ULONG MaxReceiveRequestSge;   /* SGEs per receive */
-    ULONG MaxReadRequestSge;      /* SGEs per read; overrides MaxInitiatorRequestSge for reads */
-    ULONG MaxTransferLength;      /* total bytes over all SGEs of one request */
-    ULONG MaxInlineDataSize;      /* inline bytes per send or write */
-    ULONG MaxInboundReadLimit;    /* per-QP IRD */
-    ULONG MaxOutboundReadLimit;   /* per-QP ORD */
+    NDK_VERSION Version;          /**< negotiated NDKPI version */
+    UINT32 VendorId;              /**< vendor OUI */
+    UINT32 DeviceId;              /**< vendor-specific device id */
+    SIZE_T MaxRegistrationSize;   /**< bytes in one memory registration */
+    SIZE_T MaxWindowSize;         /**< bytes in one memory window */
+    ULONG FRMRPageCount;          /**< preferred fast-register MR size in pages; at least 16 */
+    ULONG MaxInitiatorRequestSge; /**< SGEs per send/write/... */
+    ULONG MaxReceiveRequestSge;   /**< SGEs per receive */
+    ULONG MaxReadRequestSge;      /**< SGEs per read; overrides MaxInitiatorRequestSge for reads */
+    ULONG MaxTransferLength;      /**< total bytes over all SGEs of one request */
+    ULONG MaxInlineDataSize;      /**< inline bytes per send or write */
+    ULONG MaxInboundReadLimit;    /**< per-QP IRD */
+    ULONG MaxOutboundReadLimit;   /**< per-QP ORD */
     ULONG MaxReceiveQueueDepth;
     ULONG MaxInitiatorQueueDepth;
-    ULONG MaxSrqDepth; /* 0: SRQs are not supported */
+    ULONG MaxSrqDepth; /**< 0: SRQs are not supported */
     ULONG MaxCqDepth;
-    ULONG LargeRequestThreshold; /* above this, read/write beat send/receive */
-    ULONG MaxCallerData;         /* private data bytes on connect */
-    ULONG MaxCalleeData;         /* private data bytes on accept/reject */
-    ULONG AdapterFlags;          /* NDK_ADAPTER_FLAG_* */
+    ULONG LargeRequestThreshold; /**< above this, read/write beat send/receive */
+    ULONG MaxCallerData;         /**< private data bytes on connect */
+    ULONG MaxCalleeData;         /**< private data bytes on accept/reject */
+    ULONG AdapterFlags;          /**< NDK_ADAPTER_FLAG_* */
     NDK_RDMA_TECHNOLOGY RdmaTechnology;
 } NDK_ADAPTER_INFO;
 
-/* NDK_ADAPTER_INFO.AdapterFlags (REFERENCE.md 2.6). */
+/** NDK_ADAPTER_INFO.AdapterFlags (REFERENCE.md 2.6). */
 #define NDK_ADAPTER_FLAG_IN_ORDER_DMA_SUPPORTED 0x00000001
 #define NDK_ADAPTER_FLAG_RDMA_READ_SINK_NOT_REQUIRED 0x00000002
 #define NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED 0x00000004
@@ -72,7 +72,7 @@ typedef struct _NDK_ADAPTER_INFO {
 #define NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED 0x00000100
 #define NDK_ADAPTER_FLAG_LOOPBACK_CONNECTIONS_SUPPORTED 0x00010000
 
-/* Layout of REFERENCE.md 3 (x64 offsets). */
+/** Layout of REFERENCE.md 3 (x64 offsets). */
 NDKSIM_ASSERT_SIZE(NDK_VERSION, 4);
 NDKSIM_ASSERT_OFFSET(NDK_VERSION, Major, 0);
 NDKSIM_ASSERT_OFFSET(NDK_VERSION, Minor, 2);

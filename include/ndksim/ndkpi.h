@@ -1,4 +1,4 @@
-/*
+/** \file
  * ndkpi.h - the Network Direct Kernel provider interface (NDKPI up to 2.1) for Linux.
  *
  * Consumer code written against Windows' ndkpi.h compiles against this header unchanged: every
@@ -29,7 +29,7 @@ extern "C" {
 /* Constants (REFERENCE.md 2)                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-/* NDK_OBJECT_HEADER.ObjectType (2.1). */
+/** NDK_OBJECT_HEADER.ObjectType (2.1). */
 typedef enum _NDK_OBJECT_TYPE {
     NdkObjectTypeUndefined = 0,
     NdkObjectTypeAdapter = 1,
@@ -45,7 +45,7 @@ typedef enum _NDK_OBJECT_TYPE {
     NdkObjectTypeMax = 11
 } NDK_OBJECT_TYPE;
 
-/*
+/**
  * NDK_RESULT_EX.Type (2.2, NDKPI 1.2+). The values are bits, except ReceiveAndInvalidate, which
  * is the receive bit plus 0x8000: the receiver's completion of a peer's NdkSendAndInvalidate.
  * The sender of a SendAndInvalidate sees NdkOperationTypeSend.
@@ -61,29 +61,29 @@ typedef enum _NDK_OPERATION_TYPE {
     NdkOperationTypeWrite = 0x0040
 } NDK_OPERATION_TYPE;
 
-/* Flags argument of the work-request functions (2.3). */
+/** Flags argument of the work-request functions (2.3). */
 #define NDK_OP_FLAG_SILENT_SUCCESS 0x00000001
 #define NDK_OP_FLAG_READ_FENCE 0x00000002
 #define NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT 0x00000004
 #define NDK_OP_FLAG_ALLOW_REMOTE_READ 0x00000008
 #define NDK_OP_FLAG_ALLOW_LOCAL_WRITE 0x00000010 /* fast-register MRs */
-/* Deliberately includes the ALLOW_LOCAL_WRITE bit: remote write implies local write. */
+/** Deliberately includes the ALLOW_LOCAL_WRITE bit: remote write implies local write. */
 #define NDK_OP_FLAG_ALLOW_REMOTE_WRITE 0x00000030
 #define NDK_OP_FLAG_INLINE 0x00000040
 #define NDK_OP_FLAG_RDMA_READ_SINK 0x00000080
-/* 1.2+. Some docs print 0x200 here; that is DEFER's value (REFERENCE.md 12, item 1). */
+/** 1.2+. Some docs print 0x200 here; that is DEFER's value (REFERENCE.md 12, item 1). */
 #define NDK_OP_FLAG_RDMA_READ_LOCAL_INVALIDATE 0x00000100
 #define NDK_OP_FLAG_DEFER 0x00000200 /* 1.2+, a doorbell-batching hint */
 
-/* Flags argument of NdkRegisterMr (2.4). */
+/** Flags argument of NdkRegisterMr (2.4). */
 #define NDK_MR_FLAG_ALLOW_LOCAL_READ 0x00000000 /* always granted */
 #define NDK_MR_FLAG_ALLOW_LOCAL_WRITE 0x00000001
 #define NDK_MR_FLAG_ALLOW_REMOTE_READ 0x00000002
-/* Deliberately includes the ALLOW_LOCAL_WRITE bit (0x1); the remote-write bit itself is 0x4. */
+/** Deliberately includes the ALLOW_LOCAL_WRITE bit (0x1); the remote-write bit itself is 0x4. */
 #define NDK_MR_FLAG_ALLOW_REMOTE_WRITE 0x00000005
 #define NDK_MR_FLAG_RDMA_READ_SINK 0x00000008
 
-/* Type argument of NdkArmCq (2.5). */
+/** Type argument of NdkArmCq (2.5). */
 #define NDK_CQ_NOTIFY_ERRORS 0
 #define NDK_CQ_NOTIFY_ANY 1
 #define NDK_CQ_NOTIFY_SOLICITED 2
@@ -92,31 +92,31 @@ typedef enum _NDK_OPERATION_TYPE {
 /* Structures (REFERENCE.md 3)                                                                 */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Reserved for the consumer side of NDK; the provider zeroes it at creation and never reads it. */
+/** Reserved for the consumer side of NDK; the provider zeroes it at creation and never reads it. */
 typedef struct _NDK_OBJECT_HEADER_RESERVED_BLOCK {
     PVOID rf[4];
 } NDK_OBJECT_HEADER_RESERVED_BLOCK;
 
-/*
+/**
  * First member of every NDK object. Generic functions (close, query-extension, invalidate, the
  * create completion) receive a pointer to it, and the provider recovers its object from that
  * address (CONTAINING_RECORD).
  */
 typedef struct _NDK_OBJECT_HEADER {
-    NDK_VERSION Version;        /* the version negotiated when the adapter was opened */
-    NDK_OBJECT_TYPE ObjectType; /* never NdkObjectTypeUndefined */
+    NDK_VERSION Version;        /**< the version negotiated when the adapter was opened */
+    NDK_OBJECT_TYPE ObjectType; /**< never NdkObjectTypeUndefined */
     NDK_OBJECT_HEADER_RESERVED_BLOCK NdkReserved;
 } NDK_OBJECT_HEADER;
 
-/* One completion, as returned by NdkGetCqResults. */
+/** One completion, as returned by NdkGetCqResults. */
 typedef struct _NDK_RESULT {
     NTSTATUS Status;
-    ULONG BytesTransferred; /* defined for receive completions only */
-    PVOID QPContext;        /* as given to NdkCreateQp / NdkCreateQpWithSrq */
-    PVOID RequestContext;   /* as given when the request was posted */
+    ULONG BytesTransferred; /**< defined for receive completions only */
+    PVOID QPContext;        /**< as given to NdkCreateQp / NdkCreateQpWithSrq */
+    PVOID RequestContext;   /**< as given when the request was posted */
 } NDK_RESULT;
 
-/*
+/**
  * One completion, as returned by NdkGetCqResultsEx (1.2+). ProviderErrorCode is the 2.1 addition;
  * on x64 it occupies what was padding, so the offsets of 1.2 and 2.1 agree.
  */
@@ -126,29 +126,29 @@ typedef struct _NDK_RESULT_EX {
     PVOID QPContext;
     PVOID RequestContext;
     NDK_OPERATION_TYPE Type;
-    ULONG ProviderErrorCode; /* 0 on success; on failure 0 means "no further detail" */
-    ULONG_PTR TypeSpecificCompletionOutput; /* ReceiveAndInvalidate: the invalidated token */
+    ULONG ProviderErrorCode; /**< 0 on success; on failure 0 means "no further detail" */
+    ULONG_PTR TypeSpecificCompletionOutput; /**< ReceiveAndInvalidate: the invalidated token */
 } NDK_RESULT_EX;
 
-/* An adapter ("bus/logical") address of one PAGE_SIZE-aligned page. */
+/** An adapter ("bus/logical") address of one PAGE_SIZE-aligned page. */
 typedef PHYSICAL_ADDRESS NDK_LOGICAL_ADDRESS;
 
-/*
+/**
  * Adapter page list produced by NdkBuildLAM. Declared with one array element; the real length is
  * AdapterPageCount, so a LAM for N pages needs FIELD_OFFSET(..., AdapterPageArray) + 8 * N bytes
  * (16 + 8N on x64). Consecutive pages need not be contiguous in adapter address space.
  */
-/* clang-format off */
+/** clang-format off */
 typedef _Struct_size_bytes_(FIELD_OFFSET(NDK_LOGICAL_ADDRESS_MAPPING, AdapterPageArray) +
                             AdapterPageCount * sizeof(NDK_LOGICAL_ADDRESS))
 struct _NDK_LOGICAL_ADDRESS_MAPPING {
-    PVOID AdapterContext; /* provider-private; the consumer must not change it */
+    PVOID AdapterContext; /**< provider-private; the consumer must not change it */
     ULONG AdapterPageCount;
     _Field_size_(AdapterPageCount) NDK_LOGICAL_ADDRESS AdapterPageArray[1];
 } NDK_LOGICAL_ADDRESS_MAPPING;
-/* clang-format on */
+/** clang-format on */
 
-/*
+/**
  * Scatter/gather element. LogicalAddress is used when MemoryRegionToken is the PD's privileged
  * token, VirtualAddress (an address inside a registered MR) otherwise.
  */
@@ -158,15 +158,15 @@ typedef struct _NDK_SGE {
         NDK_LOGICAL_ADDRESS LogicalAddress;
     };
     ULONG Length;
-    UINT32 MemoryRegionToken; /* local token */
+    UINT32 MemoryRegionToken; /**< local token */
 } NDK_SGE;
 
-/* Returned by NdkQueryExtension; no standard extensions are defined. */
+/** Returned by NdkQueryExtension; no standard extensions are defined. */
 typedef struct _NDK_EXTENSION_INTERFACE {
     CONST VOID* Dispatch;
 } NDK_EXTENSION_INTERFACE;
 
-/* The ten NDK objects; their definitions follow their dispatch tables below. */
+/** The ten NDK objects; their definitions follow their dispatch tables below. */
 typedef struct _NDK_ADAPTER NDK_ADAPTER;
 typedef struct _NDK_CQ NDK_CQ;
 typedef struct _NDK_PD NDK_PD;
@@ -178,7 +178,7 @@ typedef struct _NDK_SHARED_ENDPOINT NDK_SHARED_ENDPOINT;
 typedef struct _NDK_CONNECTOR NDK_CONNECTOR;
 typedef struct _NDK_LISTENER NDK_LISTENER;
 
-/*
+/**
  * Function types (REFERENCE.md 4 and 5). As in Windows' header, each NDK_FN_* name is a POINTER
  * to function, which is what the dispatch-table members hold.
  *
@@ -191,17 +191,17 @@ typedef struct _NDK_LISTENER NDK_LISTENER;
 /* Consumer callbacks (5.1)                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Completes a close that returned STATUS_PENDING. It is the last callback for the object: every
  * request and event callback of the object has returned before it runs.
  */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) VOID (*NDK_FN_CLOSE_COMPLETION)(_In_opt_ PVOID Context);
 
-/* Completes a pended request; Context is the RequestContext the request was given. */
+/** Completes a pended request; Context is the RequestContext the request was given. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_REQUEST_COMPLETION)(_In_opt_ PVOID Context, _In_ NTSTATUS Status);
 
-/*
+/**
  * Completes a pended create. On success pNdkObject is the new object's header; the provider does
  * not write the create function's out-pointer in this case.
  */
@@ -209,7 +209,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_CREATE_COMPLETION)(_In_opt_ PVOID Context, _In_ NTSTATUS Status,
                                      _In_ NDK_OBJECT_HEADER* pNdkObject);
 
-/*
+/**
  * Fires at most once per NdkArmCq once a matching completion is in the CQ. CqStatus is
  * STATUS_SUCCESS normally, STATUS_BUFFER_OVERFLOW after a CQ overrun (the CQ and its QPs are then
  * unusable), or STATUS_INTERNAL_ERROR for a fatal CQ error.
@@ -218,7 +218,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_CQ_NOTIFICATION_CALLBACK)(_In_opt_ PVOID CqNotificationContext,
                                             _In_ NTSTATUS CqStatus);
 
-/*
+/**
  * Fires when the SRQ falls below its notify threshold (STATUS_SUCCESS), or with
  * STATUS_INTERNAL_ERROR when the SRQ and its QPs have failed.
  */
@@ -226,7 +226,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_SRQ_NOTIFICATION_CALLBACK)(_In_opt_ PVOID SrqNotificationContext,
                                              _In_ NTSTATUS SrqStatus);
 
-/*
+/**
  * Delivers an incoming connection request to a listener as a new, provider-created connector.
  * The consumer answers with NdkAccept(Ex) or NdkReject on that connector.
  */
@@ -234,14 +234,14 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_CONNECT_EVENT_CALLBACK)(_In_opt_ PVOID ConnectEventContext,
                                           _In_ NDK_CONNECTOR* pNdkConnector);
 
-/*
+/**
  * Reports, once, that the peer disconnected (only if the local side has not called
  * NdkDisconnect). The context is the one given to NdkCompleteConnect or NdkAccept.
  */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_DISCONNECT_EVENT_CALLBACK)(_In_opt_ PVOID DisconnectEventContext);
 
-/* 2.1: as NDK_FN_DISCONNECT_EVENT_CALLBACK plus a provider-specific reason (0 = none given). */
+/** 2.1: as NDK_FN_DISCONNECT_EVENT_CALLBACK plus a provider-specific reason (0 = none given). */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_DISCONNECT_EVENT_CALLBACK_EX)(_In_opt_ PVOID DisconnectEventContext,
                                                 _In_ ULONG ProviderDisconnectReason);
@@ -250,7 +250,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Generic object functions (5.2)                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Closes any object but the adapter. Never fails: STATUS_SUCCESS when done inline, otherwise
  * STATUS_PENDING and CloseCompletion later (for example while successor objects still exist).
  */
@@ -259,7 +259,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                     _In_ NDK_FN_CLOSE_COMPLETION CloseCompletion,
                                     _In_opt_ PVOID RequestContext);
 
-/*
+/**
  * Looks up an extension interface by GUID and version. Never pends; STATUS_NOT_SUPPORTED when the
  * extension is unknown.
  */
@@ -271,7 +271,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_QUERY_EXTENSION_IN
 /* Adapter (5.3)                                                                               */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Copies the adapter's NDK_ADAPTER_INFO. PASSIVE_LEVEL, blocks, never pends. When *pBufferSize is
  * too small it returns STATUS_BUFFER_TOO_SMALL with the required size in *pBufferSize.
  */
@@ -281,7 +281,7 @@ typedef _IRQL_requires_max_(PASSIVE_LEVEL)
                                               NDK_ADAPTER_INFO* pInfo,
                                           _Inout_ ULONG* pBufferSize);
 
-/* Unused: present in the public header but in no dispatch table (5.12). */
+/** Unused: present in the public header but in no dispatch table (5.12). */
 typedef _IRQL_requires_max_(PASSIVE_LEVEL)
     NTSTATUS (*NDK_FN_QUERY_ADAPTER_INFO_EX)(_In_ NDK_ADAPTER* pNdkAdapter,
                                              _In_ NDK_VERSION Version,
@@ -289,7 +289,7 @@ typedef _IRQL_requires_max_(PASSIVE_LEVEL)
                                                  NDK_ADAPTER_INFO* pInfo,
                                              _Inout_ ULONG* pBufferSize);
 
-/*
+/**
  * Creates a completion queue of CqDepth entries; CqNotification is required. May pend (the CQ then
  * arrives through CreateCompletion); STATUS_INVALID_PARAMETER when CqDepth exceeds MaxCqDepth.
  */
@@ -301,13 +301,13 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                  _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
                                  _In_opt_ PVOID RequestContext, _Outptr_ NDK_CQ** ppNdkCq);
 
-/* Creates a protection domain. May pend. */
+/** Creates a protection domain. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_CREATE_PD)(_In_ NDK_ADAPTER* pNdkAdapter,
                                  _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
                                  _In_opt_ PVOID RequestContext, _Outptr_ NDK_PD** ppNdkPd);
 
-/*
+/**
  * Reserves a local address and ND port (port 0: the provider picks one from 49152-65535) that
  * several connectors can share. May pend.
  */
@@ -316,20 +316,20 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_CREATE_SHARED_ENDP
     _In_ ULONG AddressLength, _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
     _In_opt_ PVOID RequestContext, _Outptr_ NDK_SHARED_ENDPOINT** ppNdkSharedEndpoint);
 
-/* Creates a connector for one outgoing connection. May pend. */
+/** Creates a connector for one outgoing connection. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_CREATE_CONNECTOR)(_In_ NDK_ADAPTER* pNdkAdapter,
                                         _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
                                         _In_opt_ PVOID RequestContext,
                                         _Outptr_ NDK_CONNECTOR** ppNdkConnector);
 
-/* Creates a listener whose connection requests arrive through ConnectEvent. May pend. */
+/** Creates a listener whose connection requests arrive through ConnectEvent. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_CREATE_LISTENER)(
     _In_ NDK_ADAPTER* pNdkAdapter, _In_ NDK_FN_CONNECT_EVENT_CALLBACK ConnectEvent,
     _In_opt_ PVOID ConnectEventContext, _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
     _In_opt_ PVOID RequestContext, _Outptr_ NDK_LISTENER** ppNdkListener);
 
-/*
+/**
  * Maps the first Length bytes of a virtually contiguous MDL chain to adapter logical pages and
  * returns the in-page offset of the first byte in *pFBO. May pend (RequestCompletion). When
  * *pLAMSize is too small it returns STATUS_BUFFER_TOO_SMALL with the required size; a chain that
@@ -343,7 +343,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                      NDK_LOGICAL_ADDRESS_MAPPING* pNdkLAM,
                                  _Inout_ ULONG* pLAMSize, _Out_ ULONG* pFBO);
 
-/* Releases a LAM from NdkBuildLAM once no outstanding request uses its pages. Never pends. */
+/** Releases a LAM from NdkBuildLAM once no outstanding request uses its pages. Never pends. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_RELEASE_LAM)(_In_ NDK_ADAPTER* pNdkAdapter,
                                _In_ NDK_LOGICAL_ADDRESS_MAPPING* pNdkLAM);
@@ -352,23 +352,23 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Completion queue (5.4)                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Changes the CQ depth (only with NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED). May pend. */
+/** Changes the CQ depth (only with NDK_ADAPTER_FLAG_CQ_RESIZE_SUPPORTED). May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_RESIZE_CQ)(_In_ NDK_CQ* pNdkCq, _In_ ULONG CqDepth,
                                  _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                  _In_opt_ PVOID RequestContext);
 
-/* Requests one notification for the next completion of kind Type (NDK_CQ_NOTIFY_*). */
+/** Requests one notification for the next completion of kind Type (NDK_CQ_NOTIFY_*). */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     VOID (*NDK_FN_ARM_CQ)(_In_ NDK_CQ* pNdkCq, _In_ ULONG Type);
 
-/* Removes up to nResults completions; returns how many were written (0: the CQ is empty). */
+/** Removes up to nResults completions; returns how many were written (0: the CQ is empty). */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     ULONG (*NDK_FN_GET_CQ_RESULTS)(_In_ NDK_CQ* pNdkCq,
                                    _Out_writes_to_(nResults, return ) NDK_RESULT Results[],
                                    _In_ ULONG nResults);
 
-/*
+/**
  * Sets interrupt moderation (interval in microseconds, count in completions). Never pends;
  * STATUS_NOT_SUPPORTED without NDK_ADAPTER_FLAG_CQ_INTERRUPT_MODERATION_SUPPORTED.
  */
@@ -377,7 +377,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                                        _In_ ULONG ModerationInterval,
                                                        _In_ ULONG ModerationCount);
 
-/* 1.2+: as NDK_FN_GET_CQ_RESULTS, with the operation type of each completion. */
+/** 1.2+: as NDK_FN_GET_CQ_RESULTS, with the operation type of each completion. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     ULONG (*NDK_FN_GET_CQ_RESULTS_EX)(_In_ NDK_CQ* pNdkCq,
                                       _Out_writes_to_(nResults, return ) NDK_RESULT_EX Results[],
@@ -387,7 +387,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Protection domain (5.5)                                                                     */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Creates a memory region. FastRegister TRUE: usable only with NdkInitializeFastRegisterMr and
  * NdkFastRegister; FALSE: only with NdkRegisterMr. May pend.
  */
@@ -396,13 +396,13 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                  _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
                                  _In_opt_ PVOID RequestContext, _Outptr_ NDK_MR** ppNdkMr);
 
-/* Creates a memory window (bound later with NdkBind). May pend. */
+/** Creates a memory window (bound later with NdkBind). May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_CREATE_MW)(_In_ NDK_PD* pNdkPd,
                                  _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
                                  _In_opt_ PVOID RequestContext, _Outptr_ NDK_MW** ppNdkMw);
 
-/*
+/**
  * Creates a shared receive queue. SrqNotification fires when fewer than NotifyThreshold receives
  * remain posted. May pend; STATUS_INVALID_PARAMETER beyond MaxSrqDepth or MaxReceiveRequestSge.
  */
@@ -415,7 +415,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                   _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
                                   _In_opt_ PVOID RequestContext, _Outptr_ NDK_SRQ** ppNdkSrq);
 
-/*
+/**
  * Creates a queue pair with its own receive queue. Receive completions go to pReceiveCq,
  * initiator completions to pInitiatorCq (may be the same CQ). May pend; STATUS_INVALID_PARAMETER
  * when a depth, SGE count or InlineDataSize exceeds NDK_ADAPTER_INFO.
@@ -429,14 +429,14 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                  _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
                                  _In_opt_ PVOID RequestContext, _Outptr_ NDK_QP** ppNdkQp);
 
-/* As NDK_FN_CREATE_QP, with receives taken from pSrq instead of a receive queue. May pend. */
+/** As NDK_FN_CREATE_QP, with receives taken from pSrq instead of a receive queue. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_CREATE_QP_WITH_SRQ)(
     _In_ NDK_PD* pNdkPd, _In_ NDK_CQ* pReceiveCq, _In_ NDK_CQ* pInitiatorCq, _In_ NDK_SRQ* pSrq,
     _In_opt_ PVOID QPContext, _In_ ULONG InitiatorQueueDepth, _In_ ULONG MaxInitiatorRequestSge,
     _In_ ULONG InlineDataSize, _In_ NDK_FN_CREATE_COMPLETION CreateCompletion,
     _In_opt_ PVOID RequestContext, _Outptr_ NDK_QP** ppNdkQp);
 
-/*
+/**
  * Returns the PD's privileged token: local access to logical addresses (from a LAM) without
  * registration, never usable remotely.
  */
@@ -447,7 +447,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Memory region and memory window (5.6)                                                       */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Registers the first Length bytes of a virtually contiguous, locked MDL chain with access Flags
  * (NDK_MR_FLAG_*). MmGetMdlVirtualAddress of the first MDL is the region's base key. May pend;
  * STATUS_INVALID_PARAMETER when the chain is not virtually contiguous.
@@ -458,13 +458,13 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                    _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                    _In_opt_ PVOID RequestContext);
 
-/* Undoes NdkRegisterMr; the MR can then be registered again. May pend. */
+/** Undoes NdkRegisterMr; the MR can then be registered again. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_DEREGISTER_MR)(_In_ NDK_MR* pNdkMr,
                                      _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                      _In_opt_ PVOID RequestContext);
 
-/*
+/**
  * Prepares a fast-register MR for up to AdapterPageCount pages; RemoteAccess allows remote
  * flags in later NdkFastRegister calls. May pend; STATUS_IMPLEMENTATION_LIMIT for too many pages.
  */
@@ -474,15 +474,15 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                                    _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                                    _In_opt_ PVOID RequestContext);
 
-/* Token a peer uses to read or write the MR. */
+/** Token a peer uses to read or write the MR. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     UINT32 (*NDK_FN_GET_REMOTE_TOKEN_FROM_MR)(_In_ NDK_MR* pNdkMr);
 
-/* Token local SGEs use to reference the MR. */
+/** Token local SGEs use to reference the MR. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     UINT32 (*NDK_FN_GET_LOCAL_TOKEN_FROM_MR)(_In_ NDK_MR* pNdkMr);
 
-/* Token a peer uses to access the MW; valid after a successful NdkBind. */
+/** Token a peer uses to access the MW; valid after a successful NdkBind. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     UINT32 (*NDK_FN_GET_REMOTE_TOKEN_FROM_MW)(_In_ NDK_MW* pNdkMw);
 
@@ -490,7 +490,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Shared receive queue (5.7)                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Changes the SRQ depth and/or notify threshold (0 keeps the current value; a threshold of 0 also
  * keeps the arm state). May pend.
  */
@@ -500,7 +500,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                   _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                   _In_opt_ PVOID RequestContext);
 
-/* Posts a receive to the SRQ; the result is a CQ entry of whichever QP consumes it. */
+/** Posts a receive to the SRQ; the result is a CQ entry of whichever QP consumes it. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_SRQ_RECEIVE)(_In_ NDK_SRQ* pNdkSrq, _In_opt_ PVOID RequestContext,
                                    _In_reads_(nSge) CONST NDK_SGE* pSgl, _In_ ULONG nSge);
@@ -509,21 +509,21 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Queue pair work requests (5.8): posted or failed inline, never pending                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Cancels every pending receive and initiator request; each completes with STATUS_CANCELLED. */
+/** Cancels every pending receive and initiator request; each completes with STATUS_CANCELLED. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) VOID (*NDK_FN_FLUSH)(_In_ NDK_QP* pNdkQp);
 
-/* Posts a send (NDK_OP_FLAG_*). STATUS_CONNECTION_INVALID when the QP is not connected. */
+/** Posts a send (NDK_OP_FLAG_*). STATUS_CONNECTION_INVALID when the QP is not connected. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_SEND)(_In_ NDK_QP* pNdkQp, _In_opt_ PVOID RequestContext,
                             _In_reads_(nSge) CONST NDK_SGE* pSgl, _In_ ULONG nSge,
                             _In_ ULONG Flags);
 
-/* Posts a receive buffer to the QP's own receive queue. */
+/** Posts a receive buffer to the QP's own receive queue. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_RECEIVE)(_In_ NDK_QP* pNdkQp, _In_opt_ PVOID RequestContext,
                                _In_reads_(nSge) CONST NDK_SGE* pSgl, _In_ ULONG nSge);
 
-/*
+/**
  * Binds pMw to [VirtualAddress, VirtualAddress + Length) inside pMr. STATUS_ACCESS_VIOLATION when
  * remote write is requested on an MR without local write.
  */
@@ -532,7 +532,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                             _In_ NDK_MW* pMw, _In_ PVOID VirtualAddress, _In_ SIZE_T Length,
                             _In_ ULONG Flags);
 
-/*
+/**
  * Registers AdapterPageCount logical pages on a fast-register MR, the region starting FBO bytes
  * into the first page and addressed as BaseVirtualAddress (FBO plus a multiple of PAGE_SIZE).
  * STATUS_ACCESS_VIOLATION for remote flags on an MR initialized without RemoteAccess.
@@ -545,12 +545,12 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                      _In_ ULONG FBO, _In_ SIZE_T Length,
                                      _In_ PVOID BaseVirtualAddress, _In_ ULONG Flags);
 
-/* Invalidates a fast-registered MR or a bound MW (never an NdkRegisterMr registration). */
+/** Invalidates a fast-registered MR or a bound MW (never an NdkRegisterMr registration). */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_INVALIDATE)(_In_ NDK_QP* pNdkQp, _In_opt_ PVOID RequestContext,
                                   _In_ NDK_OBJECT_HEADER* pNdkMrOrMw, _In_ ULONG Flags);
 
-/*
+/**
  * RDMA read from the peer's RemoteAddress (host byte order) under RemoteToken into the local
  * SGEs. STATUS_REMOTE_RESOURCES when the read would go beyond the remote memory.
  */
@@ -559,13 +559,13 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                             _In_reads_(nSge) CONST NDK_SGE* pSgl, _In_ ULONG nSge,
                             _In_ UINT64 RemoteAddress, _In_ UINT32 RemoteToken, _In_ ULONG Flags);
 
-/* RDMA write of the local SGEs to the peer's RemoteAddress under RemoteToken. */
+/** RDMA write of the local SGEs to the peer's RemoteAddress under RemoteToken. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_WRITE)(_In_ NDK_QP* pNdkQp, _In_opt_ PVOID RequestContext,
                              _In_reads_(nSge) CONST NDK_SGE* pSgl, _In_ ULONG nSge,
                              _In_ UINT64 RemoteAddress, _In_ UINT32 RemoteToken, _In_ ULONG Flags);
 
-/*
+/**
  * 1.2+: a send that also invalidates RemoteToken at the receiver. Note the parameter order:
  * Flags comes before RemoteToken, unlike Read and Write.
  */
@@ -578,7 +578,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Shared endpoint (5.10)                                                                      */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Copies the endpoint's local address. Never pends; STATUS_BUFFER_TOO_SMALL with the required
  * length (16 for IPv4, 28 for IPv6) when *pAddressLength is too small.
  */
@@ -591,7 +591,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_GET_SHARED_ENDPOIN
 /* Connector (5.9)                                                                             */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Starts a connection from pSrcAddress to pDestAddress (destination ND port) for pNdkQp, sending
  * pPrivateData. May pend; completes when the peer accepts or rejects.
  */
@@ -603,7 +603,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_CONNECT)(
     _In_reads_bytes_opt_(PrivateDataLength) CONST PVOID pPrivateData, _In_ ULONG PrivateDataLength,
     _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion, _In_opt_ PVOID RequestContext);
 
-/* As NDK_FN_CONNECT, using a shared endpoint's address and port as the source. May pend. */
+/** As NDK_FN_CONNECT, using a shared endpoint's address and port as the source. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_CONNECT_WITH_SHARED_ENDPOINT)(
     _In_ NDK_CONNECTOR* pNdkConnector, _In_ NDK_QP* pNdkQp,
     _In_ NDK_SHARED_ENDPOINT* pNdkSharedEndpoint,
@@ -612,7 +612,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_CONNECT_WITH_SHARE
     _In_reads_bytes_opt_(PrivateDataLength) CONST PVOID pPrivateData, _In_ ULONG PrivateDataLength,
     _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion, _In_opt_ PVOID RequestContext);
 
-/*
+/**
  * Active side, after Connect completed: finishes the handshake and registers the disconnect
  * callback. May pend.
  */
@@ -623,7 +623,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                         _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                         _In_opt_ PVOID RequestContext);
 
-/*
+/**
  * Passive side: accepts the request delivered by the connect event, binding pNdkQp. May pend;
  * completes after the active side's CompleteConnect (STATUS_IO_TIMEOUT if it never comes).
  */
@@ -634,13 +634,13 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_ACCEPT)(
     _In_opt_ PVOID DisconnectEventContext, _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
     _In_opt_ PVOID RequestContext);
 
-/* Rejects a connection request (passive side) or a completed Connect (active side). Never pends. */
+/** Rejects a connection request (passive side) or a completed Connect (active side). Never pends. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_REJECT)(_In_ NDK_CONNECTOR* pNdkConnector,
                               _In_reads_bytes_opt_(PrivateDataLength) CONST PVOID pPrivateData,
                               _In_ ULONG PrivateDataLength);
 
-/*
+/**
  * Returns the effective read limits and the peer's private data. Never pends;
  * STATUS_BUFFER_TOO_SMALL when *pPrivateDataLength is too small (the required size is always
  * written back).
@@ -651,21 +651,21 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_GET_CONNECTION_DAT
     _Out_writes_bytes_to_opt_(*pPrivateDataLength, *pPrivateDataLength) PVOID pPrivateData,
     _Inout_ ULONG* pPrivateDataLength);
 
-/* Copies the connection's local address. Never pends; STATUS_BUFFER_TOO_SMALL as above. */
+/** Copies the connection's local address. Never pends; STATUS_BUFFER_TOO_SMALL as above. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_GET_LOCAL_ADDRESS)(_In_ NDK_CONNECTOR* pNdkConnector,
                                          _Out_writes_bytes_to_opt_(*pAddressLength, *pAddressLength)
                                              PSOCKADDR pAddress,
                                          _Inout_ ULONG* pAddressLength);
 
-/* Copies the connection's remote address. Never pends; STATUS_BUFFER_TOO_SMALL as above. */
+/** Copies the connection's remote address. Never pends; STATUS_BUFFER_TOO_SMALL as above. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_GET_PEER_ADDRESS)(_In_ NDK_CONNECTOR* pNdkConnector,
                                         _Out_writes_bytes_to_opt_(*pAddressLength, *pAddressLength)
                                             PSOCKADDR pAddress,
                                         _Inout_ ULONG* pAddressLength);
 
-/*
+/**
  * Graceful disconnect; implies a flush of the QP. May pend; completes once the peer's disconnect
  * arrived and all DMA on the QP finished.
  */
@@ -674,19 +674,19 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                                   _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                   _In_opt_ PVOID RequestContext);
 
-/* Unused: present in the public header but in no dispatch table (5.12). */
+/** Unused: present in the public header but in no dispatch table (5.12). */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
     NTSTATUS (*NDK_FN_DISCONNECT_EX)(_In_ NDK_CONNECTOR* pNdkConnector, _In_ BOOLEAN Abortive,
                                      _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                                      _In_opt_ PVOID RequestContext);
 
-/* 2.1: NDK_FN_COMPLETE_CONNECT with the extended disconnect callback. May pend. */
+/** 2.1: NDK_FN_COMPLETE_CONNECT with the extended disconnect callback. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_COMPLETE_CONNECT_EX)(
     _In_ NDK_CONNECTOR* pNdkConnector, _In_opt_ NDK_FN_DISCONNECT_EVENT_CALLBACK_EX DisconnectEvent,
     _In_opt_ PVOID DisconnectEventContext, _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
     _In_opt_ PVOID RequestContext);
 
-/* 2.1: NDK_FN_ACCEPT with the extended disconnect callback. May pend. */
+/** 2.1: NDK_FN_ACCEPT with the extended disconnect callback. May pend. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_ACCEPT_EX)(
     _In_ NDK_CONNECTOR* pNdkConnector, _In_ NDK_QP* pNdkQp, _In_ ULONG InboundReadLimit,
     _In_ ULONG OutboundReadLimit, _In_reads_bytes_opt_(PrivateDataLength) CONST PVOID pPrivateData,
@@ -698,7 +698,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_ACCEPT_EX)(
 /* Listener (5.10)                                                                             */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Starts listening on pAddress (port 0: the provider picks one from 49152-65535; read it back
  * with the listener's NdkGetLocalAddress). May pend.
  */
@@ -709,13 +709,13 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
                               _In_ NDK_FN_REQUEST_COMPLETION RequestCompletion,
                               _In_opt_ PVOID RequestContext);
 
-/* Copies the listener's local address. Never pends; STATUS_BUFFER_TOO_SMALL as above. */
+/** Copies the listener's local address. Never pends; STATUS_BUFFER_TOO_SMALL as above. */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL) NTSTATUS (*NDK_FN_GET_LISTENER_LOCAL_ADDRESS)(
     _In_ NDK_LISTENER* pNdkListener,
     _Out_writes_bytes_to_opt_(*pAddressLength, *pAddressLength) PSOCKADDR pAddress,
     _Inout_ ULONG* pAddressLength);
 
-/*
+/**
  * Pause TRUE stops connect events (the listener then behaves as if absent); FALSE resumes them.
  */
 typedef _IRQL_requires_max_(DISPATCH_LEVEL)
@@ -725,7 +725,7 @@ typedef _IRQL_requires_max_(DISPATCH_LEVEL)
 /* Dispatch tables and objects (REFERENCE.md 3 and 4)                                          */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Every table but the adapter's starts with the object's close and NdkQueryExtension; the adapter
  * is closed through CLOSE_NDK_ADAPTER_HANDLER instead. Providers fill every entry (unsupported
  * features return STATUS_NOT_SUPPORTED), set Dispatch before handing out an object, and never
@@ -756,7 +756,7 @@ typedef struct _NDK_CQ_DISPATCH {
     NDK_FN_ARM_CQ NdkArmCq;
     NDK_FN_GET_CQ_RESULTS NdkGetCqResults;
     NDK_FN_CONTROL_CQ_INTERRUPT_MODERATION NdkControlCqInterruptModeration;
-    NDK_FN_GET_CQ_RESULTS_EX NdkGetCqResultsEx; /* 1.2+ */
+    NDK_FN_GET_CQ_RESULTS_EX NdkGetCqResultsEx; /**< 1.2+ */
 } NDK_CQ_DISPATCH;
 
 struct _NDK_CQ {
@@ -829,7 +829,7 @@ typedef struct _NDK_QP_DISPATCH {
     NDK_FN_INVALIDATE NdkInvalidate;
     NDK_FN_READ NdkRead;
     NDK_FN_WRITE NdkWrite;
-    NDK_FN_SEND_AND_INVALIDATE NdkSendAndInvalidate; /* 1.2+ */
+    NDK_FN_SEND_AND_INVALIDATE NdkSendAndInvalidate; /**< 1.2+ */
 } NDK_QP_DISPATCH;
 
 struct _NDK_QP {
@@ -860,8 +860,8 @@ typedef struct _NDK_CONNECTOR_DISPATCH {
     NDK_FN_GET_LOCAL_ADDRESS NdkGetLocalAddress;
     NDK_FN_GET_PEER_ADDRESS NdkGetPeerAddress;
     NDK_FN_DISCONNECT NdkDisconnect;
-    NDK_FN_COMPLETE_CONNECT_EX NdkCompleteConnectEx; /* 2.1 */
-    NDK_FN_ACCEPT_EX NdkAcceptEx;                    /* 2.1 */
+    NDK_FN_COMPLETE_CONNECT_EX NdkCompleteConnectEx; /**< 2.1 */
+    NDK_FN_ACCEPT_EX NdkAcceptEx;                    /**< 2.1 */
 } NDK_CONNECTOR_DISPATCH;
 
 struct _NDK_CONNECTOR {
@@ -889,7 +889,7 @@ struct _NDK_LISTENER {
 NDKSIM_ASSERT_SIZE(NDK_OBJECT_TYPE, 4);
 NDKSIM_ASSERT_SIZE(NDK_OPERATION_TYPE, 4);
 NDKSIM_ASSERT_SIZE(NDK_LOGICAL_ADDRESS, 8);
-NDKSIM_ASSERT_SIZE(NDK_SGE, 16); /* 16 bytes on x86 as well */
+NDKSIM_ASSERT_SIZE(NDK_SGE, 16); /**< 16 bytes on x86 as well */
 NDKSIM_ASSERT_OFFSET(NDK_SGE, VirtualAddress, 0x00);
 NDKSIM_ASSERT_OFFSET(NDK_SGE, LogicalAddress, 0x00);
 NDKSIM_ASSERT_OFFSET(NDK_SGE, Length, 0x08);
@@ -919,7 +919,7 @@ NDKSIM_ASSERT_OFFSET(NDK_RESULT_EX, Type, 0x18);
 NDKSIM_ASSERT_OFFSET(NDK_RESULT_EX, ProviderErrorCode, 0x1C);
 NDKSIM_ASSERT_OFFSET(NDK_RESULT_EX, TypeSpecificCompletionOutput, 0x20);
 
-NDKSIM_ASSERT_SIZE(NDK_LOGICAL_ADDRESS_MAPPING, 0x18); /* with its one declared page */
+NDKSIM_ASSERT_SIZE(NDK_LOGICAL_ADDRESS_MAPPING, 0x18); /**< with its one declared page */
 NDKSIM_ASSERT_OFFSET(NDK_LOGICAL_ADDRESS_MAPPING, AdapterContext, 0x00);
 NDKSIM_ASSERT_OFFSET(NDK_LOGICAL_ADDRESS_MAPPING, AdapterPageCount, 0x08);
 NDKSIM_ASSERT_OFFSET(NDK_LOGICAL_ADDRESS_MAPPING, AdapterPageArray, 0x10);
@@ -927,7 +927,7 @@ NDKSIM_ASSERT_OFFSET(NDK_LOGICAL_ADDRESS_MAPPING, AdapterPageArray, 0x10);
 NDKSIM_ASSERT_SIZE(NDK_EXTENSION_INTERFACE, 0x08);
 NDKSIM_ASSERT_OFFSET(NDK_EXTENSION_INTERFACE, Dispatch, 0x00);
 
-/* Every object is { Header, Dispatch }: 0x30 bytes with Dispatch at 0x28. */
+/** Every object is { Header, Dispatch }: 0x30 bytes with Dispatch at 0x28. */
 #define NDKSIM_ASSERT_OBJECT_LAYOUT(type)     \
     NDKSIM_ASSERT_SIZE(type, 0x30);           \
     NDKSIM_ASSERT_OFFSET(type, Header, 0x00); \
@@ -943,7 +943,7 @@ NDKSIM_ASSERT_OBJECT_LAYOUT(NDK_SHARED_ENDPOINT);
 NDKSIM_ASSERT_OBJECT_LAYOUT(NDK_CONNECTOR);
 NDKSIM_ASSERT_OBJECT_LAYOUT(NDK_LISTENER);
 
-/* Dispatch tables: size and the offset of the last entry (REFERENCE.md 4). */
+/** Dispatch tables: size and the offset of the last entry (REFERENCE.md 4). */
 NDKSIM_ASSERT_SIZE(NDK_ADAPTER_DISPATCH, 0x48);
 NDKSIM_ASSERT_OFFSET(NDK_ADAPTER_DISPATCH, NdkQueryExtension, 0x00);
 NDKSIM_ASSERT_OFFSET(NDK_ADAPTER_DISPATCH, NdkReleaseLAM, 0x40);
@@ -962,7 +962,7 @@ NDKSIM_ASSERT_OFFSET(NDK_QP_DISPATCH, NdkSendAndInvalidate, 0x50);
 NDKSIM_ASSERT_SIZE(NDK_SHARED_ENDPOINT_DISPATCH, 0x18);
 NDKSIM_ASSERT_OFFSET(NDK_SHARED_ENDPOINT_DISPATCH, NdkGetLocalAddress, 0x10);
 NDKSIM_ASSERT_SIZE(NDK_CONNECTOR_DISPATCH, 0x68);
-NDKSIM_ASSERT_OFFSET(NDK_CONNECTOR_DISPATCH, NdkDisconnect, 0x50); /* end of the 1.2 table */
+NDKSIM_ASSERT_OFFSET(NDK_CONNECTOR_DISPATCH, NdkDisconnect, 0x50); /**< end of the 1.2 table */
 NDKSIM_ASSERT_OFFSET(NDK_CONNECTOR_DISPATCH, NdkAcceptEx, 0x60);
 NDKSIM_ASSERT_SIZE(NDK_LISTENER_DISPATCH, 0x28);
 NDKSIM_ASSERT_OFFSET(NDK_LISTENER_DISPATCH, NdkControlConnectEvents, 0x20);

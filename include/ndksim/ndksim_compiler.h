@@ -1,10 +1,10 @@
-/*
+/** \file
  * ndksim_compiler.h - the Microsoft compiler vocabulary that Windows driver sources use, mapped
  * to GCC and Clang on Linux. Included by wdm.h (through ndksim_kernel_rtl.h); include wdm.h.
  *
  * Calling conventions, linkage decorations and section pragmas have no meaning for a user-mode
  * Linux build and expand to nothing. Inlining and alignment requests keep their meaning through
- * GCC attributes. Every definition is guarded with #ifndef so that a consumer's own shim wins.
+ * GCC attributes. Every definition is guarded with `#ifndef` so that a consumer's own shim wins.
  *
  * Pragmas: "#pragma alloc_text(PAGE, f)", "#pragma code_seg(...)", "#pragma data_seg(...)",
  * "#pragma warning(...)" and "#pragma prefast(...)" are unknown to GCC and Clang, which ignore
@@ -18,7 +18,7 @@
 #error "include wdm.h, which includes ndksim_compiler.h"
 #endif
 
-/*
+/**
  * Clang applies warning flags in command-line order, so a -Wall placed after the consumer
  * function's -Wno-unknown-pragmas turns the warning back on; in driver sources it is silenced
  * here for the rest of the translation unit instead (GCC honours the flag in any order).
@@ -33,7 +33,7 @@
 /* Calling conventions and linkage                                                             */
 /* ------------------------------------------------------------------------------------------ */
 
-/* x64 Windows has one calling convention; these only matter to 32-bit x86 code. */
+/** x64 Windows has one calling convention; these only matter to 32-bit x86 code. */
 #ifndef __stdcall
 #define __stdcall
 #endif
@@ -59,7 +59,7 @@
 #define NTAPI_INLINE
 #endif
 
-/* Import and export decorations of the kernel's own routines: the library exports them itself. */
+/** Import and export decorations of the kernel's own routines: the library exports them itself. */
 #ifndef NTKERNELAPI
 #define NTKERNELAPI
 #endif
@@ -95,7 +95,7 @@
 /* Inlining, alignment and other declaration attributes                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * FORCEINLINE functions usually live in headers included by several translation units, where
  * MSVC merges the copies. C++ inline has that meaning; in C the nearest equivalent that links in
  * every case (including when the address is taken or the body uses file-scope statics) is static
@@ -118,7 +118,7 @@
 #ifndef DECLSPEC_ALIGN
 #define DECLSPEC_ALIGN(x) __attribute__((__aligned__(x)))
 #endif
-/* SYSTEM_CACHE_ALIGNMENT_SIZE is 64 on x64 and ARM64. */
+/** SYSTEM_CACHE_ALIGNMENT_SIZE is 64 on x64 and ARM64. */
 #ifndef SYSTEM_CACHE_ALIGNMENT_SIZE
 #define SYSTEM_CACHE_ALIGNMENT_SIZE 64
 #endif
@@ -131,7 +131,7 @@
 #ifndef DECLSPEC_NOTHROW
 #define DECLSPEC_NOTHROW
 #endif
-/* selectany: one definition survives among the translation units; a weak symbol does the same. */
+/** selectany: one definition survives among the translation units; a weak symbol does the same. */
 #ifndef DECLSPEC_SELECTANY
 #define DECLSPEC_SELECTANY __attribute__((__weak__))
 #endif
@@ -151,7 +151,7 @@
 #define DECLSPEC_DEPRECATED_DDK_WINXP
 #endif
 
-/*
+/**
  * __declspec(x) for the specifiers drivers write directly. Each maps through
  * NDKSIM_DECLSPEC_<x>; a specifier without a mapping is a compile error naming
  * NDKSIM_DECLSPEC_<x>, rather than a silently dropped request.
@@ -174,7 +174,7 @@
 #define NDKSIM_DECLSPEC_uuid(id)
 #endif
 
-/* MSVC's sized integer keywords. */
+/** MSVC's sized integer keywords. */
 #if !defined(_MSC_VER)
 #ifndef __int8
 #define __int8 char
@@ -190,15 +190,15 @@
 #endif
 #endif
 
-/*
- * __pragma(x) is MSVC's operator form of #pragma. _Pragma is the standard one; pragmas GCC and
- * Clang know (pack, ...) keep their effect, the others are ignored like their #pragma forms.
+/**
+ * __pragma(x) is MSVC's operator form of `#pragma`. _Pragma is the standard one; pragmas GCC and
+ * Clang know (pack, ...) keep their effect, the others are ignored like their `#pragma` forms.
  */
 #if !defined(_MSC_VER) && !defined(__pragma)
 #define __pragma(x) _Pragma(#x)
 #endif
 
-/* An optimizer hint MSVC never evaluates; the simulator drops it. */
+/** An optimizer hint MSVC never evaluates; the simulator drops it. */
 #if !defined(_MSC_VER) && !defined(__assume)
 #define __assume(expr) ((void)0)
 #endif
@@ -207,7 +207,7 @@
 /* Small helpers of ntdef.h                                                                    */
 /* ------------------------------------------------------------------------------------------ */
 
-/* A compile-time assertion usable wherever a declaration is (file and block scope). */
+/** A compile-time assertion usable wherever a declaration is (file and block scope). */
 #ifndef C_ASSERT
 #define C_ASSERT(expr) NDKSIM_STATIC_ASSERT(expr, #expr)
 #endif
@@ -228,7 +228,7 @@
 #define _countof(array) RTL_NUMBER_OF(array)
 #endif
 
-/*
+/**
  * min and max. ntdef.h defines them as macros unless NOMINMAX is defined. In C they are the
  * same macros here. In C++ a macro named min or max breaks every standard header included after
  * it (std::numeric_limits<T>::max(), std::min), so C++ gets function templates in the global
@@ -240,7 +240,7 @@
 #ifndef NOMINMAX
 #ifdef __cplusplus
 #if !defined(min) && !defined(max)
-/* extern "C++": C++ drivers often include the WDK headers inside extern "C" { }. */
+/** extern "C++": C++ drivers often include the WDK headers inside extern "C" { }. */
 extern "C++" {
 template <typename T>
 struct ndksim_without_reference {
@@ -254,7 +254,11 @@ template <typename NdksimA, typename NdksimB>
 struct ndksim_minmax_type {
     typedef typename ndksim_without_reference<decltype(true ? NdksimA() : NdksimB())>::type type;
 };
-/* Both operands are converted to the result type first, as ?: and < convert them anyway. */
+///@{
+/**
+ * The WDK's min and max for C++ code: both operands are converted to the result type first, as
+ * ?: and < convert them anyway.
+ */
 template <typename NdksimA, typename NdksimB>
 constexpr typename ndksim_minmax_type<NdksimA, NdksimB>::type min(NdksimA a, NdksimB b) {
     typedef typename ndksim_minmax_type<NdksimA, NdksimB>::type result;
@@ -268,6 +272,7 @@ constexpr typename ndksim_minmax_type<NdksimA, NdksimB>::type max(NdksimA a, Ndk
                                                            : static_cast<result>(b);
 }
 }
+///@}
 #endif
 #else
 #ifndef min

@@ -1,4 +1,4 @@
-/*
+/** \file
  * ndksim_kernel_io.h - the I/O manager side of the Windows kernel that NDK consumer drivers use:
  * driver and device objects, IRPs with their stack locations and completion routines, I/O work
  * items, and the simulator's driver life cycle (load a driver through its DriverEntry, unload it,
@@ -29,7 +29,7 @@ extern "C" {
 /* Object types and constants                                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-/* The Type field of I/O manager objects (WDK values). */
+/** The Type field of I/O manager objects (WDK values). */
 #define IO_TYPE_ADAPTER 1
 #define IO_TYPE_CONTROLLER 2
 #define IO_TYPE_DEVICE 3
@@ -38,7 +38,7 @@ extern "C" {
 #define IO_TYPE_IRP 6
 #define IO_TYPE_DEVICE_OBJECT_EXTENSION 13
 
-/* Major function codes. */
+/** Major function codes. */
 #define IRP_MJ_CREATE 0x00
 #define IRP_MJ_CREATE_NAMED_PIPE 0x01
 #define IRP_MJ_CLOSE 0x02
@@ -56,14 +56,14 @@ extern "C" {
 #define IRP_MJ_PNP 0x1b
 #define IRP_MJ_MAXIMUM_FUNCTION 0x1b
 
-/* Device types and characteristics used by network drivers. */
+/** Device types and characteristics used by network drivers. */
 typedef ULONG DEVICE_TYPE;
 #define FILE_DEVICE_NETWORK 0x00000012
 #define FILE_DEVICE_UNKNOWN 0x00000022
 #define FILE_DEVICE_TRANSPORT 0x00000021
 #define FILE_DEVICE_SECURE_OPEN 0x00000100
 
-/* DEVICE_OBJECT.Flags. */
+/** DEVICE_OBJECT.Flags. */
 #define DO_VERIFY_VOLUME 0x00000002
 #define DO_BUFFERED_IO 0x00000004
 #define DO_EXCLUSIVE 0x00000008
@@ -72,14 +72,14 @@ typedef ULONG DEVICE_TYPE;
 #define DO_DEVICE_INITIALIZING 0x00000080
 #define DO_POWER_PAGABLE 0x00002000
 
-/* IO_STACK_LOCATION.Control. */
+/** IO_STACK_LOCATION.Control. */
 #define SL_PENDING_RETURNED 0x01
 #define SL_ERROR_RETURNED 0x02
 #define SL_INVOKE_ON_CANCEL 0x20
 #define SL_INVOKE_ON_SUCCESS 0x40
 #define SL_INVOKE_ON_ERROR 0x80
 
-/* IoCompleteRequest's priority boost for drivers that give none. */
+/** IoCompleteRequest's priority boost for drivers that give none. */
 #define IO_NO_INCREMENT 0
 #define IO_NETWORK_INCREMENT 2
 
@@ -99,7 +99,7 @@ typedef struct _IO_STATUS_BLOCK {
     ULONG_PTR Information;
 } IO_STATUS_BLOCK, *PIO_STATUS_BLOCK;
 
-/* Opaque objects the structures below point at. */
+/** Opaque objects the structures below point at. */
 typedef struct _FILE_OBJECT* PFILE_OBJECT;
 typedef struct _IO_TIMER* PIO_TIMER;
 typedef struct _VPB* PVPB;
@@ -147,7 +147,7 @@ typedef struct _WAIT_CONTEXT_BLOCK {
     PKDPC BufferChainingDpc;
 } WAIT_CONTEXT_BLOCK, *PWAIT_CONTEXT_BLOCK;
 
-/* An asynchronous procedure call object (x64, 0x58 bytes); the simulator delivers no APCs. */
+/** An asynchronous procedure call object (x64, 0x58 bytes); the simulator delivers no APCs. */
 typedef struct _KAPC {
     UCHAR Type;
     UCHAR SpareByte0;
@@ -165,7 +165,7 @@ typedef struct _KAPC {
     BOOLEAN Inserted;
 } KAPC, *PKAPC, *PRKAPC;
 
-/* The roles of a driver's routines (the WDK's function role types). */
+/** The roles of a driver's routines (the WDK's function role types). */
 typedef NTSTATUS DRIVER_INITIALIZE(_In_ struct _DRIVER_OBJECT* DriverObject,
                                    _In_ PUNICODE_STRING RegistryPath);
 typedef DRIVER_INITIALIZE* PDRIVER_INITIALIZE;
@@ -186,7 +186,7 @@ typedef NTSTATUS IO_COMPLETION_ROUTINE(_In_ struct _DEVICE_OBJECT* DeviceObject,
                                        _In_ struct _IRP* Irp, _In_opt_ PVOID Context);
 typedef IO_COMPLETION_ROUTINE* PIO_COMPLETION_ROUTINE;
 
-/* The x64 device object (0x150 bytes, 16-byte aligned). */
+/** The x64 device object (0x150 bytes, 16-byte aligned). */
 typedef struct __attribute__((aligned(16))) _DEVICE_OBJECT {
     CSHORT Type;
     USHORT Size;
@@ -231,7 +231,7 @@ typedef struct _DRIVER_EXTENSION {
     UNICODE_STRING ServiceKeyName;
 } DRIVER_EXTENSION, *PDRIVER_EXTENSION;
 
-/* The x64 driver object (0x150 bytes). */
+/** The x64 driver object (0x150 bytes). */
 typedef struct _DRIVER_OBJECT {
     CSHORT Type;
     CSHORT Size;
@@ -250,7 +250,7 @@ typedef struct _DRIVER_OBJECT {
     PDRIVER_DISPATCH MajorFunction[IRP_MJ_MAXIMUM_FUNCTION + 1];
 } DRIVER_OBJECT, *PDRIVER_OBJECT;
 
-/*
+/**
  * One stack location of an IRP (x64, 0x48 bytes). Parameters carries the forms drivers of the
  * simulator's world use; Others overlays the whole 0x20-byte union.
  */
@@ -298,7 +298,7 @@ typedef struct _IO_STACK_LOCATION {
     PVOID Context;
 } IO_STACK_LOCATION, *PIO_STACK_LOCATION;
 
-/*
+/**
  * The x64 I/O request packet (0xD0 bytes), followed in memory by its StackCount stack locations.
  * Location StackCount is the first one used (by the driver the IRP is sent to first); each
  * IoCallDriver moves CurrentLocation one down.
@@ -363,29 +363,29 @@ struct _IRP {
 /* IRP stack navigation (WDK inline routines)                                                  */
 /* ------------------------------------------------------------------------------------------ */
 
-/* The stack location of the driver the IRP is at. */
+/** The stack location of the driver the IRP is at. */
 static inline PIO_STACK_LOCATION IoGetCurrentIrpStackLocation(_In_ PIRP Irp) {
     return Irp->Tail.Overlay.CurrentStackLocation;
 }
 
-/* The stack location of the next-lower driver (where IoSetCompletionRoutine writes). */
+/** The stack location of the next-lower driver (where IoSetCompletionRoutine writes). */
 static inline PIO_STACK_LOCATION IoGetNextIrpStackLocation(_In_ PIRP Irp) {
     return Irp->Tail.Overlay.CurrentStackLocation - 1;
 }
 
-/* Moves the IRP one location down, as IoCallDriver does before it calls the driver. */
+/** Moves the IRP one location down, as IoCallDriver does before it calls the driver. */
 static inline VOID IoSetNextIrpStackLocation(_Inout_ PIRP Irp) {
     Irp->CurrentLocation--;
     Irp->Tail.Overlay.CurrentStackLocation--;
 }
 
-/* Lets the next-lower driver use the current location: IoCallDriver moves back onto it. */
+/** Lets the next-lower driver use the current location: IoCallDriver moves back onto it. */
 static inline VOID IoSkipCurrentIrpStackLocation(_Inout_ PIRP Irp) {
     Irp->CurrentLocation++;
     Irp->Tail.Overlay.CurrentStackLocation++;
 }
 
-/* Copies the current location to the next one, without the completion routine. */
+/** Copies the current location to the next one, without the completion routine. */
 static inline VOID IoCopyCurrentIrpStackLocationToNext(_Inout_ PIRP Irp) {
     PIO_STACK_LOCATION current = IoGetCurrentIrpStackLocation(Irp);
     PIO_STACK_LOCATION next = IoGetNextIrpStackLocation(Irp);
@@ -393,12 +393,12 @@ static inline VOID IoCopyCurrentIrpStackLocationToNext(_Inout_ PIRP Irp) {
     next->Control = 0;
 }
 
-/* Marks the current location pending (the dispatch routine then returns STATUS_PENDING). */
+/** Marks the current location pending (the dispatch routine then returns STATUS_PENDING). */
 static inline VOID IoMarkIrpPending(_Inout_ PIRP Irp) {
     IoGetCurrentIrpStackLocation(Irp)->Control |= SL_PENDING_RETURNED;
 }
 
-/*
+/**
  * Registers CompletionRoutine(DeviceObject, Irp, Context) in the next-lower location, to be
  * called by IoCompleteRequest when the final status is a success (InvokeOnSuccess), an error
  * (InvokeOnError) or the IRP was cancelled (InvokeOnCancel).
@@ -422,7 +422,7 @@ static inline VOID IoSetCompletionRoutine(_In_ PIRP Irp,
     }
 }
 
-/* Bytes of an IRP with StackSize stack locations. */
+/** Bytes of an IRP with StackSize stack locations. */
 #define IoSizeOfIrp(StackSize)                                                                \
     NDKSIM_SCAST(USHORT, sizeof(IRP) + NDKSIM_SCAST(SIZE_T, NDKSIM_SCAST(UCHAR, StackSize)) * \
                                            sizeof(IO_STACK_LOCATION))
@@ -431,32 +431,32 @@ static inline VOID IoSetCompletionRoutine(_In_ PIRP Irp,
 /* IRP routines                                                                                */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Allocates an IRP with StackSize stack locations from the tracked pool (tag 'Irp ') and
  * initializes it: no location is current yet (CurrentLocation is StackSize + 1). ChargeQuota is
  * ignored. Returns NULL when memory runs out or StackSize < 1. Rule: IRQL <= DISPATCH_LEVEL.
  */
 NDKSIM_API PIRP IoAllocateIrp(_In_ CCHAR StackSize, _In_ BOOLEAN ChargeQuota);
 
-/*
+/**
  * Formats caller memory of PacketSize bytes (IoSizeOfIrp(StackSize)) as a fresh IRP. Rule: IRQL
  * <= DISPATCH_LEVEL.
  */
 NDKSIM_API VOID IoInitializeIrp(_Inout_ PIRP Irp, _In_ USHORT PacketSize, _In_ CCHAR StackSize);
 
-/*
+/**
  * Re-initializes an IRP from IoAllocateIrp for another request and sets IoStatus.Status to
  * Iostatus. Rule: IRQL <= DISPATCH_LEVEL.
  */
 NDKSIM_API VOID IoReuseIrp(_Inout_ PIRP Irp, _In_ NTSTATUS Iostatus);
 
-/*
+/**
  * Frees an IRP from IoAllocateIrp. Rules: IRQL <= DISPATCH_LEVEL; Irp came from IoAllocateIrp
  * and is not freed twice (pool rules).
  */
 NDKSIM_API VOID IoFreeIrp(_In_ PIRP Irp);
 
-/*
+/**
  * Sends the IRP to DeviceObject's driver: moves it one location down, records DeviceObject in
  * that location and calls the driver's MajorFunction routine for the location's MajorFunction,
  * returning its status. Rules: IRQL <= DISPATCH_LEVEL; a location is left (sending an IRP with
@@ -466,7 +466,7 @@ NDKSIM_API VOID IoFreeIrp(_In_ PIRP Irp);
 NDKSIM_API NTSTATUS IofCallDriver(_In_ PDEVICE_OBJECT DeviceObject, _Inout_ PIRP Irp);
 #define IoCallDriver(DeviceObject, Irp) IofCallDriver(DeviceObject, Irp)
 
-/*
+/**
  * Completes the IRP with the status in Irp->IoStatus: walks the stack from the current location
  * up, calling each location's completion routine whose invoke condition matches (with the
  * device object of the location above, NULL at the top); a routine returning
@@ -483,7 +483,7 @@ NDKSIM_API VOID IofCompleteRequest(_In_ PIRP Irp, _In_ CCHAR PriorityBoost);
 /* Device objects                                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Creates a device object for DriverObject with a zeroed device extension of
  * DeviceExtensionSize bytes (16-byte aligned, at DeviceObject->DeviceExtension), links it at the
  * head of DriverObject->DeviceObject, and returns STATUS_SUCCESS. Flags start as
@@ -496,7 +496,7 @@ NDKSIM_API NTSTATUS IoCreateDevice(_In_ PDRIVER_OBJECT DriverObject, _In_ ULONG 
                                    _In_ ULONG DeviceCharacteristics, _In_ BOOLEAN Exclusive,
                                    _Out_ PDEVICE_OBJECT* DeviceObject);
 
-/*
+/**
  * Unlinks the device object from its driver and frees it once no work item holds a reference
  * to it (immediately when ReferenceCount is 0). Rules: IRQL == PASSIVE_LEVEL; DeviceObject is a
  * live device object (deleting it twice is a violation).
@@ -519,7 +519,7 @@ typedef enum _WORK_QUEUE_TYPE {
     CustomPriorityWorkQueue = 32
 } WORK_QUEUE_TYPE;
 
-/* An I/O work item: opaque; allocate it or size caller storage with IoSizeofWorkItem. */
+/** An I/O work item: opaque; allocate it or size caller storage with IoSizeofWorkItem. */
 typedef struct _IO_WORKITEM* PIO_WORKITEM;
 
 typedef VOID IO_WORKITEM_ROUTINE(_In_ PDEVICE_OBJECT DeviceObject, _In_opt_ PVOID Context);
@@ -528,35 +528,35 @@ typedef VOID IO_WORKITEM_ROUTINE_EX(_In_ PVOID IoObject, _In_opt_ PVOID Context,
                                     _In_ PIO_WORKITEM IoWorkItem);
 typedef IO_WORKITEM_ROUTINE_EX* PIO_WORKITEM_ROUTINE_EX;
 
-/*
+/**
  * Allocates a work item for DeviceObject from the tracked pool (tag 'IoWk'), or returns NULL
  * when memory runs out. Rule: IRQL <= DISPATCH_LEVEL.
  */
 NDKSIM_API PIO_WORKITEM IoAllocateWorkItem(_In_ PDEVICE_OBJECT DeviceObject);
 
-/*
+/**
  * Frees a work item from IoAllocateWorkItem; its own routine may free it. Rules: IRQL <=
  * DISPATCH_LEVEL; the item is not queued (freeing a queued item is a violation and frees
  * nothing); it came from IoAllocateWorkItem.
  */
 NDKSIM_API VOID IoFreeWorkItem(_In_ PIO_WORKITEM IoWorkItem);
 
-/* Bytes of caller storage IoInitializeWorkItem needs. Any IRQL. */
+/** Bytes of caller storage IoInitializeWorkItem needs. Any IRQL. */
 NDKSIM_API ULONG IoSizeofWorkItem(void);
 
-/*
+/**
  * Formats caller storage of IoSizeofWorkItem() bytes as a work item for IoObject, a driver
  * object or one of the driver's device objects. Rule: IRQL <= DISPATCH_LEVEL.
  */
 NDKSIM_API VOID IoInitializeWorkItem(_In_ PVOID IoObject, _Out_ PIO_WORKITEM IoWorkItem);
 
-/*
+/**
  * Releases a work item formatted by IoInitializeWorkItem before its storage is freed. Rules:
  * IRQL <= DISPATCH_LEVEL; the item is not queued (a violation).
  */
 NDKSIM_API VOID IoUninitializeWorkItem(_Inout_ PIO_WORKITEM IoWorkItem);
 
-/*
+/**
  * Queues the item to run WorkerRoutine(DeviceObject, Context) once on a simulated system worker
  * thread at PASSIVE_LEVEL. The worker pool serves the queue types in priority order (RealTime,
  * HyperCritical, SuperCritical, Critical, Normal, Delayed, Background; CustomPriority counts as
@@ -571,7 +571,7 @@ NDKSIM_API VOID IoQueueWorkItem(_Inout_ PIO_WORKITEM IoWorkItem,
                                 _In_ PIO_WORKITEM_ROUTINE WorkerRoutine,
                                 _In_ WORK_QUEUE_TYPE QueueType, _In_opt_ PVOID Context);
 
-/* IoQueueWorkItem with the routine form that also receives the IoObject and the item. */
+/** IoQueueWorkItem with the routine form that also receives the IoObject and the item. */
 NDKSIM_API VOID IoQueueWorkItemEx(_Inout_ PIO_WORKITEM IoWorkItem,
                                   _In_ PIO_WORKITEM_ROUTINE_EX WorkerRoutine,
                                   _In_ WORK_QUEUE_TYPE QueueType, _In_opt_ PVOID Context);
@@ -580,29 +580,29 @@ NDKSIM_API VOID IoQueueWorkItemEx(_Inout_ PIO_WORKITEM IoWorkItem,
 /* Driver life cycle and leak report (simulator only)                                          */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * What a leak report found. Pool, DPC, timer, thread and resource counts are process-wide (the
  * simulator cannot tell which driver queued a DPC or set a timer); work items and device objects
  * are the unloaded driver's when a report follows an unload.
  */
 typedef struct _NDKSIM_LEAK_SUMMARY {
-    SIZE_T PoolAllocations;      /* live pool blocks (ndksim_kernel_pool_report) */
-    SIZE_T WorkItemsPending;     /* work items queued or running */
-    SIZE_T DpcsQueued;           /* DPCs queued or running */
-    SIZE_T TimersSet;            /* timers still set */
-    SIZE_T SystemThreadsRunning; /* system threads whose start routine has not ended */
-    SIZE_T DeviceObjects;        /* device objects not deleted */
-    SIZE_T ResourcesLive;        /* ERESOURCEs initialized and not deleted */
+    SIZE_T PoolAllocations;      /**< live pool blocks (ndksim_kernel_pool_report) */
+    SIZE_T WorkItemsPending;     /**< work items queued or running */
+    SIZE_T DpcsQueued;           /**< DPCs queued or running */
+    SIZE_T TimersSet;            /**< timers still set */
+    SIZE_T SystemThreadsRunning; /**< system threads whose start routine has not ended */
+    SIZE_T DeviceObjects;        /**< device objects not deleted */
+    SIZE_T ResourcesLive;        /**< ERESOURCEs initialized and not deleted */
     SIZE_T ReporterLeaks;        /* WSK registrations and WSK-opened NDK adapters left open
                                     (ndksim_kernel_wsk_report), plus what the registered leak
                                     reporters returned */
-    SIZE_T Total;                /* the sum of the above */
+    SIZE_T Total;                /**< the sum of the above */
 } NDKSIM_LEAK_SUMMARY, *PNDKSIM_LEAK_SUMMARY;
 
-/* A leak reporter: logs what it finds at error level and returns how many leaks it found. */
+/** A leak reporter: logs what it finds at error level and returns how many leaks it found. */
 typedef SIZE_T (*NDKSIM_LEAK_REPORTER)(void);
 
-/*
+/**
  * Adds a reporter that every later leak report calls (for objects other parts of the simulator
  * own, such as WSK sockets); Name labels its count in the log. Adding the same reporter again
  * only renames it. Thread-safe.
@@ -610,10 +610,10 @@ typedef SIZE_T (*NDKSIM_LEAK_REPORTER)(void);
 NDKSIM_API VOID ndksim_kernel_add_leak_reporter(_In_ const char* Name,
                                                 _In_ NDKSIM_LEAK_REPORTER Reporter);
 
-/* Removes a reporter added by ndksim_kernel_add_leak_reporter; unknown reporters are ignored. */
+/** Removes a reporter added by ndksim_kernel_add_leak_reporter; unknown reporters are ignored. */
 NDKSIM_API VOID ndksim_kernel_remove_leak_reporter(_In_ NDKSIM_LEAK_REPORTER Reporter);
 
-/*
+/**
  * "Loads" a driver: builds its DRIVER_OBJECT (DriverName "\Driver\<ServiceName>", every
  * MajorFunction completing with STATUS_INVALID_DEVICE_REQUEST) and calls
  * DriverEntry(DriverObject, RegistryPath) at PASSIVE_LEVEL on the calling thread, with the
@@ -628,7 +628,7 @@ NDKSIM_API NTSTATUS ndksim_kernel_load_driver(_In_ PDRIVER_INITIALIZE DriverEntr
                                               _In_ const char* ServiceName,
                                               _Out_ PDRIVER_OBJECT* DriverObject);
 
-/*
+/**
  * Unloads a driver loaded by ndksim_kernel_load_driver: calls its DriverUnload at PASSIVE_LEVEL,
  * then waits up to TimeoutMilliseconds for the driver's queued and running work items and for
  * every queued DPC to finish (Windows keeps a driver's image loaded until its work items have
@@ -642,7 +642,7 @@ NDKSIM_API NTSTATUS ndksim_kernel_unload_driver(_In_ PDRIVER_OBJECT DriverObject
                                                 _In_ ULONG TimeoutMilliseconds,
                                                 _Out_opt_ PNDKSIM_LEAK_SUMMARY Leaks);
 
-/*
+/**
  * Logs every leak at error level and counts them into *Leaks: live pool allocations by tag,
  * pending work items and device objects (of DriverObject, or of every driver when it is NULL),
  * queued DPCs, set timers, running system threads, live ERESOURCEs and the registered
@@ -651,12 +651,14 @@ NDKSIM_API NTSTATUS ndksim_kernel_unload_driver(_In_ PDRIVER_OBJECT DriverObject
 NDKSIM_API SIZE_T ndksim_kernel_leak_report(_In_opt_ PDRIVER_OBJECT DriverObject,
                                             _Out_opt_ PNDKSIM_LEAK_SUMMARY Leaks);
 
-/* The single counts behind the report, for tests (NULL: every driver). */
+///@{
+/** The single counts behind the report, for tests (NULL: every driver). */
 NDKSIM_API SIZE_T ndksim_kernel_work_items_pending(_In_opt_ PDRIVER_OBJECT DriverObject);
 NDKSIM_API SIZE_T ndksim_kernel_devices_live(_In_opt_ PDRIVER_OBJECT DriverObject);
 NDKSIM_API SIZE_T ndksim_kernel_dpcs_queued(void);
 NDKSIM_API SIZE_T ndksim_kernel_timers_set(void);
 NDKSIM_API SIZE_T ndksim_kernel_system_threads_running(void);
+///@}
 
 /* ------------------------------------------------------------------------------------------ */
 /* Layout checks (WDK x64 sizes)                                                               */

@@ -1,4 +1,4 @@
-/*
+/** \file
  * netioapi.h - the kernel-mode IP Helper routines NDK consumers use to find the interface (and
  * so the NDK adapter) behind an IP address and to move between an interface's index, LUID and
  * alias. Names, values and x64 layouts are the WDK's.
@@ -27,18 +27,18 @@ extern "C" {
 #define STATUS_NOT_FOUND NDKSIM_SCAST(NTSTATUS, 0xC0000225L)
 #endif
 
-/* In kernel mode the routines return NTSTATUS. */
+/** In kernel mode the routines return NTSTATUS. */
 #define NETIO_STATUS NTSTATUS
 #define NETIO_SUCCESS(x) NT_SUCCESS(x)
 #define NETIOAPI_API_ NTAPI
 #define NETIOAPI_API NETIO_STATUS NETIOAPI_API_
 
-/* Variable-length tables declare one element. */
+/** Variable-length tables declare one element. */
 #ifndef ANY_SIZE
 #define ANY_SIZE 1
 #endif
 
-/* How an address's prefix and suffix were configured, and its duplicate-detection state. */
+/** How an address's prefix and suffix were configured, and its duplicate-detection state. */
 typedef enum _NL_PREFIX_ORIGIN {
     IpPrefixOriginOther = 0,
     IpPrefixOriginManual = 1,
@@ -77,7 +77,7 @@ typedef enum _NL_DAD_STATE {
     IpDadStatePreferred = 4
 } NL_DAD_STATE;
 
-/*
+/**
  * One unicast address of an interface. The simulator fills, per adapter: Address (port 0;
  * IPv6 with WS_AF_INET6 unless the consumer asked for the platform's AF_INET6, see wdm.h),
  * InterfaceLuid, InterfaceIndex, both origins Manual, both lifetimes 0xFFFFFFFF (infinite),
@@ -104,7 +104,7 @@ typedef struct _MIB_UNICASTIPADDRESS_TABLE {
     MIB_UNICASTIPADDRESS_ROW Table[ANY_SIZE];
 } MIB_UNICASTIPADDRESS_TABLE, *PMIB_UNICASTIPADDRESS_TABLE;
 
-/*
+/**
  * Stores the LUID of the interface with index InterfaceIndex in *InterfaceLuid. Returns
  * STATUS_SUCCESS, or STATUS_INVALID_PARAMETER when InterfaceLuid is NULL or no interface has
  * that index (then *InterfaceLuid, if given, is zeroed). PASSIVE_LEVEL.
@@ -112,7 +112,7 @@ typedef struct _MIB_UNICASTIPADDRESS_TABLE {
 NDKSIM_API NETIO_STATUS NETIOAPI_API_ ConvertInterfaceIndexToLuid(_In_ NET_IFINDEX InterfaceIndex,
                                                                   _Out_ PNET_LUID InterfaceLuid);
 
-/*
+/**
  * Stores the index of the interface *InterfaceLuid in *InterfaceIndex. Returns STATUS_SUCCESS,
  * or STATUS_INVALID_PARAMETER when a pointer is NULL or no interface has that LUID (then
  * *InterfaceIndex, if given, is NET_IFINDEX_UNSPECIFIED). PASSIVE_LEVEL.
@@ -120,7 +120,7 @@ NDKSIM_API NETIO_STATUS NETIOAPI_API_ ConvertInterfaceIndexToLuid(_In_ NET_IFIND
 NDKSIM_API NETIO_STATUS NETIOAPI_API_
 ConvertInterfaceLuidToIndex(_In_ const NET_LUID* InterfaceLuid, _Out_ PNET_IFINDEX InterfaceIndex);
 
-/*
+/**
  * Copies the alias of interface *InterfaceLuid, NUL-terminated UTF-16, to InterfaceAlias,
  * a buffer of Length WCHARs (at most NDIS_IF_MAX_STRING_SIZE + 1 are ever needed). Returns
  * STATUS_SUCCESS; STATUS_INVALID_PARAMETER when a pointer is NULL or no interface has that
@@ -131,7 +131,7 @@ NDKSIM_API NETIO_STATUS NETIOAPI_API_
 ConvertInterfaceLuidToAlias(_In_ const NET_LUID* InterfaceLuid,
                             _Out_writes_(Length) PWSTR InterfaceAlias, _In_ SIZE_T Length);
 
-/*
+/**
  * Stores the LUID of the interface whose alias is the NUL-terminated UTF-16 InterfaceAlias
  * (compared exactly, code unit by code unit) in *InterfaceLuid. Returns STATUS_SUCCESS, or
  * STATUS_INVALID_PARAMETER when a pointer is NULL or no interface has that alias (then
@@ -140,7 +140,7 @@ ConvertInterfaceLuidToAlias(_In_ const NET_LUID* InterfaceLuid,
 NDKSIM_API NETIO_STATUS NETIOAPI_API_ ConvertInterfaceAliasToLuid(_In_ const WCHAR* InterfaceAlias,
                                                                   _Out_ PNET_LUID InterfaceLuid);
 
-/*
+/**
  * Allocates and returns in *Table the unicast addresses of every interface of Family:
  * AF_INET, AF_INET6 (the platform's value or WS_AF_INET6) or AF_UNSPEC (both), in interface
  * index order. Free it with FreeMibTable. Returns STATUS_SUCCESS; STATUS_INVALID_PARAMETER
@@ -152,7 +152,7 @@ NDKSIM_API NETIO_STATUS NETIOAPI_API_ ConvertInterfaceAliasToLuid(_In_ const WCH
 NDKSIM_API NETIO_STATUS NETIOAPI_API_
 GetUnicastIpAddressTable(_In_ ADDRESS_FAMILY Family, _Out_ PMIB_UNICASTIPADDRESS_TABLE* Table);
 
-/* Frees a table returned by GetUnicastIpAddressTable; NULL is ignored. PASSIVE_LEVEL. */
+/** Frees a table returned by GetUnicastIpAddressTable; NULL is ignored. PASSIVE_LEVEL. */
 NDKSIM_API VOID NETIOAPI_API_ FreeMibTable(_In_ PVOID Memory);
 
 #if NDKSIM_ABI_LAYOUT_CHECKS

@@ -1,4 +1,4 @@
-/*
+/** \file
  * ntddk.h - the WDK header for non-WDM kernel drivers: everything of wdm.h plus the ntddk-level
  * routines the simulator provides. Driver sources that include <ntddk.h> compile unchanged.
  */
@@ -10,7 +10,7 @@
 extern "C" {
 #endif
 
-/*
+/**
  * Copies min(SourceString->Length, DestinationString->MaximumLength) bytes and appends a NUL when
  * room is left; a NULL source sets Length to 0. MaximumLength and Buffer are unchanged. Any IRQL.
  */

@@ -1,4 +1,4 @@
-/*
+/** \file
  * ntstrsafe.h - the kernel's safe string functions: bounded copy, concatenation, length and
  * printf into character arrays and UNICODE_STRINGs, with the WDK's statuses:
  *
@@ -41,7 +41,7 @@ typedef CHAR* NTSTRSAFE_PSTR;
 typedef const CHAR* NTSTRSAFE_PCSTR;
 typedef WCHAR* NTSTRSAFE_PWSTR;
 typedef const WCHAR* NTSTRSAFE_PCWSTR;
-/* Pointers to possibly not NUL-terminated text (the N functions bound the read). */
+/** Pointers to possibly not NUL-terminated text (the N functions bound the read). */
 typedef const CHAR* STRSAFE_PCNZCH;
 typedef const WCHAR* STRSAFE_PCNZWCH;
 
@@ -49,18 +49,23 @@ typedef const WCHAR* STRSAFE_PCNZWCH;
 #define NTSTRSAFEDDI NDKSIM_API NTSTATUS
 #endif
 
-/* Copies pszSrc into pszDest (cchDest characters), cutting it to cchDest - 1 characters. */
+///@{
+/** Copies pszSrc into pszDest (cchDest characters), cutting it to cchDest - 1 characters. */
 NTSTRSAFEDDI RtlStringCchCopyA(_Out_writes_(cchDest) NTSTRSAFE_PSTR pszDest, _In_ size_t cchDest,
                                _In_ NTSTRSAFE_PCSTR pszSrc);
 NTSTRSAFEDDI RtlStringCchCopyW(_Out_writes_(cchDest) NTSTRSAFE_PWSTR pszDest, _In_ size_t cchDest,
                                _In_ NTSTRSAFE_PCWSTR pszSrc);
-/* RtlStringCchCopy with the destination size in bytes. */
+///@}
+///@{
+/** RtlStringCchCopy with the destination size in bytes. */
 NTSTRSAFEDDI RtlStringCbCopyA(_Out_writes_bytes_(cbDest) NTSTRSAFE_PSTR pszDest, _In_ size_t cbDest,
                               _In_ NTSTRSAFE_PCSTR pszSrc);
 NTSTRSAFEDDI RtlStringCbCopyW(_Out_writes_bytes_(cbDest) NTSTRSAFE_PWSTR pszDest,
                               _In_ size_t cbDest, _In_ NTSTRSAFE_PCWSTR pszSrc);
+///@}
 
-/*
+///@{
+/**
  * Copies at most cchToCopy characters of pszSrc (stopping earlier at its NUL). A cchToCopy above
  * NTSTRSAFE_MAX_LENGTH is STATUS_INVALID_PARAMETER.
  */
@@ -70,7 +75,9 @@ NTSTRSAFEDDI RtlStringCchCopyNA(_Out_writes_(cchDest) NTSTRSAFE_PSTR pszDest, _I
 NTSTRSAFEDDI RtlStringCchCopyNW(_Out_writes_(cchDest) NTSTRSAFE_PWSTR pszDest, _In_ size_t cchDest,
                                 _In_reads_or_z_(cchToCopy) STRSAFE_PCNZWCH pszSrc,
                                 _In_ size_t cchToCopy);
-/* RtlStringCchCopyN with both sizes in bytes. */
+///@}
+///@{
+/** RtlStringCchCopyN with both sizes in bytes. */
 NTSTRSAFEDDI RtlStringCbCopyNA(_Out_writes_bytes_(cbDest) NTSTRSAFE_PSTR pszDest,
                                _In_ size_t cbDest, _In_reads_bytes_(cbToCopy) STRSAFE_PCNZCH pszSrc,
                                _In_ size_t cbToCopy);
@@ -78,8 +85,10 @@ NTSTRSAFEDDI RtlStringCbCopyNW(_Out_writes_bytes_(cbDest) NTSTRSAFE_PWSTR pszDes
                                _In_ size_t cbDest,
                                _In_reads_bytes_(cbToCopy) STRSAFE_PCNZWCH pszSrc,
                                _In_ size_t cbToCopy);
+///@}
 
-/*
+///@{
+/**
  * Appends pszSrc to the NUL-terminated string in pszDest, cutting the result to fit. A pszDest
  * without a NUL within its size is STATUS_INVALID_PARAMETER (and is left unchanged).
  */
@@ -91,8 +100,10 @@ NTSTRSAFEDDI RtlStringCbCatA(_Inout_updates_bytes_(cbDest) NTSTRSAFE_PSTR pszDes
                              _In_ size_t cbDest, _In_ NTSTRSAFE_PCSTR pszSrc);
 NTSTRSAFEDDI RtlStringCbCatW(_Inout_updates_bytes_(cbDest) NTSTRSAFE_PWSTR pszDest,
                              _In_ size_t cbDest, _In_ NTSTRSAFE_PCWSTR pszSrc);
+///@}
 
-/*
+///@{
+/**
  * Stores the length of psz (characters, or bytes for Cb, without the NUL) in *pcchLength when it
  * is NUL-terminated within cchMax characters. Otherwise, or for a NULL psz or cchMax above
  * NTSTRSAFE_MAX_CCH, returns STATUS_INVALID_PARAMETER and stores 0. pcchLength may be NULL.
@@ -105,8 +116,10 @@ NTSTRSAFEDDI RtlStringCbLengthA(_In_reads_or_z_(cbMax) STRSAFE_PCNZCH psz, _In_ 
                                 _Out_opt_ size_t* pcbLength);
 NTSTRSAFEDDI RtlStringCbLengthW(_In_reads_or_z_(cbMax / sizeof(WCHAR)) STRSAFE_PCNZWCH psz,
                                 _In_ size_t cbMax, _Out_opt_ size_t* pcbLength);
+///@}
 
-/* Formats into pszDest (see the format rules above), cutting the result to fit. */
+///@{
+/** Formats into pszDest (see the format rules above), cutting the result to fit. */
 NTSTRSAFEDDI RtlStringCchPrintfA(_Out_writes_(cchDest) NTSTRSAFE_PSTR pszDest, _In_ size_t cchDest,
                                  _In_z_ _Printf_format_string_ NTSTRSAFE_PCSTR pszFormat, ...);
 NTSTRSAFEDDI RtlStringCchPrintfW(_Out_writes_(cchDest) NTSTRSAFE_PWSTR pszDest, _In_ size_t cchDest,
@@ -132,8 +145,10 @@ NTSTRSAFEDDI RtlStringCbVPrintfW(_Out_writes_bytes_(cbDest) NTSTRSAFE_PWSTR pszD
                                  _In_ size_t cbDest,
                                  _In_z_ _Printf_format_string_ NTSTRSAFE_PCWSTR pszFormat,
                                  _In_ va_list argList);
+///@}
 
-/*
+///@{
+/**
  * UNICODE_STRING forms. A valid UNICODE_STRING has even Length and MaximumLength, Length <=
  * MaximumLength, and a Buffer unless both are 0. The result is not NUL-terminated (Length says
  * where it ends). When it does not fit, MaximumLength bytes are written and Length is set to
@@ -144,16 +159,17 @@ NTSTRSAFEDDI RtlUnicodeStringPrintf(_Inout_ PUNICODE_STRING DestinationString,
 NTSTRSAFEDDI RtlUnicodeStringVPrintf(_Inout_ PUNICODE_STRING DestinationString,
                                      _In_z_ _Printf_format_string_ NTSTRSAFE_PCWSTR pszFormat,
                                      _In_ va_list argList);
-/* Replaces DestinationString's text with SourceString's. */
+///@}
+/** Replaces DestinationString's text with SourceString's. */
 NTSTRSAFEDDI RtlUnicodeStringCopy(_Inout_ PUNICODE_STRING DestinationString,
                                   _In_ PCUNICODE_STRING SourceString);
-/* Replaces DestinationString's text with the NUL-terminated pszSrc. */
+/** Replaces DestinationString's text with the NUL-terminated pszSrc. */
 NTSTRSAFEDDI RtlUnicodeStringCopyString(_Inout_ PUNICODE_STRING DestinationString,
                                         _In_z_ NTSTRSAFE_PCWSTR pszSrc);
-/* Appends SourceString's text to DestinationString. */
+/** Appends SourceString's text to DestinationString. */
 NTSTRSAFEDDI RtlUnicodeStringCat(_Inout_ PUNICODE_STRING DestinationString,
                                  _In_ PCUNICODE_STRING SourceString);
-/* Appends the NUL-terminated pszSrc to DestinationString. */
+/** Appends the NUL-terminated pszSrc to DestinationString. */
 NTSTRSAFEDDI RtlUnicodeStringCatString(_Inout_ PUNICODE_STRING DestinationString,
                                        _In_z_ NTSTRSAFE_PCWSTR pszSrc);
 

@@ -1,10 +1,10 @@
-/*
+/** \file
  * sal.h - no-op definitions of Microsoft's source-code annotation language (SAL).
  *
  * NDK consumer code written for the Windows kernel is annotated with SAL (parameter direction,
  * buffer extents, IRQL rules, lock rules). Those annotations only mean something to Microsoft's
  * static analyzer, so on Linux every one of them expands to nothing. Each definition is guarded
- * with #ifndef so that a project bringing its own SAL shim (or a real analyzer) keeps its own
+ * with `#ifndef` so that a project bringing its own SAL shim (or a real analyzer) keeps its own
  * definitions, whichever header is seen first.
  *
  * The list is deliberately generous: a missing annotation macro turns into a hard syntax error in
@@ -12,7 +12,7 @@
  */
 #pragma once
 
-/*
+/**
  * Analyzer hints used in statement position. They expand to a void expression rather than to
  * nothing so that "_Analysis_assume_(p != NULL), x" and "if (c) _Analysis_assume_(c);" both stay
  * well formed, and the asserted expression is never evaluated.
@@ -27,7 +27,7 @@
 #define __analysis_assume(expr) ((void)0)
 #endif
 
-/* Plain parameter direction and nullability. */
+/** Plain parameter direction and nullability. */
 #ifndef _In_
 #define _In_
 #endif
@@ -128,7 +128,7 @@
 #define _Frees_ptr_opt_
 #endif
 
-/* Buffers whose extent is given by another parameter or expression. */
+/** Buffers whose extent is given by another parameter or expression. */
 #ifndef _In_reads_
 #define _In_reads_(size)
 #endif
@@ -265,7 +265,7 @@
 #define _Writable_elements_(size)
 #endif
 
-/* Value ranges. */
+/** Value ranges. */
 #ifndef _In_range_
 #define _In_range_(lo, hi)
 #endif
@@ -297,7 +297,7 @@
 #define _Unchanged_(expr)
 #endif
 
-/* Structure fields. */
+/** Structure fields. */
 #ifndef _Field_size_
 #define _Field_size_(size)
 #endif
@@ -341,7 +341,7 @@
 #define _Struct_size_bytes_(size)
 #endif
 
-/* Return values and success conditions. */
+/** Return values and success conditions. */
 #ifndef _Success_
 #define _Success_(expr)
 #endif
@@ -406,7 +406,7 @@
 #define _Outref_result_maybenull_
 #endif
 
-/* Pre- and post-conditions. */
+/** Pre- and post-conditions. */
 #ifndef _Pre_notnull_
 #define _Pre_notnull_
 #endif
@@ -483,7 +483,7 @@
 #define _Satisfies_(expr)
 #endif
 
-/* Scoping and grouping of annotations. */
+/** Scoping and grouping of annotations. */
 #ifndef _At_
 #define _At_(target, annos)
 #endif
@@ -524,7 +524,7 @@
 #define _Analysis_noreturn_
 #endif
 
-/* Kernel IRQL rules (driver SAL). */
+/** Kernel IRQL rules (driver SAL). */
 #ifndef _IRQL_requires_
 #define _IRQL_requires_(irql)
 #endif
@@ -568,7 +568,7 @@
 #define _Dispatch_type_(type)
 #endif
 
-/* Kernel resources, locks and floating-point state. */
+/** Kernel resources, locks and floating-point state. */
 #ifndef _Kernel_requires_resource_held_
 #define _Kernel_requires_resource_held_(kind)
 #endif
@@ -660,7 +660,7 @@
 #define _Benign_race_end_
 #endif
 
-/* Legacy driver annotations (__drv_*). */
+/** Legacy driver annotations (__drv_*). */
 #ifndef __drv_aliasesMem
 #define __drv_aliasesMem
 #endif
@@ -794,7 +794,7 @@
 #define __drv_interlocked
 #endif
 
-/* Further annotations seen in driver sources: begin/end markers, SAL 1.5 buffer forms, COM out
+/** Further annotations seen in driver sources: begin/end markers, SAL 1.5 buffer forms, COM out
  * pointers, analysis modes and lock kinds (the lock-kind names only appear as macro arguments). */
 #ifndef _No_competing_thread_begin_
 #define _No_competing_thread_begin_

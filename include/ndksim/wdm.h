@@ -1,4 +1,4 @@
-/*
+/** \file
  * wdm.h - the subset of the Windows kernel headers that NDK consumer code needs, for Linux.
  *
  * Every type has its Windows (LLP64) width: ULONG and LONG are 32 bits even though Linux x64 is
@@ -29,7 +29,7 @@ extern "C" {
 /* Toolchain glue                                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-/* Compile-time checks usable at file scope in both languages. */
+/** Compile-time checks usable at file scope in both languages. */
 #ifdef __cplusplus
 #define NDKSIM_STATIC_ASSERT(cond, msg) static_assert(cond, msg)
 #define NDKSIM_ALIGNOF(type) alignof(type)
@@ -38,7 +38,7 @@ extern "C" {
 #define NDKSIM_ALIGNOF(type) _Alignof(type)
 #endif
 
-/*
+/**
  * Casts used inside the macros of these headers. Consumers and the library build C++ with
  * -Wold-style-cast, and a C-style cast inside a macro from a non-system header is reported at
  * every expansion site, so C++ gets the named casts.
@@ -51,7 +51,7 @@ extern "C" {
 #define NDKSIM_RCAST(type, expr) ((type)(expr))
 #endif
 
-/*
+/**
  * Marks the functions the library exports to consumer code. The build may predefine it (for
  * example to nothing for a static build); the default keeps the symbols visible when the library
  * is compiled with -fvisibility=hidden.
@@ -64,7 +64,7 @@ extern "C" {
 #endif
 #endif
 
-/*
+/**
  * The layout checks in these headers hold for every 64-bit target whose C ABI matches Windows x64
  * for the types used here (natural alignment, 8-byte pointers). 32-bit Linux is not covered:
  * its 8-byte integers are only 4-byte aligned inside structures, unlike Windows x86.
@@ -75,7 +75,7 @@ extern "C" {
 #define NDKSIM_ABI_LAYOUT_CHECKS 0
 #endif
 
-/* Calling-convention and linkage decorations have no meaning on Linux x64. */
+/** Calling-convention and linkage decorations have no meaning on Linux x64. */
 #ifndef NTAPI
 #define NTAPI
 #endif
@@ -138,7 +138,7 @@ typedef UINT16* PUINT16;
 typedef UINT32* PUINT32;
 typedef UINT64* PUINT64;
 
-/* Pointer-sized integers. SIZE_T is size_t so that sizeof() results need no casts. */
+/** Pointer-sized integers. SIZE_T is size_t so that sizeof() results need no casts. */
 typedef uintptr_t ULONG_PTR;
 typedef ULONG_PTR* PULONG_PTR;
 typedef intptr_t LONG_PTR;
@@ -162,11 +162,11 @@ typedef BOOLEAN* PBOOLEAN;
 typedef LONG NTSTATUS;
 typedef NTSTATUS* PNTSTATUS;
 
-/* NDIS reports its own status codes in a plain int with the NTSTATUS value space (8.4). */
+/** NDIS reports its own status codes in a plain int with the NTSTATUS value space (8.4). */
 typedef int NDIS_STATUS;
 typedef NDIS_STATUS* PNDIS_STATUS;
 
-/*
+/**
  * Characters and strings. Windows' WCHAR is a 16-bit UTF-16 unit. Kernel consumers are built with
  * -fshort-wchar (the ndksim_add_kernel_consumer CMake function sets it), so that L"..." literals
  * are WCHAR arrays as they are on Windows; code built without it (the library itself, C++ tests)
@@ -190,7 +190,7 @@ typedef const CHAR* PCSTR;
 typedef const CHAR* LPCSTR;
 typedef const CHAR* PCSZ;
 
-/* Counted strings: Length and MaximumLength are in bytes, not characters, and exclude no NUL. */
+/** Counted strings: Length and MaximumLength are in bytes, not characters, and exclude no NUL. */
 typedef struct _UNICODE_STRING {
     USHORT Length;
     USHORT MaximumLength;
@@ -206,7 +206,7 @@ typedef struct _STRING {
 typedef const STRING* PCSTRING;
 typedef const ANSI_STRING* PCANSI_STRING;
 
-/* An opaque handle to a kernel object (a system thread, a registry key, a file). */
+/** An opaque handle to a kernel object (a system thread, a registry key, a file). */
 typedef void* HANDLE;
 typedef HANDLE* PHANDLE;
 
@@ -214,7 +214,7 @@ typedef HANDLE* PHANDLE;
 typedef ULONG_PTR KAFFINITY;
 typedef KAFFINITY* PKAFFINITY;
 
-/* IRQL model of REFERENCE.md 8.5. */
+/** IRQL model of REFERENCE.md 8.5. */
 typedef UCHAR KIRQL;
 typedef KIRQL* PKIRQL;
 #define PASSIVE_LEVEL 0
@@ -232,7 +232,7 @@ typedef PFN_NUMBER* PPFN_NUMBER;
 #define MAXULONGLONG (~NDKSIM_SCAST(ULONGLONG, 0))
 #define MAXLONGLONG NDKSIM_SCAST(LONGLONG, 0x7FFFFFFFFFFFFFFFLL)
 
-/*
+/**
  * LARGE_INTEGER (REFERENCE.md 8.2): the 32-bit halves are reachable both directly (x.LowPart) and
  * through the named member u (x.u.LowPart), as on Windows. The direct form needs an anonymous
  * struct, which ISO C++ lacks; __extension__ keeps -Wpedantic quiet in both compilers.
@@ -261,7 +261,7 @@ typedef union _ULARGE_INTEGER {
     ULONGLONG QuadPart;
 } ULARGE_INTEGER, *PULARGE_INTEGER;
 
-/* NDK_LOGICAL_ADDRESS is built on this (REFERENCE.md 3 and 8.2). */
+/** NDK_LOGICAL_ADDRESS is built on this (REFERENCE.md 3 and 8.2). */
 typedef LARGE_INTEGER PHYSICAL_ADDRESS, *PPHYSICAL_ADDRESS;
 
 typedef struct _GUID {
@@ -271,7 +271,7 @@ typedef struct _GUID {
     UCHAR Data4[8];
 } GUID, *PGUID, *LPGUID;
 
-/* A CQ/SRQ callback-placement hint; NULL means no preference (REFERENCE.md 8.4). */
+/** A CQ/SRQ callback-placement hint; NULL means no preference (REFERENCE.md 8.4). */
 typedef struct _GROUP_AFFINITY {
     KAFFINITY Mask;
     USHORT Group;
@@ -288,7 +288,7 @@ typedef struct _GROUP_AFFINITY {
 #define RTL_NUMBER_OF(array) (sizeof(array) / sizeof((array)[0]))
 #define ARRAYSIZE(array) RTL_NUMBER_OF(array)
 
-/*
+/**
  * Recovers the enclosing object from the address of one of its fields; providers use it to get
  * from the NDK_OBJECT_HEADER the consumer passes back to their private object (REFERENCE.md 3).
  * The round trip through ULONG_PTR lets it accept pointers to const as the Windows macro does.
@@ -298,7 +298,7 @@ typedef struct _GROUP_AFFINITY {
 
 #define UNREFERENCED_PARAMETER(param) ((void)(param))
 
-/*
+/**
  * Severity is in the top two bits: 00 success, 01 informational, 10 warning, 11 error. Warnings
  * such as STATUS_BUFFER_OVERFLOW are therefore not NT_SUCCESS (REFERENCE.md 7).
  */
@@ -307,7 +307,7 @@ typedef struct _GROUP_AFFINITY {
 #define NT_WARNING(status) ((NDKSIM_SCAST(ULONG, status) >> 30) == 2)
 #define NT_ERROR(status) ((NDKSIM_SCAST(ULONG, status) >> 30) == 3)
 
-/* Memory helpers. min and max are in ndksim_compiler.h (templates in C++, macros in C). */
+/** Memory helpers. min and max are in ndksim_compiler.h (templates in C++, macros in C). */
 #define RtlZeroMemory(destination, length) memset((destination), 0, (length))
 #define RtlFillMemory(destination, length, fill) \
     memset((destination), NDKSIM_SCAST(int, fill), (length))
@@ -315,7 +315,7 @@ typedef struct _GROUP_AFFINITY {
 #define RtlMoveMemory(destination, source, length) memmove((destination), (source), (length))
 #define RtlEqualMemory(source1, source2, length) (memcmp((source1), (source2), (length)) == 0)
 
-/*
+/**
  * Unlike memcmp, the Windows routine returns how many leading bytes are equal (Length when the
  * blocks match), so it is a function rather than a memcmp macro.
  */
@@ -333,7 +333,7 @@ static inline SIZE_T RtlCompareMemory(const VOID* Source1, const VOID* Source2, 
 /* NTSTATUS and NDIS_STATUS values (REFERENCE.md 7)                                            */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Each value is converted to the 32-bit NTSTATUS type at the definition, so error codes are
  * negative however they are later widened (0xC0000001L alone is a positive 64-bit long on LP64).
  */
@@ -384,7 +384,7 @@ static inline SIZE_T RtlCompareMemory(const VOID* Source1, const VOID* Source2, 
 #define STATUS_CONNECTION_ABORTED NDKSIM_SCAST(NTSTATUS, 0xC0000241L)
 #define STATUS_IMPLEMENTATION_LIMIT NDKSIM_SCAST(NTSTATUS, 0xC000042BL)
 
-/*
+/**
  * NDIS status codes. The first group is the set REFERENCE.md 7 lists; the second holds the
  * neighbours an OID handler (REFERENCE.md 11) commonly returns, with their ndis.h values.
  */
@@ -407,7 +407,7 @@ static inline SIZE_T RtlCompareMemory(const VOID* Source1, const VOID* Source2, 
 /* Socket addresses (REFERENCE.md 8.3)                                                         */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Address families.
  *
  * AF_INET is 2 on Windows and on Linux, but AF_INET6 is 23 on Windows and 10 on Linux. AF_INET and
@@ -428,7 +428,7 @@ static inline SIZE_T RtlCompareMemory(const VOID* Source1, const VOID* Source2, 
 
 typedef USHORT ADDRESS_FAMILY;
 
-/*
+/**
  * The struct tags below are distinct from Linux's (sockaddr, in_addr, in6_addr, sockaddr_in, ...)
  * so that <netinet/in.h> can be included before or after this header. Use the typedef names.
  */
@@ -437,7 +437,7 @@ typedef struct _NDK_SOCKADDR {
     CHAR sa_data[14];
 } SOCKADDR, *PSOCKADDR, *LPSOCKADDR;
 
-/* Named helper types for IN_ADDR's union: C++ forbids defining types inside an anonymous union. */
+/** Named helper types for IN_ADDR's union: C++ forbids defining types inside an anonymous union. */
 struct _NDK_IN_ADDR_BYTES {
     UCHAR s_b1, s_b2, s_b3, s_b4;
 };
@@ -450,7 +450,7 @@ union _NDK_IN_ADDR_UNION {
     ULONG S_addr;
 };
 
-/*
+/**
  * IPv4 address in network byte order. Windows reaches the 32-bit value as a.S_un.S_addr and, via a
  * macro, as a.s_addr. A macro named s_addr would break Linux's struct in_addr, so the short form
  * is an anonymous-union member instead; both spellings refer to the same four bytes.
@@ -462,7 +462,7 @@ typedef struct _NDK_IN_ADDR {
     };
 } IN_ADDR, *PIN_ADDR, *LPIN_ADDR;
 
-/*
+/**
  * IPv6 address, reached as a.u.Byte[i] or a.u.Word[i]. The Windows s6_addr/s6_bytes/s6_words
  * macros are not provided: glibc already defines s6_addr for its own struct in6_addr.
  */
@@ -474,7 +474,7 @@ typedef struct _NDK_IN6_ADDR {
     union _NDK_IN6_ADDR_UNION u;
 } IN6_ADDR, *PIN6_ADDR, *LPIN6_ADDR;
 
-/* sin6_scope_id split into its zone index and scope level, or taken whole as Value. */
+/** sin6_scope_id split into its zone index and scope level, or taken whole as Value. */
 typedef union _NDK_SCOPE_ID {
     __extension__ struct {
         ULONG Zone : 28;
@@ -485,14 +485,14 @@ typedef union _NDK_SCOPE_ID {
 
 typedef struct _NDK_SOCKADDR_IN {
     ADDRESS_FAMILY sin_family;
-    USHORT sin_port; /* network byte order */
+    USHORT sin_port; /**< network byte order */
     IN_ADDR sin_addr;
     CHAR sin_zero[8];
 } SOCKADDR_IN, *PSOCKADDR_IN, *LPSOCKADDR_IN;
 
 typedef struct _NDK_SOCKADDR_IN6 {
     ADDRESS_FAMILY sin6_family;
-    USHORT sin6_port; /* network byte order */
+    USHORT sin6_port; /**< network byte order */
     ULONG sin6_flowinfo;
     IN6_ADDR sin6_addr;
     union {
@@ -502,14 +502,14 @@ typedef struct _NDK_SOCKADDR_IN6 {
 } SOCKADDR_IN6, *PSOCKADDR_IN6, *LPSOCKADDR_IN6;
 typedef SOCKADDR_IN6 SOCKADDR_IN6_LH, *PSOCKADDR_IN6_LH;
 
-/* Either family; si_family overlays both sin_family and sin6_family. */
+/** Either family; si_family overlays both sin_family and sin6_family. */
 typedef union _NDK_SOCKADDR_INET {
     SOCKADDR_IN Ipv4;
     SOCKADDR_IN6 Ipv6;
     ADDRESS_FAMILY si_family;
 } SOCKADDR_INET, *PSOCKADDR_INET;
 
-/* Large enough and aligned enough for any address the simulator hands out. */
+/** Large enough and aligned enough for any address the simulator hands out. */
 typedef struct _NDK_SOCKADDR_STORAGE {
     ADDRESS_FAMILY ss_family;
     CHAR __ss_pad1[6];
@@ -524,10 +524,10 @@ typedef ULONG NET_IFINDEX, *PNET_IFINDEX;
 /* I/O manager and memory manager types                                                        */
 /* ------------------------------------------------------------------------------------------ */
 
-/* The I/O request packet; ndksim_kernel_io.h completes the structure. */
+/** The I/O request packet; ndksim_kernel_io.h completes the structure. */
 typedef struct _IRP IRP, *PIRP;
 
-/* Owning process of an MDL's pages; opaque. */
+/** Owning process of an MDL's pages; opaque. */
 typedef struct _EPROCESS* PEPROCESS;
 
 typedef CCHAR KPROCESSOR_MODE;
@@ -545,10 +545,10 @@ typedef enum _MM_PAGE_PRIORITY {
     HighPagePriority = 32
 } MM_PAGE_PRIORITY;
 
-/* OR-ed into the priority argument of MmGetSystemAddressForMdlSafe. */
+/** OR-ed into the priority argument of MmGetSystemAddressForMdlSafe. */
 #define MdlMappingNoExecute 0x40000000
 
-/* Page geometry: 4 KiB on x86, x64 and ARM64 (REFERENCE.md 8.1). */
+/** Page geometry: 4 KiB on x86, x64 and ARM64 (REFERENCE.md 8.1). */
 #ifndef PAGE_SIZE
 #define PAGE_SIZE 0x1000
 #endif
@@ -556,45 +556,45 @@ typedef enum _MM_PAGE_PRIORITY {
 #define PAGE_SHIFT 12
 #endif
 
-/* Va with its in-page offset cleared. */
+/** Va with its in-page offset cleared. */
 #define PAGE_ALIGN(va) \
     NDKSIM_RCAST(PVOID, NDKSIM_RCAST(ULONG_PTR, va) & ~NDKSIM_SCAST(ULONG_PTR, PAGE_SIZE - 1))
 
-/* Offset of va within its page. */
+/** Offset of va within its page. */
 #define BYTE_OFFSET(va) \
     NDKSIM_SCAST(ULONG, NDKSIM_RCAST(ULONG_PTR, va) & NDKSIM_SCAST(ULONG_PTR, PAGE_SIZE - 1))
 
-/* Number of pages touched by the byte range [va, va + size). */
+/** Number of pages touched by the byte range [va, va + size). */
 #define ADDRESS_AND_SIZE_TO_SPAN_PAGES(va, size) \
     NDKSIM_SCAST(ULONG,                          \
                  (BYTE_OFFSET(va) + NDKSIM_SCAST(SIZE_T, size) + (PAGE_SIZE - 1)) >> PAGE_SHIFT)
 
-/* size rounded up to a whole number of pages, in bytes. */
+/** size rounded up to a whole number of pages, in bytes. */
 #define ROUND_TO_PAGES(size) \
     ((NDKSIM_SCAST(ULONG_PTR, size) + (PAGE_SIZE - 1)) & ~NDKSIM_SCAST(ULONG_PTR, PAGE_SIZE - 1))
 
-/* size in pages, rounded up. */
+/** size in pages, rounded up. */
 #define BYTES_TO_PAGES(size)                                            \
     NDKSIM_SCAST(ULONG, (NDKSIM_SCAST(ULONG_PTR, size) >> PAGE_SHIFT) + \
                             ((NDKSIM_SCAST(ULONG_PTR, size) & (PAGE_SIZE - 1)) != 0))
 
-/*
+/**
  * Memory descriptor list: x64 layout of REFERENCE.md 8.1, a 0x30-byte header followed directly by
  * one PFN_NUMBER per page the described range spans. NDK consumers hand chains of these to
  * NdkRegisterMr and NdkBuildLAM; the provider uses MmGetMdlVirtualAddress only as a key and reads
  * the PFN array to find the pages.
  */
 typedef struct _MDL {
-    struct _MDL* Next;                /* next MDL of a chain, or NULL */
-    CSHORT Size;                      /* header plus PFN array, in bytes */
-    CSHORT MdlFlags;                  /* MDL_* below */
-    USHORT AllocationProcessorNumber; /* unused by the simulator */
+    struct _MDL* Next;                /**< next MDL of a chain, or NULL */
+    CSHORT Size;                      /**< header plus PFN array, in bytes */
+    CSHORT MdlFlags;                  /**< MDL_* below */
+    USHORT AllocationProcessorNumber; /**< unused by the simulator */
     USHORT Reserved;
-    struct _EPROCESS* Process; /* unused by the simulator */
-    PVOID MappedSystemVa;      /* valid when MDL_MAPPED_TO_SYSTEM_VA or _NONPAGED_POOL */
-    PVOID StartVa;             /* page-aligned start of the range */
-    ULONG ByteCount;           /* bytes described */
-    ULONG ByteOffset;          /* offset of the first byte within the first page */
+    struct _EPROCESS* Process; /**< unused by the simulator */
+    PVOID MappedSystemVa;      /**< valid when MDL_MAPPED_TO_SYSTEM_VA or _NONPAGED_POOL */
+    PVOID StartVa;             /**< page-aligned start of the range */
+    ULONG ByteCount;           /**< bytes described */
+    ULONG ByteOffset;          /**< offset of the first byte within the first page */
 } MDL, *PMDL;
 
 #define MDL_MAPPED_TO_SYSTEM_VA 0x0001
@@ -616,16 +616,16 @@ typedef struct _MDL {
 #define MDL_ALLOCATED_MUST_SUCCEED MDL_PAGE_CONTENTS_INVARIANT
 #define MDL_INTERNAL 0x8000
 
-/* First described byte. NDK treats it as a key and never dereferences it. */
+/** First described byte. NDK treats it as a key and never dereferences it. */
 #define MmGetMdlVirtualAddress(mdl) \
     NDKSIM_SCAST(PVOID, NDKSIM_SCAST(PCHAR, (mdl)->StartVa) + (mdl)->ByteOffset)
 #define MmGetMdlByteCount(mdl) ((mdl)->ByteCount)
 #define MmGetMdlByteOffset(mdl) ((mdl)->ByteOffset)
 #define MmGetMdlBaseVa(mdl) ((mdl)->StartVa)
-/* The PFN array sits immediately after the header. */
+/** The PFN array sits immediately after the header. */
 #define MmGetMdlPfnArray(mdl) NDKSIM_RCAST(PPFN_NUMBER, (mdl) + 1)
 
-/*
+/**
  * Formats a caller-provided MDL (header plus room for the PFN array) to describe
  * [base_va, base_va + length). Like Windows it leaves Process, MappedSystemVa and the PFN array
  * untouched; the PFN array is filled by MmBuildMdlForNonPagedPool or MmProbeAndLockPages.
@@ -642,7 +642,7 @@ typedef struct _MDL {
         (mdl)->ByteCount = NDKSIM_SCAST(ULONG, length);                                          \
     } while (0)
 
-/*
+/**
  * Returns the system-space address of the described buffer. On Windows an unmapped MDL gets
  * mapped here; in the simulator kernel and user addresses coincide, so "mapping" records the
  * buffer's own address in MappedSystemVa and sets MDL_MAPPED_TO_SYSTEM_VA. An MDL already mapped
@@ -658,7 +658,7 @@ static inline PVOID MmGetSystemAddressForMdlSafe(PMDL Mdl, ULONG Priority) {
     return Mdl->MappedSystemVa;
 }
 
-/*
+/**
  * Allocates an MDL with room for the PFN array of [VirtualAddress, VirtualAddress + Length) and
  * formats it as MmInitializeMdl does; its pages are neither pinned nor listed yet. Returns NULL
  * when memory runs out or the range spans more pages than one MDL can describe. The simulator
@@ -669,10 +669,10 @@ NDKSIM_API PMDL IoAllocateMdl(_In_opt_ __drv_aliasesMem PVOID VirtualAddress, _I
                               _In_ BOOLEAN SecondaryBuffer, _In_ BOOLEAN ChargeQuota,
                               _Inout_opt_ PIRP Irp);
 
-/* Frees an MDL from IoAllocateMdl. Locked pages must have been unlocked with MmUnlockPages. */
+/** Frees an MDL from IoAllocateMdl. Locked pages must have been unlocked with MmUnlockPages. */
 NDKSIM_API VOID IoFreeMdl(_In_ PMDL Mdl);
 
-/*
+/**
  * For a buffer the caller keeps resident for the MDL's lifetime (Windows: nonpaged pool; in the
  * simulator: any memory the process owns): registers the buffer's pages in the simulated host
  * page table, writes their simulated page frame numbers into the PFN array, sets MappedSystemVa
@@ -680,7 +680,7 @@ NDKSIM_API VOID IoFreeMdl(_In_ PMDL Mdl);
  */
 NDKSIM_API VOID MmBuildMdlForNonPagedPool(_Inout_ PMDL MemoryDescriptorList);
 
-/*
+/**
  * Pins the buffer's pages in the simulated host page table and fills the PFN array with their
  * simulated page frame numbers, then sets MDL_PAGES_LOCKED (plus MDL_WRITE_OPERATION for
  * IoWriteAccess and IoModifyAccess). The simulated NIC can then DMA to and from those pages until
@@ -690,13 +690,13 @@ NDKSIM_API VOID MmBuildMdlForNonPagedPool(_Inout_ PMDL MemoryDescriptorList);
 NDKSIM_API VOID MmProbeAndLockPages(_Inout_ PMDL MemoryDescriptorList,
                                     _In_ KPROCESSOR_MODE AccessMode, _In_ LOCK_OPERATION Operation);
 
-/*
+/**
  * Releases the pins taken by MmProbeAndLockPages and clears MDL_PAGES_LOCKED and, as on Windows,
  * any system mapping recorded in the MDL. The PFN array content is stale afterwards.
  */
 NDKSIM_API VOID MmUnlockPages(_Inout_ PMDL MemoryDescriptorList);
 
-/*
+/**
  * Bytes needed for an MDL describing [Base, Base + Length): sizeof(MDL) plus one PFN_NUMBER per
  * spanned page. Pure arithmetic; Base is not dereferenced.
  */
@@ -808,19 +808,19 @@ NDKSIM_ASSERT_OFFSET(MDL, ByteCount, 0x28);
 NDKSIM_ASSERT_OFFSET(MDL, ByteOffset, 0x2C);
 #endif /* NDKSIM_ABI_LAYOUT_CHECKS */
 
-/* Independent of the target: the MDL header must keep the PFN array aligned. */
+/** Independent of the target: the MDL header must keep the PFN array aligned. */
 NDKSIM_STATIC_ASSERT(sizeof(MDL) % sizeof(PFN_NUMBER) == 0, "PFN array follows the MDL header");
 
 #ifdef __cplusplus
 }
 #endif
 
-/* IRQL, events, waits and spin locks. */
+/** IRQL, events, waits and spin locks. */
 #include "ndksim_kernel.h"
 
-/* Compiler glue, counted strings, IP address strings, DbgPrint and PAGED_CODE. */
+/** Compiler glue, counted strings, IP address strings, DbgPrint and PAGED_CODE. */
 #include "ndksim_kernel_rtl.h"
-/* Clocks, DPCs, timers, threads, rundown, push locks, resources, SLISTs, lookaside lists. */
+/** Clocks, DPCs, timers, threads, rundown, push locks, resources, SLISTs, lookaside lists. */
 #include "ndksim_kernel_exec.h"
-/* Driver and device objects, IRPs, work items, the driver life cycle and its leak report. */
+/** Driver and device objects, IRPs, work items, the driver life cycle and its leak report. */
 #include "ndksim_kernel_io.h"

@@ -1,4 +1,4 @@
-/*
+/** \file
  * wsk.h - Winsock Kernel (WSK) registration and the WSK provider NPI, the way kernel NDK
  * consumers reach the NDK: they register as a WSK client, capture the provider NPI, ask its
  * WskControlClient for the NDK extension (wskndk.h) and open adapters by interface index.
@@ -26,48 +26,48 @@ extern "C" {
 #define STATUS_NOINTERFACE NDKSIM_SCAST(NTSTATUS, 0xC00002B9L)
 #endif
 
-/* Opaque types the WSK signatures name. */
+/** Opaque types the WSK signatures name. */
 typedef struct _ETHREAD* PETHREAD;
 typedef PVOID PSECURITY_DESCRIPTOR;
 typedef struct addrinfoexW ADDRINFOEXW, *PADDRINFOEXW;
 typedef struct _WSK_CLIENT_CONNECTION_DISPATCH WSK_CLIENT_CONNECTION_DISPATCH,
     *PWSK_CLIENT_CONNECTION_DISPATCH;
 
-/* The WSK subsystem's binding to one client; opaque (the WDK declares only the pointer). */
+/** The WSK subsystem's binding to one client; opaque (the WDK declares only the pointer). */
 typedef PVOID PWSK_CLIENT;
 
 #define WSKAPI NTAPI
 
-/* WSK versions: major in the high byte, minor in the low byte. The simulator implements 1.0. */
+/** WSK versions: major in the high byte, minor in the low byte. The simulator implements 1.0. */
 #define MAKE_WSK_VERSION(Mj, Mn) \
     NDKSIM_SCAST(USHORT, NDKSIM_SCAST(USHORT, (Mj) << 8) | NDKSIM_SCAST(USHORT, (Mn)&0xff))
 #define WSK_MAJOR_VERSION(V) NDKSIM_SCAST(UCHAR, (V) >> 8)
 #define WSK_MINOR_VERSION(V) NDKSIM_SCAST(UCHAR, V)
 
-/* WskCaptureProviderNPI's WaitTimeout: do not wait, or wait for ever. Other values are ms. */
+/** WskCaptureProviderNPI's WaitTimeout: do not wait, or wait for ever. Other values are ms. */
 #define WSK_NO_WAIT 0
 #define WSK_INFINITE_WAIT 0xffffffff
 
-/* The range of WSK versions the provider implements (WskQueryProviderCharacteristics). */
+/** The range of WSK versions the provider implements (WskQueryProviderCharacteristics). */
 typedef struct _WSK_PROVIDER_CHARACTERISTICS {
     USHORT HighestVersion;
     USHORT LowestVersion;
 } WSK_PROVIDER_CHARACTERISTICS, *PWSK_PROVIDER_CHARACTERISTICS;
 
-/* A client-level event; no event types are defined, and the simulator never calls it. */
+/** A client-level event; no event types are defined, and the simulator never calls it. */
 typedef NTSTATUS(WSKAPI* PFN_WSK_CLIENT_EVENT)(_In_opt_ PVOID ClientContext, _In_ ULONG EventType,
                                                _In_reads_bytes_opt_(InformationLength)
                                                    PVOID Information,
                                                _In_ SIZE_T InformationLength);
 
-/* Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. <= DISPATCH_LEVEL. */
+/** Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. <= DISPATCH_LEVEL. */
 typedef NTSTATUS(WSKAPI* PFN_WSK_SOCKET)(
     _In_ PWSK_CLIENT Client, _In_ ADDRESS_FAMILY AddressFamily, _In_ USHORT SocketType,
     _In_ ULONG Protocol, _In_ ULONG Flags, _In_opt_ PVOID SocketContext,
     _In_opt_ const VOID* Dispatch, _In_opt_ PEPROCESS OwningProcess, _In_opt_ PETHREAD OwningThread,
     _In_opt_ PSECURITY_DESCRIPTOR SecurityDescriptor, _Inout_ PIRP Irp);
 
-/* Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. <= DISPATCH_LEVEL. */
+/** Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. <= DISPATCH_LEVEL. */
 typedef NTSTATUS(WSKAPI* PFN_WSK_SOCKET_CONNECT)(
     _In_ PWSK_CLIENT Client, _In_ USHORT SocketType, _In_ ULONG Protocol,
     _In_ PSOCKADDR LocalAddress, _In_ PSOCKADDR RemoteAddress, _Reserved_ ULONG Flags,
@@ -75,7 +75,7 @@ typedef NTSTATUS(WSKAPI* PFN_WSK_SOCKET_CONNECT)(
     _In_opt_ PEPROCESS OwningProcess, _In_opt_ PETHREAD OwningThread,
     _In_opt_ PSECURITY_DESCRIPTOR SecurityDescriptor, _Inout_ PIRP Irp);
 
-/*
+/**
  * Client control operations. The simulator implements WSKNDK_GET_WSK_PROVIDER_NDK_DISPATCH
  * (wskndk.h) and answers every other ControlCode with STATUS_NOT_SUPPORTED. <= DISPATCH_LEVEL.
  */
@@ -85,18 +85,18 @@ typedef NTSTATUS(WSKAPI* PFN_WSK_CONTROL_CLIENT)(
     _Out_writes_bytes_opt_(OutputSize) PVOID OutputBuffer, _Out_opt_ SIZE_T* OutputSizeReturned,
     _Inout_opt_ PIRP Irp);
 
-/* Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. PASSIVE_LEVEL. */
+/** Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. PASSIVE_LEVEL. */
 typedef NTSTATUS(WSKAPI* PFN_WSK_GET_ADDRESS_INFO)(
     _In_ PWSK_CLIENT Client, _In_opt_ PUNICODE_STRING NodeName,
     _In_opt_ PUNICODE_STRING ServiceName, _In_opt_ ULONG NameSpace, _In_opt_ GUID* Provider,
     _In_opt_ PADDRINFOEXW Hints, _Outptr_ PADDRINFOEXW* Result, _In_opt_ PEPROCESS OwningProcess,
     _In_opt_ PETHREAD OwningThread, _Inout_ PIRP Irp);
 
-/* Not simulated: logged and ignored (no WskGetAddressInfo result can exist). PASSIVE_LEVEL. */
+/** Not simulated: logged and ignored (no WskGetAddressInfo result can exist). PASSIVE_LEVEL. */
 typedef VOID(WSKAPI* PFN_WSK_FREE_ADDRESS_INFO)(_In_ PWSK_CLIENT Client,
                                                 _In_ PADDRINFOEXW AddrInfo);
 
-/* Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. PASSIVE_LEVEL. */
+/** Not simulated: STATUS_NOT_SUPPORTED, the IRP is left untouched. PASSIVE_LEVEL. */
 typedef NTSTATUS(WSKAPI* PFN_WSK_GET_NAME_INFO)(_In_ PWSK_CLIENT Client, _In_ PSOCKADDR SockAddr,
                                                 _In_ ULONG SockAddrLength,
                                                 _Out_opt_ PUNICODE_STRING NodeName,
@@ -104,14 +104,14 @@ typedef NTSTATUS(WSKAPI* PFN_WSK_GET_NAME_INFO)(_In_ PWSK_CLIENT Client, _In_ PS
                                                 _In_ ULONG Flags, _In_opt_ PEPROCESS OwningProcess,
                                                 _In_opt_ PETHREAD OwningThread, _Inout_ PIRP Irp);
 
-/* The client's table: the WSK version it asks for and its optional event callback. */
+/** The client's table: the WSK version it asks for and its optional event callback. */
 typedef struct _WSK_CLIENT_DISPATCH {
     USHORT Version;
     USHORT Reserved;
     PFN_WSK_CLIENT_EVENT WskClientEvent;
 } WSK_CLIENT_DISPATCH, *PWSK_CLIENT_DISPATCH;
 
-/* The provider's table (Version is MAKE_WSK_VERSION(1, 0)). */
+/** The provider's table (Version is MAKE_WSK_VERSION(1, 0)). */
 typedef struct _WSK_PROVIDER_DISPATCH {
     USHORT Version;
     USHORT Reserved;
@@ -133,7 +133,7 @@ typedef struct _WSK_PROVIDER_NPI {
     const WSK_PROVIDER_DISPATCH* Dispatch;
 } WSK_PROVIDER_NPI, *PWSK_PROVIDER_NPI;
 
-/*
+/**
  * A registration instance, initialized by WskRegister; the client must not touch it. The
  * simulator keeps its registration outside it and marks the block registered or deregistered.
  */
@@ -143,7 +143,7 @@ typedef struct _WSK_REGISTRATION {
     KSPIN_LOCK ReservedRegistrationLock;
 } WSK_REGISTRATION, *PWSK_REGISTRATION;
 
-/*
+/**
  * Registers a WSK client; one WskDeregister must follow each success, with the same block, which
  * must stay allocated meanwhile. Returns STATUS_SUCCESS, or STATUS_INVALID_PARAMETER for a NULL
  * pointer or client Dispatch, or a block that is already registered. PASSIVE_LEVEL.
@@ -151,7 +151,7 @@ typedef struct _WSK_REGISTRATION {
 NDKSIM_API NTSTATUS WskRegister(_In_ PWSK_CLIENT_NPI WskClientNpi,
                                 _Out_ PWSK_REGISTRATION WskRegistration);
 
-/*
+/**
  * Captures the provider NPI, waiting up to WaitTimeout ms (WSK_NO_WAIT: not at all;
  * WSK_INFINITE_WAIT: for ever) for the WSK subsystem to become available, that is for a
  * simulated adapter to exist. Returns STATUS_SUCCESS with *WskProviderNpi filled (one
@@ -165,13 +165,13 @@ NDKSIM_API NTSTATUS WskCaptureProviderNPI(_In_ PWSK_REGISTRATION WskRegistration
                                           _In_ ULONG WaitTimeout,
                                           _Out_ PWSK_PROVIDER_NPI WskProviderNpi);
 
-/*
+/**
  * Releases one capture. Releasing more often than capturing is logged and ignored.
  * <= DISPATCH_LEVEL.
  */
 NDKSIM_API VOID WskReleaseProviderNPI(_In_ PWSK_REGISTRATION WskRegistration);
 
-/*
+/**
  * The provider's version range ({1.0, 1.0}). Returns STATUS_SUCCESS, STATUS_DEVICE_NOT_READY
  * while the subsystem is not available or after WskDeregister, or STATUS_INVALID_PARAMETER for
  * NULL pointers. <= DISPATCH_LEVEL.
@@ -180,7 +180,7 @@ NDKSIM_API NTSTATUS
 WskQueryProviderCharacteristics(_In_ PWSK_REGISTRATION WskRegistration,
                                 _Out_ PWSK_PROVIDER_CHARACTERISTICS WskProviderCharacteristics);
 
-/*
+/**
  * Deregisters. Waits until every captured NPI is released and every call into the provider
  * tables has returned (captures blocked in WskCaptureProviderNPI return STATUS_DEVICE_NOT_READY
  * at once); a warning is logged every 10 s while it waits. NDK adapters opened through the
@@ -193,7 +193,7 @@ NDKSIM_API VOID WskDeregister(_In_ PWSK_REGISTRATION WskRegistration);
 /* Simulator only                                                                              */
 /* ------------------------------------------------------------------------------------------ */
 
-/*
+/**
  * Leak report for driver unload: logs at error level every WSK registration not deregistered
  * (with its captures not released) and every NDK adapter opened with WskOpenNdkAdapter and not
  * closed with WskCloseNdkAdapter (its interface index and its adapter's live NDK object count,

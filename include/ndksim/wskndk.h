@@ -1,4 +1,4 @@
-/*
+/** \file
  * wskndk.h - the NDK extension of the WSK provider: how a kernel consumer opens an NDK_ADAPTER
  * on the interface it chose (by index, see netioapi.h). It asks the captured provider NPI's
  * WskControlClient for WSKNDK_GET_WSK_PROVIDER_NDK_DISPATCH and gets this table. Names, values
@@ -13,7 +13,7 @@
 extern "C" {
 #endif
 
-/*
+/**
  * Opens an NDK_ADAPTER on the simulated adapter whose interface index is IfIndex, through the
  * same path as NDIS's OPEN_NDK_ADAPTER_HANDLER: NdkVersion is the NDKPI major and the lowest
  * minor the consumer accepts, and the adapter runs at the highest minor of that major. Returns
@@ -29,7 +29,7 @@ typedef _IRQL_requires_max_(PASSIVE_LEVEL)
                                                _In_ NET_IFINDEX IfIndex,
                                                _Out_ NDK_ADAPTER** ppNdkAdapter);
 
-/*
+/**
  * Closes an adapter opened by WskOpenNdkAdapter through the same Client, as
  * CLOSE_NDK_ADAPTER_HANDLER does: blocks until every callback under it has returned, and
  * reports objects left open. An adapter this client did not open is logged and left alone.
@@ -43,7 +43,7 @@ typedef struct _WSK_PROVIDER_NDK_DISPATCH {
     PFN_WSK_NDK_CLOSE_ADAPTER WskCloseNdkAdapter;
 } WSK_PROVIDER_NDK_DISPATCH, *PWSK_PROVIDER_NDK_DISPATCH;
 
-/*
+/**
  * WskControlClient's ControlCode for the table above: the WDK's ((ULONG)'NDKD'), spelled as its
  * value to keep consumers' multi-character-constant warnings out. No input (InputSize 0); the
  * output buffer receives the table. Returns STATUS_SUCCESS (and *OutputSizeReturned, if given,

@@ -39,9 +39,9 @@ struct cli_options {
     std::string pcap;
     std::string log;
     unsigned timeout_ms = 10000;
-    // The simulated clock keeps up with the wall clock in threaded mode, so the adapter's 4 ms
-    // default ACK timeout measures the host: a sanitizer build or a loaded host would see
-    // STATUS_IO_TIMEOUT without any frame lost.
+    // The simulated clock keeps up with the wall clock in threaded mode, so the adapter's
+    // default ACK timeout (ndksim_adapter_config_init: 16 ms) measures the host: a sanitizer
+    // build or a loaded host would see STATUS_IO_TIMEOUT without any frame lost.
     unsigned ack_timeout_us = 100000;
     bool bench = false;
     unsigned depth = 16;
@@ -213,27 +213,43 @@ int main(int argc, char** argv) {
         "ndksim-loopback: an NDK listener and connector in two processes, connected "
         "through the simulator's UDP or TCP wire"};
     app.add_option("--role", o.role, "listen, connect, or both (a listener child + connector)")
-        ->check(CLI::IsMember({"listen", "connect", "both"}));
+        ->check(CLI::IsMember({"listen", "connect", "both"}))
+        ->capture_default_str();
     app.add_option("--local", o.local,
                    "this adapter's address (default 127.0.0.1 to listen, 127.0.0.2 to connect)");
     app.add_option("--peer", o.peer,
                    "the listener's address (connect; default 127.0.0.1); with --role both, the "
                    "connector's address");
     app.add_option("--wire", o.wire, "udp, tcp, or inproc (--role both only: one process)")
-        ->check(CLI::IsMember({"udp", "tcp", "inproc"}));
-    app.add_option("--port", o.port, "UDP/TCP port of the wire (both sides use it)");
-    app.add_option("--nd-port", o.nd_port, "ND port the listener listens on");
-    app.add_option("--size", o.size, "bytes per operation")->check(CLI::Range(1u, 64u << 20));
+        ->check(CLI::IsMember({"udp", "tcp", "inproc"}))
+        ->capture_default_str();
+    app.add_option("--port", o.port, "UDP/TCP port of the wire (both sides use it)")
+        ->capture_default_str();
+    app.add_option("--nd-port", o.nd_port, "ND port the listener listens on")
+        ->capture_default_str();
+    app.add_option("--size", o.size, "bytes per operation")
+        ->check(CLI::Range(1u, 64u << 20))
+        ->capture_default_str();
     app.add_option("--iterations", o.iterations, "RDMA write+read rounds (bench: writes)")
-        ->check(CLI::PositiveNumber);
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     app.add_option("--pcap", o.pcap, "record the frames to this pcap file");
-    app.add_option("--log", o.log, "log level: trace, debug, info, warn, error, off");
-    app.add_option("--timeout-ms", o.timeout_ms, "bound on every wait");
+    app.add_option("--log", o.log,
+                   "log level (NDKSIM_LOG); a level below the build's NDKSIM_LOG_FLOOR warns "
+                   "that its lines were compiled out")
+        ->check(CLI::IsMember({"trace", "debug", "info", "warn", "error", "critical", "off"}));
+    app.add_option("--timeout-ms", o.timeout_ms, "bound on every wait")->capture_default_str();
+    ndksim_adapter_config defaults;
+    ndksim_adapter_config_init(&defaults);
     app.add_option("--ack-timeout-us", o.ack_timeout_us,
-                   "ACK timeout of the reliable connection (0: the adapter's default, 4000)");
+                   "ACK timeout of the reliable connection [us of simulated time]; 0: the "
+                   "adapter's default (" +
+                       std::to_string(defaults.ack_timeout_us) + ")")
+        ->capture_default_str();
     app.add_flag("--bench", o.bench, "connect: only RDMA writes, print MB/s, ops/s, latency");
     app.add_option("--depth", o.depth, "bench: writes kept outstanding")
-        ->check(CLI::Range(1u, 60u));
+        ->check(CLI::Range(1u, 60u))
+        ->capture_default_str();
     app.add_option("--ready-fd", o.ready_fd, "listen: write one byte to this fd once listening")
         ->group("");
     CLI11_PARSE(app, argc, argv);

@@ -1,5 +1,7 @@
 #include "timing/profile.hpp"
 
+#include <dlfcn.h>
+
 // toml++ compiled into this file only: no shared library for consumers of libndksim to find.
 #define TOML_HEADER_ONLY 1
 #define TOML_ENABLE_FORMATTERS 0
@@ -254,6 +256,17 @@ std::vector<std::filesystem::path> profile_search_path() {
             rest = colon == std::string_view::npos ? std::string_view() : rest.substr(colon + 1);
         }
     }
+#ifdef NDKSIM_LIB_TO_PROFILES
+    // The installed tree's own profiles, found from where the library lies, so that a prefix
+    // other than the configured one (an extracted package, a moved install) finds its files.
+    Dl_info self{};
+    if (::dladdr(reinterpret_cast<void*>(&profile_search_path), &self) != 0 &&
+        self.dli_fname != nullptr) {
+        dirs.push_back(
+            (std::filesystem::path(self.dli_fname).parent_path() / NDKSIM_LIB_TO_PROFILES)
+                .lexically_normal());
+    }
+#endif
 #ifdef NDKSIM_BUILD_PROFILES_DIR
     dirs.emplace_back(NDKSIM_BUILD_PROFILES_DIR);
 #endif

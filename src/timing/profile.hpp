@@ -46,7 +46,8 @@ struct profile_result {
 bool is_profile_path(std::string_view spec) noexcept;
 
 /// The directories searched for a profile name, in order: each entry of NDKSIM_PROFILE_PATH
-/// (colon-separated), the build tree's profiles directory, the installed share/ndksim/profiles.
+/// (colon-separated), share/ndksim/profiles of the prefix the library lies in, the build tree's
+/// profiles directory, the configured prefix's share/ndksim/profiles.
 std::vector<std::filesystem::path> profile_search_path();
 
 /// Loads a profile by name (searched in profile_search_path(); the default profile falls back

@@ -15,6 +15,21 @@ namespace {
 // The scheduler whose task the current thread is running, for in_task().
 thread_local const scheduler* t_running = nullptr;
 
+// The scheduler whose engine thread this is (threaded mode): its socket handlers run between
+// tasks, and their log lines carry its clock too.
+thread_local const scheduler* t_engine = nullptr;
+
+// The simulated time of a log line (log::set_sim_clock): the clock of the task or engine the
+// logging thread runs. Read only when a line is formatted.
+bool log_clock(std::uint64_t& ps) noexcept {
+    const scheduler* s = t_running != nullptr ? t_running : t_engine;
+    if (s == nullptr) {
+        return false;
+    }
+    ps = s->now();
+    return true;
+}
+
 // Events run per pump before the engine returns to the io_context, so socket handlers are
 // never starved by a long burst of simulated events.
 constexpr int k_pump_batch = 64;
@@ -103,6 +118,7 @@ void scheduler::advance_to(sim_time t) noexcept {
 }
 
 scheduler::scheduler(options opts) : opts_(std::move(opts)), io_(std::make_unique<io_state>()) {
+    log::set_sim_clock(&log_clock);
     if (opts_.mode == run_mode::threaded) {
         io_->work.emplace(io_->io.get_executor());
         engine_ = std::thread([this] { engine_main(); });
@@ -238,6 +254,7 @@ void scheduler::pump() {
 
 void scheduler::engine_main() {
     pthread_setname_np(pthread_self(), opts_.name.substr(0, 15).c_str());
+    t_engine = this;
     NDKSIM_DEBUG("{}: engine thread started", opts_.name);
     switch (opts_.poll) {
         case poll_policy::block:

@@ -37,12 +37,15 @@ struct leak_summary {
     std::size_t resources_live = 0;
     std::size_t reporter_leaks = 0;
 
+    /// Every leak counted above, together.
     std::size_t total() const noexcept {
         return pool_allocations + work_items_pending + dpcs_queued + timers_set +
                system_threads_running + device_objects + resources_live + reporter_leaks;
     }
+    /// True when nothing leaked.
     bool clean() const noexcept { return total() == 0; }
 
+    /// The C report's counts.
     static leak_summary from(const NDKSIM_LEAK_SUMMARY& s) noexcept {
         leak_summary l;
         l.pool_allocations = s.PoolAllocations;
@@ -89,12 +92,15 @@ class driver_host {
     /// How long unload() waits for the driver's work items and the queued DPCs by default.
     static constexpr std::chrono::milliseconds k_default_unload_wait{20'000};
 
+    /// A host for the driver whose DriverEntry is `driver_entry`, loaded under the service
+    /// (registry) name `service_name`; nothing runs until load().
     driver_host(PDRIVER_INITIALIZE driver_entry, std::string service_name)
         : entry_(driver_entry), service_(std::move(service_name)) {}
 
     driver_host(const driver_host&) = delete;
     driver_host& operator=(const driver_host&) = delete;
 
+    /// Unloads the driver if the test did not.
     ~driver_host() {
         if (driver_ != nullptr) {
             unload();

@@ -77,17 +77,20 @@ struct slot {
     int calls = 0;
     NTSTATUS status = STATUS_PENDING;
     NDK_OBJECT_HEADER* object = nullptr;
+    /// NDK_FN_CREATE_COMPLETION: counts the call, keeps the status and the object.
     static void on_create(PVOID c, NTSTATUS s, NDK_OBJECT_HEADER* o) {
         auto* self = static_cast<slot*>(c);
         ++self->calls;
         self->status = s;
         self->object = o;
     }
+    /// NDK_FN_REQUEST_COMPLETION: counts the call, keeps the status.
     static void on_request(PVOID c, NTSTATUS s) {
         auto* self = static_cast<slot*>(c);
         ++self->calls;
         self->status = s;
     }
+    /// NDK_FN_CLOSE_COMPLETION: counts the call.
     static void on_close(PVOID c) { ++static_cast<slot*>(c)->calls; }
 };
 
@@ -99,7 +102,9 @@ struct buffer {
     NDK_MR* mr = nullptr;
     UINT32 local_token = 0;
     UINT32 remote_token = 0;
+    /// The buffer's address, as a peer names it in an RDMA read or write.
     UINT64 address() const { return reinterpret_cast<UINT64>(bytes); }
+    /// An SGE over [offset, offset + length) of the buffer, with its local token.
     NDK_SGE sge(std::size_t offset, ULONG length) const {
         NDK_SGE s{};
         s.VirtualAddress = bytes + offset;
@@ -119,6 +124,7 @@ struct side {
     NDK_CONNECTOR* connector = nullptr;
     buffer buf;
     int disconnect_events = 0;
+    /// NDK_FN_DISCONNECT_EVENT_CALLBACK: counts the event.
     static void on_disconnect(PVOID c) { ++static_cast<side*>(c)->disconnect_events; }
 };
 
@@ -128,7 +134,9 @@ struct link {
     NDK_CONNECTOR* passive = nullptr;  ///< on b (created by the listener)
     int active_events = 0;
     int passive_events = 0;
+    /// NDK_FN_DISCONNECT_EVENT_CALLBACK of the active connector: counts the event.
     static void on_active_event(PVOID c) { ++static_cast<link*>(c)->active_events; }
+    /// NDK_FN_DISCONNECT_EVENT_CALLBACK of the passive connector: counts the event.
     static void on_passive_event(PVOID c) { ++static_cast<link*>(c)->passive_events; }
 };
 
@@ -136,7 +144,10 @@ class RcPair : public ::testing::Test {
   protected:
     static constexpr std::size_t k_buffer = 256 * 1024;
 
+    /// Creates both sides in one deterministic loop and connects them (connect_pair()).
     void SetUp() override;
+    /// Closes the tracked objects, runs the teardown functions, closes both sides and checks
+    /// that nothing leaked.
     void TearDown() override;
 
     /// Runs the loop until `pred` holds; fails (and returns false) if the loop runs dry first.
@@ -164,6 +175,7 @@ class RcPair : public ::testing::Test {
     void make_side(side& s, const char* address);
     /// Registers a buffer of `size` bytes with MR `flags` on side `s`.
     buffer register_buffer(side& s, std::size_t size, ULONG flags);
+    /// Deregisters and closes the MR of `b`, frees its MDL and its memory.
     void release_buffer(side& s, buffer& b);
     /// Closes one object, driving the loop until its close completed.
     void close(NDK_OBJECT_HEADER* o);
