@@ -34,6 +34,14 @@ class event_queue {
     template <class F>
     void push(sim_time when, F&& fn);
 
+    /// Takes the sequence number the next push would get, for an event pushed later at the
+    /// place in the order it would have had if pushed now (push with `seq`).
+    std::uint64_t reserve_seq() noexcept { return next_seq_++; }
+
+    /// Adds an event at simulated time `when` [ps] with a sequence number from reserve_seq().
+    template <class F>
+    void push(sim_time when, std::uint64_t seq, F&& fn);
+
     /// True when no event is queued.
     bool empty() const noexcept { return heap_.empty(); }
 
@@ -81,6 +89,11 @@ class event_queue {
 
 template <class F>
 void event_queue::push(sim_time when, F&& fn) {
+    push(when, next_seq_++, std::forward<F>(fn));
+}
+
+template <class F>
+void event_queue::push(sim_time when, std::uint64_t seq, F&& fn) {
     const std::uint32_t slot = take_slot();
     try {
         at(slot).emplace(std::forward<F>(fn));
@@ -88,7 +101,7 @@ void event_queue::push(sim_time when, F&& fn) {
         free_.push_back(slot);
         throw;
     }
-    insert(entry{when, next_seq_++, slot});
+    insert(entry{when, seq, slot});
 }
 
 }  // namespace ndksim::timing

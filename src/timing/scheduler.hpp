@@ -113,6 +113,19 @@ class scheduler {
         post_at(now() + delay, std::forward<F>(fn));
     }
 
+    /// Owner only (owned_here()): takes the place in the (time, sequence) order that a post
+    /// made now would get, for a task posted later with post_reserved. A stage that holds
+    /// work in a FIFO of its own and posts only the FIFO's head keeps, that way, the order
+    /// it would have had with one event per item.
+    std::uint64_t reserve() noexcept { return queue_.reserve_seq(); }
+
+    /// Owner only: runs `fn` at simulated time `when` [ps] at the place `seq` (from reserve()).
+    template <class F>
+    void post_reserved(sim_time when, std::uint64_t seq, F&& fn) {
+        queue_.push(std::max(when, now()), seq, std::forward<F>(fn));
+        count_queued(1);
+    }
+
     /// Deterministic mode: runs the earliest event, advancing the clock to its time.
     /// Returns false when no event is queued. One thread drives at a time: another thread's
     /// call waits for the driver's to return (a task may drive the loop it runs on).
