@@ -28,9 +28,12 @@ namespace ndksim::api {
 inline constexpr std::string_view k_ndk_call_rule =
     "NDK provider functions must be called at IRQL <= DISPATCH_LEVEL";
 
-/// Reports a violation unless the caller of `function` is at IRQL <= `max`.
-inline void check_call(std::string_view function, std::uint8_t max, std::string_view rule) {
-    irql::require_at_most(function, max, rule);
+/// Reports a violation unless the caller of `function` is at IRQL <= `max`. The name is
+/// measured only for a report: every NDK call passes through here.
+inline void check_call(const char* function, std::uint8_t max, std::string_view rule) {
+    if (irql::current() > max) [[unlikely]] {
+        irql::report_violation(function, rule, irql::current());
+    }
 }
 
 /// Runs one consumer callback at DISPATCH_LEVEL (see the file comment). `callback` names the

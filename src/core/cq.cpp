@@ -70,8 +70,7 @@ std::uint32_t cq::queued() const noexcept {
 }
 
 bool cq::overrun() const noexcept {
-    std::lock_guard lock(state_mutex_);
-    return dead_;
+    return dead_.load(std::memory_order_acquire);
 }
 
 std::uint32_t cq::moderation_interval_us() const noexcept {
@@ -91,7 +90,7 @@ status cq::post(const completion& c) {
     }
     if (!ring_.push(c)) {
         // Rule 15: the CQ is dead from here on; one STATUS_BUFFER_OVERFLOW notification.
-        dead_ = true;
+        dead_.store(true, std::memory_order_release);
         arm_ = k_unarmed;
         moderating_ = false;
         ++moderation_generation_;

@@ -33,6 +33,7 @@
 // to the error state (the QPs "are also unusable").
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 
@@ -159,7 +160,9 @@ class cq final : public object {
     // Per notify_type: queued entries newer than the last notification that satisfy it.
     std::array<std::uint32_t, k_notify_type_count> newer_{};
     std::uint8_t arm_ = k_unarmed;  // a notify_type value, or k_unarmed
-    bool dead_ = false;
+    // Written under state_mutex_; overrun() reads it without the lock, once per completion the
+    // engine writes.
+    std::atomic<bool> dead_{false};
     // Delivery: a notification is owed (pending_) with pending_status_; a delivery task is
     // queued or running (delivery_active_).
     bool pending_ = false;

@@ -14,8 +14,11 @@ namespace {
 // The units whose lock this thread holds shared (read guards nest across units, e.g. an engine
 // copying between two adapters of one process).
 constexpr std::size_t k_max_nested_guards = 8;
-thread_local std::array<const translation_unit*, k_max_nested_guards> t_guards{};
-thread_local std::size_t t_guard_count = 0;
+// initial-exec: touched by every read guard, once per packet (see util/irql.hpp).
+[[gnu::tls_model(
+    "initial-exec")]] thread_local std::array<const translation_unit*, k_max_nested_guards>
+    t_guards{};
+[[gnu::tls_model("initial-exec")]] thread_local std::size_t t_guard_count = 0;
 
 }  // namespace
 

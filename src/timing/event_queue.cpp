@@ -12,24 +12,34 @@ constexpr std::size_t k_arity = 4;
 
 event_queue::event_queue(std::size_t capacity) {
     heap_.reserve(capacity);
-    tasks_.reserve(capacity);
     free_.reserve(capacity);
+    while (chunks_.size() * k_chunk < capacity) {
+        add_chunk();
+    }
 }
 
-void event_queue::push(sim_time when, task fn) {
-    std::uint32_t slot = 0;
-    if (free_.empty()) {
-        slot = static_cast<std::uint32_t>(tasks_.size());
-        tasks_.push_back(std::move(fn));
-    } else {
-        slot = free_.back();
-        free_.pop_back();
-        tasks_[slot] = std::move(fn);
+void event_queue::add_chunk() {
+    const auto base = static_cast<std::uint32_t>(chunks_.size() * k_chunk);
+    chunks_.push_back(std::make_unique<task[]>(k_chunk));
+    // Lowest slot on top of the free list: a new queue hands out slots in order.
+    for (std::uint32_t s = base + k_chunk; s-- > base;) {
+        free_.push_back(s);
     }
+}
+
+std::uint32_t event_queue::take_slot() {
+    if (free_.empty()) {
+        add_chunk();
+    }
+    const std::uint32_t slot = free_.back();
+    free_.pop_back();
+    return slot;
+}
+
+void event_queue::insert(const entry& e) {
     // Sift up in a 4-ary heap: half the levels of a binary heap, and the four children of a
     // node share a cache line (24-byte keys), so a pop from a queue of thousands of arrival
     // events (a long message in flight) touches fewer lines.
-    const entry e{when, next_seq_++, slot};
     std::size_t i = heap_.size();
     heap_.push_back(e);
     while (i > 0) {
@@ -43,7 +53,7 @@ void event_queue::push(sim_time when, task fn) {
     heap_[i] = e;
 }
 
-task event_queue::pop(sim_time& when) {
+std::uint32_t event_queue::pop_slot(sim_time& when) noexcept {
     const entry top = heap_.front();
     const entry last = heap_.back();
     heap_.pop_back();
@@ -73,8 +83,18 @@ task event_queue::pop(sim_time& when) {
         heap_[i] = last;
     }
     when = top.when;
-    task fn = std::move(tasks_[top.slot]);
-    free_.push_back(top.slot);
+    return top.slot;
+}
+
+void event_queue::release(std::uint32_t slot) noexcept {
+    at(slot).reset();
+    free_.push_back(slot);
+}
+
+task event_queue::pop(sim_time& when) {
+    const std::uint32_t slot = pop_slot(when);
+    task fn = std::move(at(slot));
+    free_.push_back(slot);
     return fn;
 }
 

@@ -1,15 +1,19 @@
 #pragma once
 // The discrete-event queue: events ordered by (time, sequence), so events due at the same
 // simulated instant run in the order they were scheduled. That order is what makes a
-// deterministic run repeat exactly. Not thread-safe; scheduler adds the locking.
+// deterministic run repeat exactly. Not thread-safe; scheduler decides which thread owns it.
 //
-// The heap orders small keys (time, sequence, slot); each task stays in one slot of a slab
-// from push to pop. A heap of whole tasks moved every 128-byte task through its type-erased
-// move at each sift step, a dozen indirect calls per event, which was most of the queue's
-// cost per packet in the profile. Slots are reused through a free list, so the steady state
+// The heap orders small keys (time, sequence, slot); each task is built in one slot of a slab
+// when it is pushed, runs there and is destroyed there. A heap of whole tasks moved every
+// 128-byte task through its type-erased move at each sift step, a dozen indirect calls per
+// event, which was most of the queue's cost per packet in the profile. The slab grows in
+// chunks that never move, so a task that pushes further events while it runs (every stage
+// does) keeps its own storage. Slots are reused through a free list, so the steady state
 // allocates nothing.
 
 #include <cstdint>
+#include <memory>
+#include <utility>
 #include <vector>
 
 #include "timing/sim_time.hpp"
@@ -26,8 +30,17 @@ class event_queue {
     /// Reserves room for `capacity` events so steady-state scheduling does not allocate.
     explicit event_queue(std::size_t capacity = 1024);
 
-    /// Adds an event at simulated time `when` [ps].
-    void push(sim_time when, task fn);
+    /// Adds an event at simulated time `when` [ps]; its task is built from `fn` in its slot.
+    template <class F>
+    void push(sim_time when, F&& fn);
+
+    /// Takes the sequence number the next push would get, for an event pushed later at the
+    /// place in the order it would have had if pushed now (push with `seq`).
+    std::uint64_t reserve_seq() noexcept { return next_seq_++; }
+
+    /// Adds an event at simulated time `when` [ps] with a sequence number from reserve_seq().
+    template <class F>
+    void push(sim_time when, std::uint64_t seq, F&& fn);
 
     /// True when no event is queued.
     bool empty() const noexcept { return heap_.empty(); }
@@ -41,20 +54,54 @@ class event_queue {
     /// Removes the earliest event and returns its task; `when` receives its time.
     task pop(sim_time& when);
 
+    /// Removes the earliest event from the order but leaves its task in its slot, where it may
+    /// run (at()) while further events are pushed; `when` receives its time. The slot stays
+    /// taken until release(). Precondition: !empty().
+    std::uint32_t pop_slot(sim_time& when) noexcept;
+
+    /// The task in `slot` (from pop_slot).
+    task& at(std::uint32_t slot) noexcept { return chunks_[slot / k_chunk][slot % k_chunk]; }
+
+    /// Destroys the task in `slot` and frees the slot for reuse.
+    void release(std::uint32_t slot) noexcept;
+
   private:
+    static constexpr std::uint32_t k_chunk = 256;  ///< tasks per slab chunk
+
     struct entry {
         sim_time when;
         std::uint64_t seq;
-        std::uint32_t slot;  ///< index of the task in tasks_
+        std::uint32_t slot;  ///< index of the task in the slab
     };
     static bool later(const entry& a, const entry& b) noexcept {
         return a.when != b.when ? a.when > b.when : a.seq > b.seq;
     }
 
+    std::uint32_t take_slot();
+    void add_chunk();
+    void insert(const entry& e);
+
     std::vector<entry> heap_;
-    std::vector<task> tasks_;          // slab: a queued event's task, by slot
-    std::vector<std::uint32_t> free_;  // slots of tasks_ not in use
+    std::vector<std::unique_ptr<task[]>> chunks_;  // slab: a queued event's task, by slot
+    std::vector<std::uint32_t> free_;              // slots of the slab not in use
     std::uint64_t next_seq_ = 0;
 };
+
+template <class F>
+void event_queue::push(sim_time when, F&& fn) {
+    push(when, next_seq_++, std::forward<F>(fn));
+}
+
+template <class F>
+void event_queue::push(sim_time when, std::uint64_t seq, F&& fn) {
+    const std::uint32_t slot = take_slot();
+    try {
+        at(slot).emplace(std::forward<F>(fn));
+    } catch (...) {
+        free_.push_back(slot);
+        throw;
+    }
+    insert(entry{when, seq, slot});
+}
 
 }  // namespace ndksim::timing

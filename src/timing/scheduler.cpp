@@ -12,17 +12,18 @@
 namespace ndksim::timing {
 namespace {
 
-// The scheduler whose task the current thread is running, for in_task().
-thread_local const scheduler* t_running = nullptr;
+// The scheduler whose task the current thread is running, for in_task(), and the scheduler
+// whose event queue the current thread owns (its engine thread, or the thread driving a
+// deterministic loop). Read on every post and run: initial-exec avoids a __tls_get_addr call
+// per access from the shared library (the library is linked, never dlopen'ed late).
+[[gnu::tls_model("initial-exec")]] thread_local const scheduler* t_running = nullptr;
+[[gnu::tls_model("initial-exec")]] thread_local const scheduler* t_owner = nullptr;
 
-// The scheduler whose engine thread this is (threaded mode): its socket handlers run between
-// tasks, and their log lines carry its clock too.
-thread_local const scheduler* t_engine = nullptr;
-
-// The simulated time of a log line (log::set_sim_clock): the clock of the task or engine the
-// logging thread runs. Read only when a line is formatted.
+// The simulated time of a log line (log::set_sim_clock): the clock of the task the logging
+// thread runs, or of the queue it owns (an engine thread's socket handlers run between tasks,
+// and their lines carry its clock too). Read only when a line is formatted.
 bool log_clock(std::uint64_t& ps) noexcept {
-    const scheduler* s = t_running != nullptr ? t_running : t_engine;
+    const scheduler* s = t_running != nullptr ? t_running : t_owner;
     if (s == nullptr) {
         return false;
     }
@@ -45,7 +46,31 @@ struct running_guard {
     const scheduler* prev;
 };
 
+// Makes the current thread the owner of a scheduler's queue for its lifetime.
+struct owner_guard {
+    explicit owner_guard(const scheduler* s) noexcept : prev(t_owner) { t_owner = s; }
+    ~owner_guard() { t_owner = prev; }
+    owner_guard(const owner_guard&) = delete;
+    owner_guard& operator=(const owner_guard&) = delete;
+    const scheduler* prev;
+};
+
 }  // namespace
+
+// Deterministic mode: the calling thread drives the loop, and owns its queue, while this lives.
+// A thread that already drives (a task running ndksim_loop_run_one) keeps driving.
+class scheduler::driver {
+  public:
+    explicit driver(scheduler& s) : owner_(&s) {
+        if (!s.owned_here()) {
+            lock_ = std::unique_lock(s.driver_mutex_);
+        }
+    }
+
+  private:
+    std::unique_lock<std::mutex> lock_;
+    owner_guard owner_;
+};
 
 struct scheduler::io_state {
     boost::asio::io_context io;
@@ -77,15 +102,11 @@ void scheduler::drain() {
         return;
     }
     draining_.store(true, std::memory_order_release);
-    bool post_pump = false;
-    {
-        std::lock_guard lock(mutex_);
-        if (!pump_posted_) {
-            pump_posted_ = true;
-            post_pump = true;
-        }
-    }
-    if (post_pump) {
+    wake_engine();
+}
+
+void scheduler::wake_engine() {
+    if (!pump_posted_.exchange(true, std::memory_order_seq_cst)) {
         boost::asio::post(io_->io, [this] { pump(); });
     }
 }
@@ -142,62 +163,102 @@ bool scheduler::in_task() const noexcept {
     return t_running == this;
 }
 
-void scheduler::post_at(sim_time when, task fn) {
-    bool post_pump = false;
+bool scheduler::owned_here() const noexcept {
+    return t_owner == this;
+}
+
+void scheduler::post_foreign(sim_time when, task fn) {
     {
-        std::lock_guard lock(mutex_);
-        queue_.push(std::max(when, now()), std::move(fn));
-        outstanding_.fetch_add(1, std::memory_order_acq_rel);
-        if (opts_.mode == run_mode::threaded && !pump_posted_) {
-            pump_posted_ = true;
-            post_pump = true;
-        }
+        std::lock_guard lock(inbox_mutex_);
+        inbox_.push_back(foreign_task{std::max(when, now()), std::move(fn)});
+        inbox_count_.store(inbox_.size(), std::memory_order_release);
     }
-    if (post_pump) {
-        boost::asio::post(io_->io, [this] { pump(); });
+    // seq_cst pairs with pump_idle(): either the pump sees the inbox pending after it stood
+    // down, or this thread sees it stood down and posts a new one. No wake-up is lost.
+    inbox_pending_.store(true, std::memory_order_seq_cst);
+    if (opts_.mode == run_mode::threaded) {
+        wake_engine();
     }
 }
 
-bool scheduler::run_next_locked(std::unique_lock<std::mutex>& lock) {
-    if (queue_.empty()) {
-        return false;
+void scheduler::take_inbox() {
+    if (!inbox_pending_.load(std::memory_order_acquire)) {
+        return;
     }
+    std::lock_guard lock(inbox_mutex_);
+    inbox_pending_.store(false, std::memory_order_relaxed);
+    for (foreign_task& t : inbox_) {
+        queue_.push(t.when, std::move(t.fn));
+    }
+    // Counted as queued before the inbox's count drops, so idle() never sees neither.
+    count_queued(static_cast<std::ptrdiff_t>(inbox_.size()));
+    inbox_.clear();
+    inbox_count_.store(0, std::memory_order_release);
+}
+
+void scheduler::run_next() {
     sim_time when = 0;
-    task fn = queue_.pop(when);
+    const std::uint32_t slot = queue_.pop_slot(when);
     if (when > now_.load(std::memory_order_relaxed)) {
         now_.store(when, std::memory_order_release);
     }
-    lock.unlock();
-    {
-        running_guard guard(this);
-        fn();
-    }
-    events_run_.fetch_add(1, std::memory_order_relaxed);
-    outstanding_.fetch_sub(1, std::memory_order_acq_rel);
-    lock.lock();
-    return true;
+    struct done_guard {
+        scheduler& s;
+        std::uint32_t slot;
+        ~done_guard() {
+            s.queue_.release(slot);
+            s.events_run_.store(s.events_run_.load(std::memory_order_relaxed) + 1,
+                                std::memory_order_relaxed);
+            s.count_queued(-1);
+        }
+    } done{*this, slot};
+    running_guard guard(this);
+    // The task runs in its slot; tasks it posts take other slots, which never move it.
+    queue_.at(slot)();
 }
 
 bool scheduler::run_one() {
-    std::unique_lock lock(mutex_);
-    return run_next_locked(lock);
+    if (opts_.mode != run_mode::deterministic) {
+        return false;  // the engine thread owns a threaded scheduler's queue
+    }
+    driver d(*this);
+    take_inbox();
+    if (queue_.empty()) {
+        return false;
+    }
+    run_next();
+    return true;
 }
 
 std::size_t scheduler::run_until_idle(std::size_t max_events) {
+    if (opts_.mode != run_mode::deterministic) {
+        return 0;
+    }
+    driver d(*this);
     std::size_t n = 0;
-    std::unique_lock lock(mutex_);
-    while (n < max_events && run_next_locked(lock)) {
+    for (;;) {
+        take_inbox();
+        if (n >= max_events || queue_.empty()) {
+            return n;
+        }
+        run_next();
         ++n;
     }
-    return n;
 }
 
 std::size_t scheduler::run_for(sim_time duration) {
+    if (opts_.mode != run_mode::deterministic) {
+        return 0;
+    }
+    driver d(*this);
     std::size_t n = 0;
-    std::unique_lock lock(mutex_);
     const sim_time end = now() + duration;
-    while (!queue_.empty() && queue_.next_time() <= end) {
-        run_next_locked(lock);
+    for (;;) {
+        take_inbox();
+        if (queue_.empty() || queue_.next_time() > end) {
+            break;
+        }
+        run_next();
         ++n;
     }
     if (now() < end) {
@@ -210,51 +271,60 @@ void scheduler::notify_waiters() {
     if (waiters_.load(std::memory_order_acquire) > 0) {
         // Taking the mutex orders this wake-up after a waiter's predicate check, so it cannot be
         // lost between the check and the wait.
-        { std::lock_guard lock(mutex_); }
+        { std::lock_guard lock(waiters_mutex_); }
         waiters_cv_.notify_all();
     }
 }
 
 void scheduler::pump() {
-    std::unique_lock lock(mutex_);
+    pumping_ = true;
     for (int i = 0; i < k_pump_batch; ++i) {
-        if (!queue_.empty() && !draining_.load(std::memory_order_acquire)) {
+        take_inbox();
+        if (queue_.empty()) {
+            pump_idle();
+            notify_waiters();
+            return;
+        }
+        if (!draining_.load(std::memory_order_acquire)) {
             const sim_time limit = wall_tie() + opts_.wall_slack;
             if (queue_.next_time() > limit) {
                 // Too far ahead of the wall clock: sleep until it catches up. A task posted
-                // meanwhile posts its own pump; the timer's later pump then finds nothing due.
+                // meanwhile wakes a new pump; the timer's later pump then finds nothing due.
                 const auto wait = std::chrono::nanoseconds(
                     static_cast<std::int64_t>(static_cast<double>(queue_.next_time() - limit) *
                                               opts_.pace_factor / 1000) +
                     1);
-                pump_posted_ = false;
-                lock.unlock();
                 io_->wake.expires_after(wait);
                 io_->wake.async_wait([this](const boost::system::error_code& ec) {
                     if (!ec) {
                         pump();
                     }
                 });
+                pump_idle();
                 return;
             }
         }
-        if (!run_next_locked(lock)) {
-            pump_posted_ = false;
-            lock.unlock();
-            notify_waiters();
-            return;
-        }
-        lock.unlock();
+        run_next();
         notify_waiters();
-        lock.lock();
     }
-    lock.unlock();
+    pumping_ = false;
+    // The batch is done: let the io_context run socket handlers, then go on.
     boost::asio::post(io_->io, [this] { pump(); });
+}
+
+void scheduler::pump_idle() {
+    pumping_ = false;
+    pump_posted_.store(false, std::memory_order_seq_cst);
+    // A foreign post that saw the flag still set before it was cleared did not wake the engine:
+    // its task is in the inbox, so a pump is posted for it now.
+    if (inbox_pending_.load(std::memory_order_seq_cst)) {
+        wake_engine();
+    }
 }
 
 void scheduler::engine_main() {
     pthread_setname_np(pthread_self(), opts_.name.substr(0, 15).c_str());
-    t_engine = this;
+    const owner_guard owner(this);
     NDKSIM_DEBUG("{}: engine thread started", opts_.name);
     switch (opts_.poll) {
         case poll_policy::block:

@@ -19,19 +19,28 @@
 //                t x `pace_factor`, so a consumer's timeouts see the modelled delays (scaled).
 //    drain() lifts the tie for an adapter being destroyed, so its leftover timers run at once.
 //
-// Concurrency: every public member is thread-safe. Tasks run one at a time on the engine thread
-// (or the driving thread in deterministic mode), in (time, sequence) order. The queue mutex is
-// never held while a task runs, so a task may post further tasks.
+// Concurrency: every public member is thread-safe. Tasks run one at a time, in (time, sequence)
+// order, on the thread that owns the event queue: the engine thread (threaded mode), or the
+// thread driving run_one / run_until_idle / run_for (deterministic mode; one driver at a time).
+// The owner schedules into the queue with no lock and no atomic read-modify-write, so the
+// per-packet path of an adapter (every stage is a task that posts the next) takes no lock.
+// Other threads (a consumer posting work, a peer adapter's engine) hand their tasks to an
+// inbox under a short mutex; the owner moves the inbox into the queue before it picks the next
+// event, in the order the tasks were posted.
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "timing/event_queue.hpp"
 #include "timing/sim_time.hpp"
@@ -88,16 +97,38 @@ class scheduler {
     void drain();
 
     /// Runs `fn` at the current simulated time, after every task already due at that time.
-    void post(task fn) { post_at(now(), std::move(fn)); }
+    template <class F>
+    void post(F&& fn) {
+        post_at(now(), std::forward<F>(fn));
+    }
 
-    /// Runs `fn` at simulated time `when` [ps] (or now, if `when` is in the past).
-    void post_at(sim_time when, task fn);
+    /// Runs `fn` at simulated time `when` [ps] (or now, if `when` is in the past). On the
+    /// owning thread the task is built in its queue slot, with no lock.
+    template <class F>
+    void post_at(sim_time when, F&& fn);
 
     /// Runs `fn` after `delay` [ps] of simulated time.
-    void post_after(sim_time delay, task fn) { post_at(now() + delay, std::move(fn)); }
+    template <class F>
+    void post_after(sim_time delay, F&& fn) {
+        post_at(now() + delay, std::forward<F>(fn));
+    }
+
+    /// Owner only (owned_here()): takes the place in the (time, sequence) order that a post
+    /// made now would get, for a task posted later with post_reserved. A stage that holds
+    /// work in a FIFO of its own and posts only the FIFO's head keeps, that way, the order
+    /// it would have had with one event per item.
+    std::uint64_t reserve() noexcept { return queue_.reserve_seq(); }
+
+    /// Owner only: runs `fn` at simulated time `when` [ps] at the place `seq` (from reserve()).
+    template <class F>
+    void post_reserved(sim_time when, std::uint64_t seq, F&& fn) {
+        queue_.push(std::max(when, now()), seq, std::forward<F>(fn));
+        count_queued(1);
+    }
 
     /// Deterministic mode: runs the earliest event, advancing the clock to its time.
-    /// Returns false when no event is queued.
+    /// Returns false when no event is queued. One thread drives at a time: another thread's
+    /// call waits for the driver's to return (a task may drive the loop it runs on).
     bool run_one();
 
     /// Deterministic mode: runs events until none is left or `max_events` have run.
@@ -110,7 +141,7 @@ class scheduler {
 
     /// Waits until `pred()` holds. Deterministic mode drives events on the calling thread until
     /// pred holds or nothing is left to run; threaded mode blocks up to `timeout` of wall time.
-    /// `pred` is evaluated under the queue mutex: it must read atomics only and take no lock.
+    /// `pred` is evaluated under the waiters' mutex: it must read atomics only and take no lock.
     /// Returns the final value of pred(). Calling it from inside a task never blocks: it returns
     /// pred() at once, since the engine cannot wait for itself.
     template <class Pred>
@@ -120,8 +151,16 @@ class scheduler {
     bool in_task() const noexcept;
 
     /// True when no event is queued or running (a snapshot; lock-free, so it may be used in a
-    /// wait_until predicate).
-    bool idle() const noexcept { return outstanding_.load(std::memory_order_acquire) == 0; }
+    /// wait_until predicate). The inbox is read first: the owner adds what it takes from the
+    /// inbox to its own count before it empties the inbox's.
+    bool idle() const noexcept {
+        return inbox_count_.load(std::memory_order_acquire) == 0 &&
+               queued_.load(std::memory_order_acquire) == 0;
+    }
+
+    /// True when the calling thread owns the event queue (the engine thread, or the thread
+    /// driving a deterministic scheduler).
+    bool owned_here() const noexcept;
 
     run_mode mode() const noexcept { return opts_.mode; }
     const std::string& name() const noexcept { return opts_.name; }
@@ -135,26 +174,56 @@ class scheduler {
     boost::asio::io_context& io() noexcept;
 
   private:
-    bool run_next_locked(std::unique_lock<std::mutex>& lock);
+    class driver;
+    struct foreign_task {
+        sim_time when;
+        task fn;
+    };
+
+    void run_next();
+    void take_inbox();
+    void post_foreign(sim_time when, task fn);
+    void wake_engine();
+    /// Owner only: counts a task queued (+1) or done (-1) with a plain store, since nothing
+    /// else writes the count.
+    void count_queued(std::ptrdiff_t delta) noexcept {
+        queued_.store(queued_.load(std::memory_order_relaxed) + static_cast<std::size_t>(delta),
+                      std::memory_order_release);
+    }
     sim_time wall_elapsed() const noexcept;
     sim_time wall_tie() const noexcept;
     sim_time to_sim(sim_time wall) const noexcept;  // wall time [ps] -> simulated, by pace_factor
     void pump();
+    void pump_idle();
     void engine_main();
     void notify_waiters();
 
     options opts_;
-    mutable std::mutex mutex_;
-    std::condition_variable waiters_cv_;
-    event_queue queue_;
+    event_queue queue_;  // owner thread only
     std::atomic<sim_time> now_{0};
     // Threaded mode: added to the wall time by advance_to(); only grows.
     std::atomic<sim_time> wall_offset_{0};
     std::atomic<bool> draining_{false};
-    std::atomic<std::uint64_t> events_run_{0};
+    std::atomic<std::uint64_t> events_run_{0};  // written by the owner only
+    std::atomic<std::size_t> queued_{0};        // queued plus running tasks; owner writes
+
+    // Tasks posted by threads that do not own the queue, oldest first.
+    std::mutex inbox_mutex_;
+    std::vector<foreign_task> inbox_;
+    std::atomic<bool> inbox_pending_{false};
+    std::atomic<std::size_t> inbox_count_{0};
+
+    // Deterministic mode: held by the thread driving the loop.
+    std::mutex driver_mutex_;
+
+    // Threaded mode: a pump is posted to (or running on) the io_context.
+    std::atomic<bool> pump_posted_{false};
+    bool pumping_ = false;  // engine thread only: inside pump()
+
+    // wait_until's threaded waiters.
+    mutable std::mutex waiters_mutex_;
+    std::condition_variable waiters_cv_;
     std::atomic<int> waiters_{0};
-    std::atomic<std::size_t> outstanding_{0};  // queued plus running tasks
-    bool pump_posted_ = false;
 
     // The io_context and its work guard live in scheduler.cpp, so only code that does I/O
     // compiles Boost.Asio.
@@ -164,6 +233,20 @@ class scheduler {
     std::atomic<bool> stopping_{false};
     std::thread engine_;
 };
+
+template <class F>
+void scheduler::post_at(sim_time when, F&& fn) {
+    if (owned_here()) {
+        queue_.push(std::max(when, now()), std::forward<F>(fn));
+        count_queued(1);
+        if (opts_.mode == run_mode::threaded && !pumping_) {
+            // An I/O handler on the engine thread, outside the pump: the pump must run.
+            wake_engine();
+        }
+        return;
+    }
+    post_foreign(when, task(std::forward<F>(fn)));
+}
 
 template <class Pred>
 bool scheduler::wait_until(Pred pred, std::chrono::milliseconds timeout) {
@@ -179,7 +262,7 @@ bool scheduler::wait_until(Pred pred, std::chrono::milliseconds timeout) {
         return true;
     }
     waiters_.fetch_add(1, std::memory_order_acq_rel);
-    std::unique_lock lock(mutex_);
+    std::unique_lock lock(waiters_mutex_);
     const bool ok = waiters_cv_.wait_for(lock, timeout, pred);
     lock.unlock();
     waiters_.fetch_sub(1, std::memory_order_acq_rel);

@@ -22,21 +22,18 @@ class inplace_function<R(Args...), Capacity> {
     requires(!std::is_same_v<std::remove_cvref_t<F>, inplace_function> &&
              std::is_invocable_r_v<R, std::remove_cvref_t<F>&, Args...>)
         inplace_function(F&& f) {  // NOLINT(google-explicit-constructor): used like std::function
-        using D = std::remove_cvref_t<F>;
-        static_assert(sizeof(D) <= Capacity, "callable too large for inplace_function");
-        static_assert(alignof(D) <= alignof(std::max_align_t), "callable over-aligned");
-        static_assert(std::is_nothrow_move_constructible_v<D>,
-                      "callable must move without throwing");
-        ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
-        invoke_ = [](void* self, Args&&... args) -> R {
-            return (*static_cast<D*>(self))(std::forward<Args>(args)...);
-        };
-        manage_ = [](void* dst, void* src) noexcept {
-            if (dst != nullptr) {
-                ::new (dst) D(std::move(*static_cast<D*>(src)));
-            }
-            static_cast<D*>(src)->~D();
-        };
+        construct(std::forward<F>(f));
+    }
+
+    /// Replaces the stored callable with f, built in place (no temporary function is moved).
+    template <class F>
+    void emplace(F&& f) {
+        if constexpr (std::is_same_v<std::remove_cvref_t<F>, inplace_function>) {
+            *this = std::move(f);
+        } else {
+            reset();
+            construct(std::forward<F>(f));
+        }
     }
 
     inplace_function(inplace_function&& other) noexcept { take(other); }
@@ -69,6 +66,25 @@ class inplace_function<R(Args...), Capacity> {
     }
 
   private:
+    template <class F>
+    void construct(F&& f) {
+        using D = std::remove_cvref_t<F>;
+        static_assert(sizeof(D) <= Capacity, "callable too large for inplace_function");
+        static_assert(alignof(D) <= alignof(std::max_align_t), "callable over-aligned");
+        static_assert(std::is_nothrow_move_constructible_v<D>,
+                      "callable must move without throwing");
+        ::new (static_cast<void*>(storage_)) D(std::forward<F>(f));
+        invoke_ = [](void* self, Args&&... args) -> R {
+            return (*static_cast<D*>(self))(std::forward<Args>(args)...);
+        };
+        manage_ = [](void* dst, void* src) noexcept {
+            if (dst != nullptr) {
+                ::new (dst) D(std::move(*static_cast<D*>(src)));
+            }
+            static_cast<D*>(src)->~D();
+        };
+    }
+
     void take(inplace_function& other) noexcept {
         if (other.manage_ != nullptr) {
             other.manage_(storage_, other.storage_);

@@ -10,7 +10,7 @@
 
 namespace ndksim::irql {
 
-constinit thread_local thread_state t_state{};
+constinit thread_local thread_state t_state [[gnu::tls_model("initial-exec")]]{};
 
 namespace {
 

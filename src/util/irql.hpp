@@ -31,7 +31,9 @@ struct thread_state {
 };
 
 /// The calling thread's state; use the accessors below.
-extern constinit thread_local thread_state t_state;
+/// initial-exec: read on every NDK call and callback; from the shared library the default model
+/// costs a __tls_get_addr call per access (the library is linked, not dlopen'ed late).
+extern constinit thread_local thread_state t_state [[gnu::tls_model("initial-exec")]];
 
 /// The calling thread's IRQL.
 inline std::uint8_t current() noexcept {

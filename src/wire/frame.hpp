@@ -49,6 +49,9 @@ struct frame {
     /// Cleared by take().
     bool stamped = false;
     std::uint64_t departure = 0;
+    /// The in-process link's place for the frame's arrival in the receiver's event order
+    /// (scheduler::reserve), while it waits in flight behind earlier frames.
+    std::uint64_t arrival_seq = 0;
     frame* next = nullptr;  ///< free-list link (owned by the pool)
     frame_pool* pool = nullptr;
     bool loose = false;  ///< allocated alone, beyond the pool's steady size (trim() frees it)
