@@ -31,8 +31,10 @@ fi
 launcher=()
 if command -v ccache >/dev/null 2>&1; then
     launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-    # Paths relative to the clone, so that another clone of the same commit reuses the cache.
+    # Paths relative to the clone, so that another clone of the same commit reuses the cache;
+    # the sloppiness lets compiles that use the precompiled headers hit (CMakeLists.txt).
     export CCACHE_BASEDIR="$PWD"
+    export CCACHE_SLOPPINESS=pch_defines,time_macros
 fi
 
 build_tree() {
