@@ -40,7 +40,7 @@ void check_cm(std::span<const std::byte> payload) {
     if (!c.ok()) {
         return;
     }
-    std::vector<std::byte> again(cm_max_payload);
+    std::vector<std::byte> again(cm_mad_size);
     const cm_encode_result e = encode_cm_payload(c.message, again);
     require(e.ok());
     again.resize(e.size);

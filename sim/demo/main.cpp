@@ -12,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <map>
 #include <string>
 #include <thread>
@@ -89,9 +90,21 @@ int listen_role(const cli_options& o, const std::string& local) {
     return failed == 0 ? 0 : 1;
 }
 
+/// The connector's capture beside the listener's in one run (--role both): ".connector" goes
+/// before the extension, so that a "*.pcap" glob finds both ("demo.pcap" ->
+/// "demo.connector.pcap").
+std::string connector_pcap(const std::string& path) {
+    std::filesystem::path p(path);
+    const std::filesystem::path extension = p.extension();
+    p.replace_extension();
+    p += ".connector";
+    p += extension;
+    return p.string();
+}
+
 int connect_role(const cli_options& o, const std::string& local, const std::string& peer) {
     lb::report out("connector");
-    std::string pcap = o.pcap.empty() || o.role != "both" ? o.pcap : o.pcap + ".connector";
+    const std::string pcap = o.pcap.empty() || o.role != "both" ? o.pcap : connector_pcap(o.pcap);
     lb::endpoint ep(endpoint_for(o, "connector", local, pcap));
     if (NTSTATUS s = ep.open(); s != STATUS_SUCCESS) {
         out.check(false, "{} (wire {}, {}:{})", ep.error(), o.wire, local, o.port);
@@ -233,7 +246,9 @@ int main(int argc, char** argv) {
     app.add_option("--iterations", o.iterations, "RDMA write+read rounds (bench: writes)")
         ->check(CLI::PositiveNumber)
         ->capture_default_str();
-    app.add_option("--pcap", o.pcap, "record the frames to this pcap file");
+    app.add_option("--pcap", o.pcap,
+                   "record the frames to this pcap file (--role both: the connector's go to "
+                   "FILE with .connector before the extension, e.g. demo.connector.pcap)");
     app.add_option("--log", o.log,
                    "log level (NDKSIM_LOG); a level below the build's NDKSIM_LOG_FLOOR warns "
                    "that its lines were compiled out")

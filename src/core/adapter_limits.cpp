@@ -21,8 +21,12 @@ adapter_limits connectx_like_limits() noexcept {
     l.max_srq_depth = 32768;
     l.max_cq_depth = 4194303;
     l.large_request_threshold = 16384;
+    // The consumer's share of IBA CM private data over RoCE (IBA vol. 1 12.6, annex A11): a
+    // REQ's 92 bytes less the 36-byte IP CM header; the smaller of a REP's 196 and a REJ's 148
+    // bytes, as both NdkAccept and NdkReject are bounded by MaxCalleeData (WinOF's ND
+    // providers advertise the same 56 and 148).
     l.max_caller_data = 56;
-    l.max_callee_data = 196;
+    l.max_callee_data = 148;
     l.adapter_flags = adapter_flag::in_order_dma | adapter_flag::read_sink_not_required |
                       adapter_flag::cq_interrupt_moderation | adapter_flag::multi_engine |
                       adapter_flag::read_local_invalidate | adapter_flag::cq_resize |

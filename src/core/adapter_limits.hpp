@@ -45,7 +45,8 @@ inline constexpr std::uint32_t loopback_connections = 0x00010000;
 }  // namespace adapter_flag
 
 /// ConnectX-like defaults (../shared/calibration: max_qp_wr 32768, max_sge 30,
-/// max_qp_rd_atom 16; RDMA CM private data limits 56 bytes on connect, 196 on accept).
+/// max_qp_rd_atom 16; IBA CM private data over RoCE: 56 bytes on connect, 148 on accept and
+/// reject).
 adapter_limits connectx_like_limits() noexcept;
 
 }  // namespace ndksim::core

@@ -38,10 +38,12 @@ status because(status s, const char* why) noexcept {
     return s;
 }
 
-// Reject reasons carried in the reject message (provider-defined).
-constexpr std::uint32_t k_reject_no_listener = 1;
-constexpr std::uint32_t k_reject_consumer = 2;
-constexpr std::uint32_t k_reject_aborted = 3;
+// The IBA RNR Retry Count (3 bits) of an RNR retry limit: 7 means "for ever".
+std::uint8_t rnr_retry_code(std::uint32_t limit) noexcept {
+    constexpr std::uint8_t k_for_ever = 7;
+    return limit == UINT32_MAX ? k_for_ever
+                               : static_cast<std::uint8_t>(std::min<std::uint32_t>(limit, 6));
+}
 
 // The seed of the connection-id generator: the adapter's seed (a deterministic run repeats),
 // mixed with its address (FNV-1a) so that two adapters of one run draw different ids.
@@ -62,18 +64,32 @@ void store_private_data(core::connector& c, std::span<const std::byte> data) {
 
 connection_manager::connection_manager(engine& e) : e_(e), ids_(id_seed(e.dev().config())) {}
 
-wire::cm_message connection_manager::handshake_message(const core::connector& c,
+wire::cm_message connection_manager::handshake_message(const connection& conn,
                                                        wire::cm_type type) const {
+    const core::connector& c = *conn.c;
     const core::adapter_limits& limits = e_.dev().limits();
+    const engine_config& cfg = e_.config();
     wire::cm_message m;
     m.type = type;
-    fill_addresses(c, m);
+    fill_addresses(conn, m);
     if (const core::qp* q = c.bound_qp()) {
         m.qp_number = q->qpn();
         m.start_psn = start_psn_for(q->qpn(), c.local_id);
+        m.srq = q->shared_rq() != nullptr;
     }
+    // Responder Resources and Initiator Depth are 8-bit fields: the adapter's limits
+    // (NDK_ADAPTER_INFO.MaxInboundReadLimit, MaxOutboundReadLimit) are within them.
+    static_assert(sizeof(wire::cm_req_layout::responder_resources) == 1);
     m.inbound_read_limit = std::min(c.inbound_read_limit, limits.max_inbound_read_limit);
     m.outbound_read_limit = std::min(c.outbound_read_limit, limits.max_outbound_read_limit);
+    m.ca_guid = wire::ca_guid_for(to_ip(e_.dev().own_address()));
+    m.rnr_retry_count = rnr_retry_code(cfg.rnr_retry_limit);
+    // This adapter's transport settings, as a REQ states them (each adapter uses its own).
+    m.cm_response_timeout = wire::iba_timeout_code(cfg.cm_response_timeout / k_cm_attempts);
+    m.max_cm_retries = static_cast<std::uint8_t>(k_cm_attempts - 1);
+    m.local_ack_timeout = wire::iba_timeout_code(cfg.ack_timeout);
+    m.retry_count = static_cast<std::uint8_t>(std::min<std::uint32_t>(cfg.retry_limit, 7));
+    m.path_mtu = wire::iba_mtu_code(e_.hw().mtu());
     m.set_private_data(
         std::span<const std::byte>(c.own_private_data).first(c.own_private_data_length));
     return m;
@@ -120,7 +136,7 @@ connection_manager::connection* connection_manager::match(const wire::cm_message
     std::lock_guard lock(mutex_);
     const auto from_peer = [&](const connection& conn) {
         const core::connector& c = *conn.c;
-        return to_ip(c.peer_address) == from && c.peer_address.port == m.src_port;
+        return to_ip(c.peer_address) == from;
     };
     if (m.remote_connection_id == 0) {
         if (m.type != wire::cm_type::reject || m.local_connection_id == 0) {
@@ -149,13 +165,23 @@ void connection_manager::count_unmatched([[maybe_unused]] const wire::cm_message
                  wire::to_string(from), m.remote_connection_id);
 }
 
-void connection_manager::fill_addresses(const core::connector& c, wire::cm_message& m) const {
+void connection_manager::fill_addresses(const connection& conn, wire::cm_message& m) const {
+    const core::connector& c = *conn.c;
+    m.transaction_id = conn.transaction_id;
     m.local_connection_id = c.local_id;
     m.remote_connection_id = c.remote_id;
     m.src_ip = to_ip(c.local_address);
     m.dst_ip = to_ip(c.peer_address);
     m.src_port = c.local_address.port;
     m.dst_port = c.peer_address.port;
+}
+
+wire::cm_message connection_manager::disconnect_request(const connection& conn) const {
+    wire::cm_message m;
+    m.type = wire::cm_type::disconnect_request;
+    fill_addresses(conn, m);
+    m.qp_number = conn.c->peer_qpn;  // a DREQ names the receiver's QP (IBA 12.6, DREQ)
+    return m;
 }
 
 void connection_manager::send(connection& conn, wire::cm_message& m) {
@@ -186,18 +212,18 @@ void connection_manager::send_reply_to(const wire::ip_address& to, wire::cm_mess
     send(conn, m);
 }
 
-void connection_manager::reject_unknown(const wire::cm_message& m, std::uint32_t reason) {
+void connection_manager::reject_unknown(const wire::cm_message& m, const wire::ip_address& from,
+                                        wire::cm_reject_reason reason) {
     wire::cm_message reply;
     reply.type = wire::cm_type::reject;
+    reply.transaction_id = m.transaction_id;
     reply.remote_connection_id = m.local_connection_id;
     // The id the sender gave us, so that its side can match the answer (match()).
     reply.local_connection_id = m.remote_connection_id;
-    reply.src_ip = m.dst_ip;
-    reply.dst_ip = m.src_ip;
-    reply.src_port = m.dst_port;
-    reply.dst_port = m.src_port;
-    reply.reject_reason = reason;
-    send_reply_to(m.src_ip, reply);
+    reply.rejected_message =
+        m.type == wire::cm_type::request ? wire::cm_rejected::request : wire::cm_rejected::reply;
+    reply.reject_reason = static_cast<std::uint16_t>(reason);
+    send_reply_to(from, reply);
 }
 
 void connection_manager::arm_timer(std::uint32_t id, connector_state waiting_in,
@@ -347,7 +373,9 @@ status connection_manager::connect(core::connector& c, core::qp& q, const core::
         if (conn == nullptr || conn->c->state() != connector_state::connecting) {
             return;
         }
-        wire::cm_message m = handshake_message(*conn->c, wire::cm_type::request);
+        // The active side's id names the whole exchange (the MAD transaction id).
+        conn->transaction_id = id;
+        wire::cm_message m = handshake_message(*conn, wire::cm_type::request);
         conn->peer = e_.link().resolve(to_ip(conn->c->peer_address));
         if (!conn->peer) {
             fail_connection(id, status::host_unreachable);
@@ -386,8 +414,7 @@ status connection_manager::complete_connect(core::connector& c, core::disconnect
         activate_qp(*conn);
         wire::cm_message m;
         m.type = wire::cm_type::ready_to_use;
-        fill_addresses(cn, m);
-        m.qp_number = cn.bound_qp()->qpn();
+        fill_addresses(*conn, m);
         send(*conn, m);
         cn.set_state(connector_state::connected);
         cn.complete_request(status::success);
@@ -438,7 +465,7 @@ status connection_manager::accept(core::connector& c, core::qp& q, std::uint32_t
         if (conn == nullptr || conn->c->state() != connector_state::accepting) {
             return;
         }
-        wire::cm_message m = handshake_message(*conn->c, wire::cm_type::reply);
+        wire::cm_message m = handshake_message(*conn, wire::cm_type::reply);
         // The QP can receive from now on: the peer sends only after its ready-to-use message,
         // which travels ahead of its data on the same path.
         activate_qp(*conn);
@@ -466,10 +493,14 @@ status connection_manager::reject(core::connector& c, std::span<const std::byte>
     c.set_state(connector_state::failed);
     store_private_data(c, private_data);
     const std::uint32_t id = c.local_id;
-    e_.dev().sched().post([this, id] {
+    // The passive side refuses the peer's REQ, the active side its REP.
+    const wire::cm_rejected rejected =
+        s == connector_state::requested ? wire::cm_rejected::request : wire::cm_rejected::reply;
+    e_.dev().sched().post([this, id, rejected] {
         if (connection* conn = find(id)) {
-            wire::cm_message m = handshake_message(*conn->c, wire::cm_type::reject);
-            m.reject_reason = k_reject_consumer;
+            wire::cm_message m = handshake_message(*conn, wire::cm_type::reject);
+            m.rejected_message = rejected;
+            m.reject_reason = static_cast<std::uint16_t>(wire::cm_reject_reason::consumer);
             send(*conn, m);
             if (core::qp* q = conn->c->bound_qp();
                 q != nullptr && q->state() == core::qp_state::connecting) {
@@ -506,9 +537,7 @@ status connection_manager::disconnect(core::connector& c, core::request_fn done)
             return;
         }
         cn.set_state(connector_state::disconnecting);
-        wire::cm_message m;
-        m.type = wire::cm_type::disconnect_request;
-        fill_addresses(cn, m);
+        wire::cm_message m = disconnect_request(*conn);
         send(*conn, m);
         arm_timer(id, connector_state::disconnecting, status::io_timeout);
     });
@@ -527,8 +556,9 @@ void connection_manager::on_datagram(const wire::decoded_packet& p, const wire::
     }
     e_.counters().cm_messages_received.fetch_add(1, std::memory_order_relaxed);
     const wire::cm_message& m = r.message;
-    if (!(m.src_ip == from)) {
-        // The message's own source must be where it came from; anything else is forged.
+    if (m.type == wire::cm_type::request && !(m.src_ip == from)) {
+        // A REQ's own source (its primary path's local GID and its IP CM source address)
+        // must be where it came from; anything else is forged.
         e_.counters().cm_bad_messages.fetch_add(1, std::memory_order_relaxed);
         return;
     }
@@ -550,11 +580,14 @@ void connection_manager::on_datagram(const wire::decoded_packet& p, const wire::
 
 bool connection_manager::matches_live(const wire::decoded_packet& p, const wire::ip_address& from) {
     const wire::cm_decode_result r = wire::decode_cm(p);
-    if (!r.ok() || !(r.message.src_ip == from)) {
+    if (!r.ok()) {
         return false;
     }
     const wire::cm_message& m = r.message;
     if (m.type == wire::cm_type::request) {
+        if (!(m.src_ip == from)) {
+            return false;
+        }
         const core::ref<core::listener> l = e_.dev().find_listener(m.dst_port);
         return l && m.dst_ip == to_ip(e_.dev().own_address()) && l->accepting_requests();
     }
@@ -576,7 +609,7 @@ void connection_manager::on_request(const wire::cm_message& m, const wire::ip_ad
     const bool own_ip = m.dst_ip == to_ip(dev.own_address());
     if (!l || !own_ip || !l->accepting_requests()) {
         // No listener, a paused one (rule 26) or a closing one (rule 25): refused.
-        reject_unknown(m, k_reject_no_listener);
+        reject_unknown(m, from, wire::cm_reject_reason::invalid_service_id);
         return;
     }
     core::ref<core::connector> c = core::connector::create_passive(*l);
@@ -599,6 +632,7 @@ void connection_manager::on_request(const wire::cm_message& m, const wire::ip_ad
     c->owns_port = true;
     const std::uint32_t id = register_connection(*c);
     if (connection* conn = find(id)) {
+        conn->transaction_id = m.transaction_id;
         conn->peer = e_.link().resolve(from);
         conn->flow = wire::flow{e_.link().local_address(), from, wire::roce_udp_port,
                                 wire::roce_udp_port, 0};
@@ -617,7 +651,7 @@ void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_addr
         if (find(m.remote_connection_id) == nullptr) {
             // We forgot the connection (the connector closed, or timed out) and the peer
             // still offers it: tell it, without state, so its Accept ends now.
-            reject_unknown(m, k_reject_aborted);
+            reject_unknown(m, from, wire::cm_reject_reason::invalid_comm_id);
         }
         return;
     }
@@ -635,7 +669,7 @@ void connection_manager::on_reply(const wire::cm_message& m, const wire::ip_addr
         return;
     }
     if (conn->c->state() != connector_state::connecting) {
-        reject_unknown(m, k_reject_aborted);
+        reject_unknown(m, from, wire::cm_reject_reason::stale_connection);
         return;
     }
     core::connector& c = *conn->c;
@@ -738,22 +772,22 @@ void connection_manager::on_disconnect_request(const wire::cm_message& m,
         // Already disconnected here: the peer repeats its request because our reply was lost.
         // The reply needs no state, so it is sent again. It changes nothing here, and goes
         // only to the address the request came from, with the ids the request named: what
-        // it can do there, the request's sender could do by sending it itself.
+        // it can do there, the request's sender could do by sending it itself. The request
+        // matched no live connection, and is counted as such.
+        count_unmatched(m, from);
         wire::cm_message reply;
         reply.type = wire::cm_type::disconnect_reply;
+        reply.transaction_id = m.transaction_id;
         reply.remote_connection_id = m.local_connection_id;
         reply.local_connection_id = m.remote_connection_id;
-        reply.src_ip = m.dst_ip;
-        reply.dst_ip = m.src_ip;
-        reply.src_port = m.dst_port;
-        reply.dst_port = m.src_port;
-        send_reply_to(m.src_ip, reply);
+        send_reply_to(from, reply);
         return;
     }
     core::ref<core::connector> c = conn->c;
     wire::cm_message reply;
     reply.type = wire::cm_type::disconnect_reply;
-    fill_addresses(*c, reply);
+    fill_addresses(*conn, reply);
+    reply.transaction_id = m.transaction_id;  // a DREP answers its DREQ
     send(*conn, reply);
     if (c->state() == connector_state::connected) {
         // A peer's disconnect stops the connection but does not flush (rule 12): the consumer
@@ -805,9 +839,7 @@ void connection_manager::abort_connection(core::qp& q, disconnect_reason reason)
     NDKSIM_INFO("{}: connection torn down ({})", c->ident(),
                 reason == disconnect_reason::retry_exhausted ? "retries exhausted" : "fatal error");
     if (connection* conn = find(id)) {
-        wire::cm_message m;
-        m.type = wire::cm_type::disconnect_request;
-        fill_addresses(*c, m);
+        wire::cm_message m = disconnect_request(*conn);
         send(*conn, m);
     }
     c->set_state(connector_state::disconnected);
@@ -836,12 +868,21 @@ void connection_manager::connector_closing(core::connector& c) {
                 s == connector_state::replied || s == connector_state::accepting ||
                 s == connector_state::connected || s == connector_state::disconnecting) {
                 // Tell the peer the connection is gone: it sees a refusal, an abandoned accept
-                // or a disconnect event.
+                // or a disconnect event. A REJ names what it answers: the peer's REQ (still
+                // unanswered here), its REP (not yet confirmed), or neither (our own REQ or
+                // REP is the one waiting).
                 wire::cm_message m;
-                m.type = s == connector_state::connected ? wire::cm_type::disconnect_request
-                                                         : wire::cm_type::reject;
-                fill_addresses(cn, m);
-                m.reject_reason = k_reject_aborted;
+                if (s == connector_state::connected) {
+                    m = disconnect_request(*conn);
+                } else {
+                    m.type = wire::cm_type::reject;
+                    fill_addresses(*conn, m);
+                    m.rejected_message = s == connector_state::requested
+                                             ? wire::cm_rejected::request
+                                         : s == connector_state::replied ? wire::cm_rejected::reply
+                                                                         : wire::cm_rejected::other;
+                    m.reject_reason = static_cast<std::uint16_t>(wire::cm_reject_reason::consumer);
+                }
                 if (core::qp* q = cn.bound_qp(); q != nullptr && s == connector_state::connected) {
                     send_pending_ack(e_, *q);
                 }

@@ -1,25 +1,27 @@
 #pragma once
 // The connection manager of one adapter: NdkConnect / Accept / CompleteConnect / Reject /
-// Disconnect and the messages they exchange (wire/cm_proto.hpp) over the same link as data
-// (concepts/ndkpi-listeners--connectors--and-endpoints.md, networkdirect-disconnect-scheme.md).
+// Disconnect and the InfiniBand CM messages they exchange (wire/cm_proto.hpp) over the same
+// link as data (concepts/ndkpi-listeners--connectors--and-endpoints.md,
+// networkdirect-disconnect-scheme.md; IBA vol. 1 12.9, the CM state machine).
 //
-//   active                                   passive
-//   Connect ---------- request ----------->  listener's connect event (new connector)
-//   Connect completes <------ reply -------  Accept
-//   CompleteConnect -- ready-to-use ------>  Accept completes
-//   Disconnect ------- disconnect request ->  disconnect event (no flush)
-//   Disconnect completes <- disconnect reply
-//   (reject answers a request or a reply; no listener, a paused listener or a closing one
-//    answers with a reject too, which the active side sees as STATUS_CONNECTION_REFUSED)
+//   active                              passive
+//   Connect ---------- REQ ---------->  listener's connect event (new connector)
+//   Connect completes <--- REP ------   Accept
+//   CompleteConnect -- RTU ---------->  Accept completes
+//   Disconnect ------- DREQ --------->  disconnect event (no flush)
+//   Disconnect completes <- DREP ----
+//   (a REJ answers a REQ (NdkReject, or no listener, a paused listener or a closing one: the
+//    active side sees STATUS_CONNECTION_REFUSED) or a REP (NdkReject on the active side), or
+//    abandons a connection being set up (its connector closed))
 //
 // Consumer calls validate inline, then run their effect as a task on the engine, which owns
 // the frames and the timers. Connection ids index a table; each entry holds a reference on
 // its connector until the connection ends or the connector closes.
 //
-// Ids are drawn at random (never 0, never one in the table), so that a stranger cannot name
-// a connection by counting; and a message is taken for a connection only when it comes from
-// that connection's peer (address and port) and carries both ids (match()). The generator is
-// seeded from the adapter's seed, so a deterministic run repeats.
+// Ids (IBA communication ids) are drawn at random (never 0, never one in the table), so that a
+// stranger cannot name a connection by counting; and a message is taken for a connection only
+// when it comes from that connection's peer address and carries both ids (match()). The
+// generator is seeded from the adapter's seed, so a deterministic run repeats.
 
 #include <cstdint>
 #include <mutex>
@@ -133,6 +135,8 @@ class connection_manager {
         std::uint64_t timer_generation = 0;
         wire::cm_message last_sent{};  ///< resent when its answer is late (datagrams get lost)
         std::uint32_t attempts = 0;    ///< sends of last_sent so far
+        /// MAD transaction id of the connection's messages: the active side's id.
+        std::uint64_t transaction_id = 0;
     };
 
     std::uint32_t register_connection(core::connector& c);
@@ -141,19 +145,26 @@ class connection_manager {
     /// The connection of `c`, or nullptr once it ended.
     connection* find(const core::connector& c);
     /// The live connection `m` (received from `from`) belongs to, or nullptr: the one whose id
-    /// is the message's remote id, whose peer address and port are the message's source and
-    /// `from`, and whose peer id, once known, is the message's local id. A reject may name the
-    /// connection by the sender's id alone (remote id 0: the active side gave up before our
-    /// reply reached it), and then the address must match as well.
+    /// is the message's remote id, whose peer address is `from`, and whose peer id, once known,
+    /// is the message's local id. A reject may name the connection by the sender's id alone
+    /// (remote id 0: the active side gave up before our reply reached it), and then the address
+    /// must match as well.
     connection* match(const wire::cm_message& m, const wire::ip_address& from);
     /// Counts a message that matched no connection (cm_bad_messages).
     void count_unmatched(const wire::cm_message& m, const wire::ip_address& from);
     void send(connection& conn, wire::cm_message& m);
     void send_reply_to(const wire::ip_address& to, wire::cm_message& m);
-    /// Answers a message that matches no connection (or no listener) with a reject.
-    void reject_unknown(const wire::cm_message& m, std::uint32_t reason);
-    void fill_addresses(const core::connector& c, wire::cm_message& m) const;
-    wire::cm_message handshake_message(const core::connector& c, wire::cm_type type) const;
+    /// Answers `m` from `from`, which matches no connection (or no listener), with a REJ that
+    /// needs no state: it carries the ids and transaction id `m` named.
+    void reject_unknown(const wire::cm_message& m, const wire::ip_address& from,
+                        wire::cm_reject_reason reason);
+    /// The connection's transaction id, both ids, and its addresses and ports (a REQ's).
+    void fill_addresses(const connection& conn, wire::cm_message& m) const;
+    /// A REQ, REP or REJ of `conn`: what fill_addresses gives, the QP, read limits, transport
+    /// settings and the consumer's private data.
+    wire::cm_message handshake_message(const connection& conn, wire::cm_type type) const;
+    /// The DREQ of `conn`.
+    wire::cm_message disconnect_request(const connection& conn) const;
     void arm_timer(std::uint32_t id, core::connector_state waiting_in, status on_timeout);
     /// Sends of one message before its wait ends in failure (the response timeout is split
     /// evenly between them).

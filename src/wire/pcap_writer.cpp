@@ -38,19 +38,10 @@ std::array<std::uint8_t, 16> as_v6(const ip_address& a) noexcept {
     return r;
 }
 
-/// A locally administered unicast MAC (RFC 7042 section 2.1: bit 1 of the first octet set)
-/// carrying the low bytes of the IP address, so each adapter has a stable, distinct MAC.
 void put_mac(std::byte* p, const ip_address& a) noexcept {
-    p[0] = std::byte{0x02};
-    if (a.v6) {
-        for (std::size_t i = 0; i < 5; ++i) {
-            p[1 + i] = static_cast<std::byte>(a.bytes[11 + i]);
-        }
-        return;
-    }
-    p[1] = std::byte{0x00};
-    for (std::size_t i = 0; i < 4; ++i) {
-        p[2 + i] = static_cast<std::byte>(a.bytes[i]);
+    const std::array<std::uint8_t, 6> mac = adapter_mac(a);
+    for (std::size_t i = 0; i < mac.size(); ++i) {
+        p[i] = static_cast<std::byte>(mac[i]);
     }
 }
 

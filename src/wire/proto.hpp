@@ -327,4 +327,16 @@ struct ip_address {
     friend constexpr bool operator==(const ip_address&, const ip_address&) = default;
 };
 
+/// The adapter at `a`'s MAC: locally administered unicast (RFC 7042 section 2.1: bit 1 of the
+/// first octet set) and carrying the low bytes of the IP address, so each adapter has a
+/// stable, distinct one: 02:00:a:b:c:d for IPv4 a.b.c.d, 02 and the last five bytes for IPv6.
+/// A capture's Ethernet headers and the CM's CA GUID (cm_proto.hpp) are derived from it.
+constexpr std::array<std::uint8_t, 6> adapter_mac(const ip_address& a) noexcept {
+    std::array<std::uint8_t, 6> mac{0x02};
+    for (std::size_t i = 1; i < mac.size(); ++i) {
+        mac[i] = a.v6 ? a.bytes[10 + i] : (i == 1 ? 0 : a.bytes[i - 2]);
+    }
+    return mac;
+}
+
 }  // namespace ndksim::wire

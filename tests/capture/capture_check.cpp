@@ -5,13 +5,13 @@
 //
 // Exit status 0 when every frame matches; otherwise each difference is printed.
 
-#include <cstdio>
+#include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "capture/command_output.hpp"
 
 namespace {
 
@@ -25,15 +25,7 @@ constexpr const char* k_fields[] = {
 constexpr std::size_t k_ieth_column = 9;
 
 std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> out;
-    std::string cell;
-    std::istringstream in(line);
-    while (std::getline(in, cell, '\t')) {
-        out.push_back(cell);
-    }
-    if (!line.empty() && line.back() == '\t') {
-        out.emplace_back();
-    }
+    std::vector<std::string> out = ndksim::capture_test::tab_cells(line);
     out.resize(std::size(k_fields));
     return out;
 }
@@ -67,36 +59,17 @@ int main(int argc, char** argv) {
         command += std::string(" -e ") + f;
     }
     command += " 2>/dev/null";
-    std::FILE* p = ::popen(command.c_str(), "r");
-    if (p == nullptr) {
-        std::cerr << "cannot run: " << command << '\n';
-        return 2;
-    }
-    std::vector<std::string> dissected;
-    std::string line;
-    char chunk[4096];
-    while (std::fgets(chunk, sizeof chunk, p) != nullptr) {
-        line += chunk;
-        if (!line.empty() && line.back() == '\n') {
-            line.pop_back();
-            dissected.push_back(line);
-            line.clear();
-        }
-    }
-    const int rc = ::pclose(p);
-    if (rc != 0) {
-        std::cerr << "tshark failed (status " << rc << "): " << command << '\n';
+    const auto dissected_lines = ndksim::capture_test::output_lines(command);
+    if (!dissected_lines) {
         return 1;
     }
-    std::ifstream in(std::string(argv[2]) + ".expected");
-    if (!in) {
-        std::cerr << "cannot read " << argv[2] << ".expected\n";
+    const auto expected_lines =
+        ndksim::capture_test::file_lines(std::string(argv[2]) + ".expected");
+    if (!expected_lines) {
         return 2;
     }
-    std::vector<std::string> expected;
-    while (std::getline(in, line)) {
-        expected.push_back(line);
-    }
+    const std::vector<std::string>& dissected = *dissected_lines;
+    const std::vector<std::string>& expected = *expected_lines;
     int differences = 0;
     if (expected.size() != dissected.size()) {
         std::cerr << "tshark shows " << dissected.size() << " frames, the test recorded "
@@ -107,8 +80,8 @@ int main(int argc, char** argv) {
     for (std::size_t i = 0; i < std::min(expected.size(), dissected.size()); ++i) {
         const auto want = split(expected[i]);
         const auto got = split(dissected[i]);
-        // Connection-management datagrams (UD, opcode 0x64, to QP 1) are the simulator's own
-        // format: only their BTH is compared.
+        // Connection-management datagrams (UD, opcode 0x64, to QP 1): only their BTH is
+        // compared here; cm_capture_check.cpp checks tshark's decode of their MADs.
         const bool cm = want[1] == "100";
         data_frames += cm ? 0 : 1;
         const std::size_t columns = cm ? 4 : std::size(k_fields);

@@ -12,8 +12,8 @@
 
 #include "api/abi.hpp"
 #include "api/adapter_state.hpp"
+#include "capture/captured_frame.hpp"
 #include "capture/capturing_pair.hpp"
-#include "capture/pcap_reader.hpp"
 #include "core/qp.hpp"
 #include "wire/codec.hpp"
 #include "wire/icrc.hpp"
@@ -141,21 +141,9 @@ void CaptureRun::check_file(std::uint64_t sent) {
         const std::byte* udp = ip + 20;
         EXPECT_EQ(4791u, be_at(udp + 2, 2));
         EXPECT_EQ(8 + frame_size, be_at(udp + 4, 2));
-        wire::flow flow;
-        flow.src = wire::ip_address::v4(static_cast<std::uint8_t>(be_at(ip + 12, 1)),
-                                        static_cast<std::uint8_t>(be_at(ip + 13, 1)),
-                                        static_cast<std::uint8_t>(be_at(ip + 14, 1)),
-                                        static_cast<std::uint8_t>(be_at(ip + 15, 1)));
-        flow.dst = wire::ip_address::v4(static_cast<std::uint8_t>(be_at(ip + 16, 1)),
-                                        static_cast<std::uint8_t>(be_at(ip + 17, 1)),
-                                        static_cast<std::uint8_t>(be_at(ip + 18, 1)),
-                                        static_cast<std::uint8_t>(be_at(ip + 19, 1)));
-        flow.src_port = static_cast<std::uint16_t>(be_at(udp, 2));
-        flow.dst_port = static_cast<std::uint16_t>(be_at(udp + 2, 2));
-        flow.ipv4_id = static_cast<std::uint16_t>(be_at(ip + 4, 2));
         // The ICRC verifies over the headers as captured: what Wireshark would check.
         const wire::decode_result d =
-            wire::decode_frame(std::span<const std::byte>(udp + 8, frame_size), flow);
+            wire::decode_frame(capture_test::ipv4_frame(r), capture_test::ipv4_flow(r));
         ASSERT_TRUE(d.ok()) << wire::decode_error_name(d.error);
         const wire::decoded_packet& p = d.packet;
         expected << expected_line(number, p) << '\n';

@@ -176,26 +176,22 @@ class Hostile : public CapturingPair {
         settle();
     }
 
-    /// A CM message of `type` on the first connection, sent to side `to` (its connector
-    /// `victim`) as if by its peer: ids, addresses and ports as the peer would fill them,
-    /// from `from` (whose address the message also claims as its source, and over whose
-    /// flow the ICRC is computed).
+    /// A CM message of `type` on the connection of `victim`'s connector, as its peer would
+    /// send it: both communication ids, the peer's QP where the type names one.
     static wire::cm_message cm_to(wire::cm_type type, NDK_CONNECTOR* victim) {
         const core::connector& c = core_connector(victim);
         wire::cm_message m;
         m.type = type;
         m.local_connection_id = c.remote_id;
         m.remote_connection_id = c.local_id;
-        m.src_ip.bytes = c.peer_address.bytes;
-        m.dst_ip.bytes = c.local_address.bytes;
-        m.src_port = c.peer_address.port;
-        m.dst_port = c.local_address.port;
+        m.qp_number = type == wire::cm_type::disconnect_request ? c.bound_qp()->qpn() : c.peer_qpn;
         return m;
     }
 
-    static std::vector<std::byte> forge_cm(wire::cm_message m, const char* from, const char* to) {
-        m.src_ip = ip_of(from);
-        std::vector<std::byte> frame(wire::cm_max_frame_size);
+    /// `m` as a CM datagram from `from` to `to` (the ICRC over that flow).
+    static std::vector<std::byte> forge_cm(const wire::cm_message& m, const char* from,
+                                           const char* to) {
+        std::vector<std::byte> frame(wire::cm_frame_size);
         const wire::cm_encode_result r =
             wire::encode_cm_frame(m, 0, wire::flow{ip_of(from), ip_of(to)}, frame);
         EXPECT_TRUE(r.ok());
@@ -592,14 +588,14 @@ TEST_F(Hostile, InjectRefusesBadArguments) {
 }
 
 // ---- connection management from a stranger ------------------------------------------------
-// Every CM message must come from the connection's peer (address and port) and name both
-// connection ids; anything else is dropped and counted in cm_bad_messages, and the connection
-// it aims at goes on.
+// Every CM message must come from the connection's peer address and name both of the
+// connection's communication ids; anything else is dropped and counted in cm_bad_messages, and
+// the connection it aims at goes on.
 
 class HostileCm : public Hostile, public ::testing::WithParamInterface<wire::cm_type> {};
 
 TEST_P(HostileCm, MessageFromAStrangerAddressLeavesTheConnection) {
-    // The stranger knows both ids and the ports; only its address differs.
+    // The stranger knows both ids; only its address differs.
     const std::uint64_t before_a = cm_bad(a_);
     const std::uint64_t before_b = cm_bad(b_);
     inject_into(b_, forge_cm(cm_to(GetParam(), b_.connector), "10.0.0.9", "10.0.0.2"), "10.0.0.9");
@@ -626,13 +622,21 @@ TEST_P(HostileCm, MessageWithAGuessedIdFromThePeerAddressLeavesTheConnection) {
     expect_first_connection_intact();
 }
 
-TEST_P(HostileCm, MessageFromAnotherPortOfThePeerAddressLeavesTheConnection) {
+TEST_P(HostileCm, MessageMixingTheIdsOfTwoConnectionsOfThePeerLeavesBoth) {
+    // From the peer's own address, with real ids of both of its connections: the receiver's id
+    // of the first and the sender's id of the second. Both ids must belong to one connection.
+    const std::uint64_t before_a = cm_bad(a_);
     const std::uint64_t before_b = cm_bad(b_);
     wire::cm_message to_b = cm_to(GetParam(), b_.connector);
-    to_b.src_port = static_cast<std::uint16_t>(to_b.src_port + 1);
+    to_b.local_connection_id = core_connector(links_.back().active).local_id;
     inject_into(b_, forge_cm(to_b, "10.0.0.1", "10.0.0.2"), "10.0.0.1");
+    wire::cm_message to_a = cm_to(GetParam(), a_.connector);
+    to_a.local_connection_id = core_connector(links_.back().passive).local_id;
+    inject_into(a_, forge_cm(to_a, "10.0.0.2", "10.0.0.1"), "10.0.0.2");
+    EXPECT_EQ(before_a + 1, cm_bad(a_));
     EXPECT_EQ(before_b + 1, cm_bad(b_));
     expect_first_connection_intact();
+    expect_second_connection_works();
 }
 
 INSTANTIATE_TEST_SUITE_P(EveryType, HostileCm,
