@@ -12,18 +12,34 @@ cost_model fit_cost(const std::vector<std::uint64_t>& sizes, const std::vector<d
     if (sizes.empty()) {
         return m;
     }
-    const auto [lo, hi] = std::minmax_element(sizes.begin(), sizes.end());
-    const auto i = static_cast<std::size_t>(lo - sizes.begin());
-    const auto j = static_cast<std::size_t>(hi - sizes.begin());
     m.known = true;
-    if (*hi > *lo) {
-        m.per_byte = std::max(0.0, (seconds[j] - seconds[i]) / static_cast<double>(*hi - *lo));
-        m.fixed = std::max(0.0, seconds[i] - m.per_byte * static_cast<double>(*lo));
-        return m;
+    // The fixed part: the median over the sizes whose payload costs little, as one size of a
+    // sweep often runs much faster or slower than its neighbours on a shared host.
+    std::vector<double> small;
+    std::size_t largest = 0;
+    for (std::size_t i = 0; i < sizes.size(); ++i) {
+        if (static_cast<double>(sizes[i]) < k_prior_bytes) {
+            small.push_back(seconds[i]);
+        }
+        largest = sizes[i] > sizes[largest] ? i : largest;
     }
-    // fixed = per_byte x k_prior_bytes, and fixed + per_byte x size = the measured time.
-    m.per_byte = seconds[i] / (k_prior_bytes + static_cast<double>(*lo));
-    m.fixed = m.per_byte * k_prior_bytes;
+    if (small.empty()) {
+        // The smallest size's time, split by the prior's ratio.
+        const auto i =
+            static_cast<std::size_t>(std::min_element(sizes.begin(), sizes.end()) - sizes.begin());
+        m.fixed = seconds[i] * k_prior_bytes / (k_prior_bytes + static_cast<double>(sizes[i]));
+    } else {
+        std::nth_element(small.begin(), small.begin() + (small.size() - 1) / 2, small.end());
+        m.fixed = small[(small.size() - 1) / 2];
+    }
+    // The part per byte shows only in a size whose payload outweighs the fixed part; below
+    // that, the differences between sizes are noise, and the prior stands in.
+    const auto top = static_cast<double>(sizes[largest]);
+    if (top >= k_observable_bytes) {
+        m.per_byte = std::max(0.0, (seconds[largest] - m.fixed) / top);
+    } else {
+        m.per_byte = m.fixed / k_prior_bytes;
+    }
     return m;
 }
 
