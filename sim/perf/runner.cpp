@@ -41,6 +41,7 @@ void post(const options& o, endpoint& ep, const side& from, const side& to, std:
 void post_receive(endpoint& ep, const side& s, std::uint64_t size) {
     NDK_SGE sge = s.sge(0, size);
     posted(ep.qp->Dispatch->NdkReceive(ep.qp, nullptr, &sge, 1), "NdkReceive");
+    ++ep.receives_posted;
 }
 
 bool try_post_receive(endpoint& ep, const side& s, std::uint64_t size) {
@@ -50,6 +51,7 @@ bool try_post_receive(endpoint& ep, const side& s, std::uint64_t size) {
         return false;
     }
     posted(st, "NdkReceive");
+    ++ep.receives_posted;
     return true;
 }
 
@@ -177,9 +179,8 @@ struct flow {
     bool receives_here = false;  // `to` is in this process and must keep receives posted
     std::uint64_t posted = 0;
     std::uint64_t done = 0;
-    std::uint64_t base = 0;  // initiator completions of from's endpoint before the run
-    std::uint64_t receives_posted = 0;
-    std::uint64_t received_base = 0;       // receive completions of to's endpoint before the run
+    std::uint64_t base = 0;             // initiator completions of from's endpoint before the run
+    std::uint64_t receives_posted = 0;  // by this phase
     std::vector<std::uint64_t> posted_at;  // ring of post times, completion order = post order
 };
 
@@ -204,20 +205,19 @@ std::uint64_t bandwidth_run(rig& r, const options& o, std::uint64_t size, const 
         }
     }
     // The receive queue's depth, but never more than the sends to come. Each receive takes the
-    // whole buffer, so one left posted after the last size (-D ends a flow at any count) still
-    // fits a larger message of the next.
+    // whole buffer, so one left posted after a size (-D ends a flow at any count) still fits a
+    // larger message of the next, and counts as posted there.
     const std::uint64_t receives = std::min<std::uint64_t>(o.outstanding + 16, until.limit());
     auto top_up = [&](flow& f) {
         endpoint& to = f.to->eps[f.qp];
-        const std::uint64_t got = to.counts.received - f.received_base;
-        while (f.receives_posted < until.limit() && f.receives_posted - got < receives &&
+        while (f.receives_posted < until.limit() &&
+               to.receives_posted - to.counts.received < receives &&
                try_post_receive(to, *f.to, f.to->buffer_size)) {
             ++f.receives_posted;
         }
     };
     for (flow& f : flows) {
         f.base = f.from->eps[f.qp].counts.initiator_done;
-        f.received_base = f.receives_here ? f.to->eps[f.qp].counts.received : 0;
         f.posted_at.assign(o.outstanding, 0);
         if (f.receives_here) {
             top_up(f);
@@ -300,14 +300,13 @@ size_result run_size(rig& r, const options& o, std::uint64_t size, const progres
         samples.clear();
         done_at.clear();
     }
+    const auto wall0 = std::chrono::steady_clock::now();
     budget measured{o.iterations, {}};
     if (o.duration > 0) {
-        measured = budget{0, std::chrono::steady_clock::now() + std::chrono::seconds(o.duration)};
-    }
-    if (o.duration == 0) {
+        measured = budget{0, wall0 + std::chrono::seconds(o.duration)};
+    } else {
         samples.reserve(static_cast<std::size_t>(o.iterations) * qps * directions);
     }
-    const auto wall0 = std::chrono::steady_clock::now();
     const std::uint64_t t0 = r.now();
     if (o.mode == run_mode::lat) {
         latency_run(r, o, size, o.warmup, measured, samples, progress);
@@ -350,8 +349,13 @@ size_result run_size(rig& r, const options& o, std::uint64_t size, const progres
         out.bw_gbps = static_cast<double>(out.bytes) * 8 / seconds / 1e9;
         out.msg_rate_mpps = static_cast<double>(out.messages) / seconds / 1e6;
     }
-    // The window is what the flows keep in flight together: perftest's tx depth on each QP.
-    const double peak = peak_rate(done_at, std::size_t{o.outstanding} * qps * directions, size);
+    // The window is a tenth of the measurement, and at least what the flows keep in flight
+    // together (the tx depth on each QP): completions come in bursts (one coalesced ACK
+    // completes many writes), and the drain at the end of a -D run completes a whole window
+    // with no new requests behind it, so a shorter window measures the bursts, not the flow.
+    const std::size_t window =
+        std::max(std::size_t{o.outstanding} * qps * directions, done_at.size() / 10);
+    const double peak = peak_rate(done_at, window, size);
     out.bw_peak_mb_s = std::max(peak * 1e12 / mib, out.bw_avg_mb_s);
     out.wall_s = wall;
     if (wall > 0) {

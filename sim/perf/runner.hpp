@@ -27,10 +27,12 @@ struct size_result {
     double t_stdev_us = 0;
     double t_p99_us = 0;
     double t_p999_us = 0;
-    double bw_peak_mb_s = 0;   ///< best window of tx-depth x QPs completions [MB = 2^20 bytes/s]
-    double bw_avg_mb_s = 0;    ///< bytes over the simulated time of the measurement
-    double bw_gbps = 0;        ///< the same in Gb/s (10^9 bits)
-    double msg_rate_mpps = 0;  ///< messages / simulated time [millions per second]
+    /// The best bandwidth over any tenth of the measurement's completions (at least tx depth x
+    /// QPs x directions) [MB = 2^20 bytes/s].
+    double bw_peak_mb_s = 0;
+    double bw_avg_mb_s = 0;            ///< bytes over the simulated time of the measurement
+    double bw_gbps = 0;                ///< the same in Gb/s (10^9 bits)
+    double msg_rate_mpps = 0;          ///< messages / simulated time [millions per second]
     std::uint64_t sim_elapsed_ps = 0;  ///< simulated time of the whole measurement
     double wall_s = 0;                 ///< wall time of the measurement [s]
     double host_msgs_per_s = 0;        ///< messages / wall second

@@ -175,4 +175,19 @@ TEST(PerfRun, WriteBwAllPrintsPerftestBandwidthColumnsForEverySize) {
     EXPECT_NEAR(last.at("modelled").at("bw_average_mb_sec").get<double>(), rows[22][3], 0.005);
 }
 
+// -D ends each size at whatever count the second allowed, with receives still posted: the
+// next, larger size must take them and post its own, not stall waiting for receives.
+TEST(PerfRun, SendBwDurationRunsEverySizeForItsSeconds) {
+    const run_output r = run_perf("send_bw -D 1 --sizes 64,65536 --quiet");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto rows = table_rows(lines_of(r.out), k_bw_heading);
+    ASSERT_EQ(rows.size(), 2U) << r.out;
+    for (const std::vector<double>& v : rows) {
+        ASSERT_EQ(v.size(), 7U) << r.out;
+        EXPECT_GT(v[1], 0) << r.out;     // #iterations: as many as the second allowed
+        EXPECT_GE(v[5], 1.0) << r.out;   // host wall time: the duration at least
+        EXPECT_GE(v[2], v[3]) << r.out;  // BW peak >= BW average
+    }
+}
+
 }  // namespace
