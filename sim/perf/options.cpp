@@ -116,7 +116,7 @@ CLI::Validator size_text(bool list) {
             }
             return {};
         },
-        list ? "FROM..TO|S1,S2,..." : "BYTES");
+        "");
 }
 
 // An output file must be writable before a run that may take long produces its contents. The
@@ -169,6 +169,7 @@ void define(CLI::App& app, options& o, given& g) {
     app.add_option("-s,--size", g.size,
                    "message size [bytes, K/M/G binary] (default 2 for "
                    "latency tests, 65536 for bandwidth tests)")
+        ->type_name("SIZE")
         ->check(size_text(false));
     app.add_flag("-a,--all", g.all, "run every size from 2 to 2^23 bytes");
     app.add_option("-n,--iters,--iterations", g.iterations,
@@ -200,7 +201,8 @@ void define(CLI::App& app, options& o, given& g) {
         ->check(whole(0, 65535, " (0: the default)"))
         ->capture_default_str();
     app.add_option("-d,--ib-dev,--profile", o.profile,
-                   "the simulated device: a NIC profile name or file (default cx4-edr)");
+                   "the simulated device: a NIC profile name or file (default cx4-edr)")
+        ->type_name("NAME|FILE");
 
     // The older spellings and the simulator's own options.
     app.add_option("--test", g.test, "the operation, with --mode instead of TEST")
@@ -210,6 +212,7 @@ void define(CLI::App& app, options& o, given& g) {
         ->type_name(listed(k_mode_names, "|"))
         ->check(one_of(k_mode_names));
     app.add_option("--sizes", g.sizes, "message sizes: FROM..TO (powers of two) or a list")
+        ->type_name("FROM..TO|LIST")
         ->check(size_text(true));
     app.add_option("--ack-timeout-us", o.ack_timeout_us,
                    "transport timer of the connections [us of simulated time]; 0: the "
@@ -230,18 +233,23 @@ void define(CLI::App& app, options& o, given& g) {
         ->check(one_of(k_role_names));
     app.add_option("--local", o.local,
                    "this process's adapter address (default 127.0.0.2 for the server, "
-                   "127.0.0.1 for the client)");
-    app.add_option("--peer", o.peer, "client: the server's address, as HOST (default 127.0.0.2)");
+                   "127.0.0.1 for the client)")
+        ->type_name("ADDRESS");
+    app.add_option("--peer", o.peer, "client: the server's address, as HOST (default 127.0.0.2)")
+        ->type_name("ADDRESS");
     app.add_flag("--port-search", o.port_search, "server: take the next port while it is taken")
         ->group("");
     app.add_option("--ready-fd", o.ready_fd, "server: write the bound port here once listening")
         ->group("");
-    app.add_option("--pcap", o.pcap, "record the first adapter's frames to this pcap file");
-    app.add_option("--csv", o.csv, "write one row per size to this CSV file");
-    app.add_option("--out_json,--json", o.json, "write the configuration and results as JSON");
+    app.add_option("--pcap", o.pcap, "record the first adapter's frames to this pcap file")
+        ->type_name("FILE");
+    app.add_option("--csv", o.csv, "write one row per size to this CSV file")->type_name("FILE");
+    app.add_option("--out_json,--json", o.json, "write the configuration and results as JSON")
+        ->type_name("FILE");
     app.add_option("--stats-json", o.stats_json,
                    "write both adapters' statistics (ndksim_adapter_stats_json) at the end; "
-                   "-: print them");
+                   "-: print them")
+        ->type_name("FILE|-");
     app.add_flag("--quiet", o.quiet, "no progress display (-q is perftest's QP count)");
 
     app.get_option("-s")->excludes("-a")->excludes("--sizes");
@@ -463,6 +471,15 @@ parse_outcome parse_options(int argc, const char* const* argv, options& o) {
         "--threaded) pace simulated time by the wall clock, so their modelled figures include "
         "host time.",
         "ndksim-perf"};
+    app.footer(
+        "Examples:\n"
+        "  ndksim-perf write_lat -s 64 -n 1000      as ib_write_lat -s 64 -n 1000, both sides "
+        "here\n"
+        "  ndksim-perf write_bw -a                  as ib_write_bw -a: sizes 2 to 8 MiB\n"
+        "  ndksim-perf send_bw --wire udp           a server over UDP (port 4791) ...\n"
+        "  ndksim-perf send_bw 127.0.0.2            ... and its client\n"
+        "  ndksim-perf read_lat -a --out_json r.json   results as JSON\n"
+        "See docs/perf.md for the columns, the JSON and the two-process runs.");
     given g;
     define(app, o, g);
     parse_outcome r;
