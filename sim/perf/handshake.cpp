@@ -7,7 +7,7 @@ namespace {
 
 // "NPRF" and the layout's version: a connection from anything else is refused.
 constexpr std::uint32_t k_magic = 0x4E505246;
-constexpr std::uint8_t k_version = 1;
+constexpr std::uint8_t k_version = 2;
 
 // Little-endian field writer and reader over a fixed array.
 template <std::size_t N>
@@ -49,7 +49,8 @@ connect_request request_for(const options& o, remote_buffer client) {
     connect_request r;
     r.test = static_cast<std::uint8_t>(o.test);
     r.mode = static_cast<std::uint8_t>(o.mode);
-    r.inline_data = o.inline_data ? 1 : 0;
+    r.inline_size = static_cast<std::uint16_t>(o.inline_size);
+    r.warmup = o.warmup;
     r.iterations = o.iterations;
     r.qps = o.qps;
     r.outstanding = o.outstanding;
@@ -66,7 +67,8 @@ std::array<std::byte, k_request_bytes> encode(const connect_request& r) {
     w.put(k_version, 1);
     w.put(r.test, 1);
     w.put(r.mode, 1);
-    w.put(r.inline_data, 1);
+    w.put(r.inline_size, 2);
+    w.put(r.warmup, 4);
     w.put(r.iterations, 4);
     w.put(r.qps, 4);
     w.put(r.outstanding, 4);
@@ -99,7 +101,8 @@ std::optional<connect_request> decode_request(const std::byte* data, std::size_t
     connect_request q;
     q.test = static_cast<std::uint8_t>(r.get(1));
     q.mode = static_cast<std::uint8_t>(r.get(1));
-    q.inline_data = static_cast<std::uint8_t>(r.get(1));
+    q.inline_size = static_cast<std::uint16_t>(r.get(2));
+    q.warmup = static_cast<std::uint32_t>(r.get(4));
     q.iterations = static_cast<std::uint32_t>(r.get(4));
     q.qps = static_cast<std::uint32_t>(r.get(4));
     q.outstanding = static_cast<std::uint32_t>(r.get(4));
@@ -139,17 +142,20 @@ std::string mismatch(const connect_request& mine, const connect_request& theirs)
         return std::string("--mode: ") + name_of(static_cast<run_mode>(mine.mode)) + " here, " +
                name_of(static_cast<run_mode>(theirs.mode)) + " at the client";
     }
-    if (mine.inline_data != theirs.inline_data) {
-        return text("--inline", unsigned{mine.inline_data}, unsigned{theirs.inline_data});
+    if (mine.inline_size != theirs.inline_size) {
+        return text("-I", unsigned{mine.inline_size}, unsigned{theirs.inline_size});
+    }
+    if (mine.warmup != theirs.warmup) {
+        return text("--warmup", mine.warmup, theirs.warmup);
     }
     if (mine.iterations != theirs.iterations) {
-        return text("--iterations", mine.iterations, theirs.iterations);
+        return text("-n", mine.iterations, theirs.iterations);
     }
     if (mine.qps != theirs.qps) {
-        return text("--qps", mine.qps, theirs.qps);
+        return text("-q", mine.qps, theirs.qps);
     }
     if (mine.outstanding != theirs.outstanding) {
-        return text("--outstanding", mine.outstanding, theirs.outstanding);
+        return text("-t", mine.outstanding, theirs.outstanding);
     }
     if (mine.size_count != theirs.size_count || mine.sizes_hash != theirs.sizes_hash ||
         mine.largest != theirs.largest) {

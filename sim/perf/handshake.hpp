@@ -20,11 +20,12 @@ struct remote_buffer {
     std::uint32_t token = 0;    ///< remote token of its memory region
 };
 
-/// What the client sends: 48 bytes, within every profile's MaxCallerData (56 for cx4-edr).
+/// What the client sends: 53 bytes, within every profile's MaxCallerData (56 for cx4-edr).
 struct connect_request {
     std::uint8_t test = 0;  ///< test_kind
     std::uint8_t mode = 0;  ///< run_mode
-    std::uint8_t inline_data = 0;
+    std::uint16_t inline_size = 0;
+    std::uint32_t warmup = 0;
     std::uint32_t iterations = 0;
     std::uint32_t qps = 0;
     std::uint32_t outstanding = 0;
@@ -34,7 +35,7 @@ struct connect_request {
     remote_buffer buffer;  ///< the client's
 };
 
-inline constexpr std::size_t k_request_bytes = 48;
+inline constexpr std::size_t k_request_bytes = 53;
 inline constexpr std::size_t k_reply_bytes = 20;
 
 /// The request describing `o` and the client's buffer.

@@ -33,17 +33,27 @@ std::size_t buffer_for(const options& o) {
 // the statistics documents of this process's adapters.
 int measure(const options& o, std::vector<std::string>& stats) {
     rig r(o, buffer_for(o));
-    const std::uint64_t per_size = static_cast<std::uint64_t>(o.iterations) * o.qps;
-    progress bar(per_size * o.sizes.size(), !o.quiet);
+    const std::uint64_t per_size =
+        o.duration > 0 ? 0 : std::uint64_t{o.iterations} * o.qps * (o.bidirectional ? 2 : 1);
+    progress bar(o.sizes, per_size, o.duration, !o.quiet);
+    if (modelled_includes_host(o)) {
+        std::fprintf(stderr,
+                     "ndksim-perf: warning: this run is threaded (%s): simulated time runs no "
+                     "slower than the wall clock, so the modelled figures include host time; "
+                     "run with the in-process wire and without --threaded for the NIC model "
+                     "alone\n",
+                     o.wire != wire_kind::inproc ? "a socket wire" : "--threaded");
+    }
     print_header(stdout, o);
     std::vector<size_result> rows;
     for (std::size_t i = 0; i < o.sizes.size(); ++i) {
-        bar.begin(std::to_string(o.sizes[i]) + " bytes", per_size * i);
+        bar.begin(i);
         size_result row = run_size(r, o, o.sizes[i], [&](std::uint64_t done) { bar.update(done); });
-        bar.clear();
-        print_row(stdout, row);
+        bar.end(row.messages);
+        print_row(stdout, o, row);
         rows.push_back(row);
     }
+    print_footer(stdout, o);
     if (r.remote_b()) {
         r.disconnect();  // the server's signal that the run is over
     }
@@ -71,10 +81,9 @@ int run_local_or_client(const options& o) {
 
 int run_server(const options& o) {
     rig r(o, buffer_for(o));
-    std::fprintf(stderr,
-                 "ndksim-perf server: listening on %s port %u (%s wire, test %s, mode %s)\n",
+    std::fprintf(stderr, "ndksim-perf server: listening on %s port %u (%s wire, %s)\n",
                  o.local.empty() ? k_server_address : o.local.c_str(), unsigned{r.port()},
-                 name_of(o.wire), name_of(o.test), name_of(o.mode));
+                 name_of(o.wire), test_name(o.test, o.mode));
     if (o.ready_fd >= 0) {
         const std::uint16_t port = r.port();
         (void)!::write(o.ready_fd, &port, sizeof port);
@@ -111,9 +120,11 @@ int run(const options& o) {
 
 int main(int argc, char** argv) {
     options o;
-    int code = 0;
-    if (!parse_options(argc, argv, o, code)) {
-        return code;
+    const parse_outcome parsed = parse_options(argc, argv, o);
+    std::fputs(parsed.out.c_str(), stdout);
+    std::fputs(parsed.err.c_str(), stderr);
+    if (!parsed.run) {
+        return parsed.exit_code;
     }
     try {
         return run(o);

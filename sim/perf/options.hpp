@@ -1,5 +1,7 @@
 #pragma once
-// Command-line options of ndksim-perf (docs/perf.md).
+// Command-line options of ndksim-perf (docs/perf.md). The command line follows perftest's
+// (ib_write_lat, ib_write_bw, ...): the test as the first argument, perftest's short options
+// with their meanings and defaults, and a server host as the last argument.
 
 #include <cstdint>
 #include <stdexcept>
@@ -27,14 +29,29 @@ enum class wire_kind { inproc, udp, tcp };
 /// this program re-executed, as the server).
 enum class role { local, server, client, both };
 
+/// perftest's defaults, by mode.
+inline constexpr std::uint64_t k_lat_default_size = 2;
+inline constexpr std::uint64_t k_bw_default_size = 65536;
+inline constexpr std::uint32_t k_lat_default_iterations = 1000;
+inline constexpr std::uint32_t k_bw_default_iterations = 5000;
+inline constexpr std::uint32_t k_lat_default_tx_depth = 1;
+inline constexpr std::uint32_t k_bw_default_tx_depth = 128;
+/// -a: every power of two from 2 to 2^23 bytes (8 MiB).
+inline constexpr const char* k_all_sizes = "2..8M";
+/// The largest InlineDataSize the adapters accept (NDK_ADAPTER_INFO.MaxInlineDataSize).
+inline constexpr std::uint32_t k_max_inline = 256;
+
 struct options {
     test_kind test = test_kind::write;
     run_mode mode = run_mode::lat;
     std::vector<std::uint64_t> sizes;  ///< message sizes [bytes], ascending as given
-    std::uint32_t iterations = 1000;   ///< per QP and size
+    std::uint32_t iterations = k_lat_default_iterations;  ///< measured messages per QP and size
+    std::uint32_t warmup = 0;    ///< messages per QP and size run before the measurement
+    std::uint32_t duration = 0;  ///< -D: seconds of wall time per size instead of iterations
     std::uint32_t qps = 1;
-    std::uint32_t outstanding = 16;    ///< bandwidth mode: requests kept posted per QP
-    bool inline_data = false;          ///< NDK_OP_FLAG_INLINE for sizes within the inline limit
+    std::uint32_t outstanding = k_lat_default_tx_depth;  ///< bw: requests kept posted per QP
+    std::uint32_t inline_size = 0;     ///< NDK_OP_FLAG_INLINE for writes and sends up to this size
+    bool bidirectional = false;        ///< bw: side b runs the same flow towards side a
     std::string profile;               ///< NIC profile name or file; empty: the default
     std::uint32_t ack_timeout_us = 0;  ///< ndksim_adapter_config.ack_timeout_us; 0: default
     wire_kind wire = wire_kind::inproc;
@@ -47,7 +64,7 @@ struct options {
     std::uint16_t port = 0;
     bool port_search = false;  ///< server: try the next ports while the port is taken
     int ready_fd = -1;         ///< server: write the bound port (2 bytes) here once listening
-    std::string sizes_text = "2..8M";  ///< --sizes as given (handed to a child server)
+    std::string sizes_text;    ///< the sizes as a --sizes argument (handed to a child server)
     std::string pcap;
     std::string csv;
     std::string json;
@@ -61,6 +78,10 @@ const char* name_of(run_mode m) noexcept;
 const char* name_of(wire_kind w) noexcept;
 const char* name_of(role r) noexcept;
 
+/// The perftest name of a test and mode ("write_lat") and its title ("RDMA Write latency").
+const char* test_name(test_kind t, run_mode m) noexcept;
+const char* test_title(test_kind t, run_mode m) noexcept;
+
 /// The first port to try when options::port is 0 and the role searches for a free one.
 std::uint16_t per_process_port() noexcept;
 
@@ -70,12 +91,24 @@ inline constexpr const char* k_server_address = "127.0.0.2";
 /// The default port of the UDP and TCP wires (RoCEv2's).
 inline constexpr std::uint16_t k_default_port = 4791;
 
+/// Parses one size: a whole number of bytes with an optional binary K, M or G suffix. Throws
+/// perf_error naming the text otherwise.
+std::uint64_t parse_size(const std::string& text);
+
 /// Parses "2..8M" (powers of two from 2 to 8 MiB), "2,4096,65536" or one size; K, M and G
 /// suffixes are binary. Throws perf_error on anything else.
 std::vector<std::uint64_t> parse_sizes(const std::string& text);
 
-/// Parses argv into options. Returns false after printing help or an error (exit code in
-/// `exit_code`).
-bool parse_options(int argc, char** argv, options& out, int& exit_code);
+/// What parse_options decided, and what to print.
+struct parse_outcome {
+    bool run = false;   ///< false: exit with exit_code after printing out and err
+    int exit_code = 0;  ///< 0 after --help, 1 after an error
+    std::string out;    ///< for stdout (--help)
+    std::string err;    ///< for stderr (the error, naming the valid values)
+};
+
+/// Parses and validates argv into `o`: every value is checked, and every output file opened,
+/// before anything runs.
+parse_outcome parse_options(int argc, const char* const* argv, options& o);
 
 }  // namespace ndksim::perf

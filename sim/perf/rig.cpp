@@ -294,7 +294,7 @@ void rig::add_endpoint(side& s, const options& o) {
     }
     done qp;
     check(s.pd->Dispatch->NdkCreateQp(s.pd, ep.cq, ep.cq, nullptr, depth, depth, 1, 1,
-                                      o.inline_data ? 256 : 0, done::on_create, &qp, &ep.qp),
+                                      o.inline_size, done::on_create, &qp, &ep.qp),
           "NdkCreateQp");
     wait([&] { return ep.qp != nullptr || qp.finished(); }, "NdkCreateQp");
     if (ep.qp == nullptr) {
@@ -391,10 +391,11 @@ void rig::connect_remote(std::size_t i, const options& o) {
     const std::string server = address_b_ + " (port " + std::to_string(port_) + ")";
     wait([&] { return connected.finished(); }, ("an answer from the server at " + server).c_str());
     if (connected.status.load() == STATUS_CONNECTION_REFUSED) {
-        throw perf_error("the server at " + server +
-                         " refused the connection: run both sides with the same --test, --mode, "
-                         "--sizes, --iterations, --qps, --outstanding and --inline (the server "
-                         "names the difference)");
+        throw perf_error(
+            "the server at " + server +
+            " refused the connection: run both sides with the same test, -s/-a/--sizes, "
+            "-n, --warmup, -q, -t and -I (the server "
+            "names the difference)");
     }
     check(connected.status.load(), "NdkConnect to " + server);
     std::array<std::byte, 64> data{};

@@ -32,6 +32,7 @@ struct endpoint {
     NDK_QP* qp = nullptr;
     NDK_CONNECTOR* connector = nullptr;
     cq_counts counts;
+    std::uint64_t receives_posted = 0;  ///< over the run; minus counts.received: still posted
 };
 
 /// One adapter of the run. In a two-process run the peer's side is remote: only its buffer's

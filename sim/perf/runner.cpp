@@ -9,8 +9,6 @@
 namespace ndksim::perf {
 namespace {
 
-constexpr std::uint64_t k_inline_limit = 256;  // the QPs' InlineDataSize with --inline
-
 void posted(NTSTATUS s, const char* what) {
     if (s != STATUS_SUCCESS) {
         throw perf_error(std::string(what) + " refused: " + ndksim_status_name(s));
@@ -21,7 +19,8 @@ void posted(NTSTATUS s, const char* what) {
 
 void post(const options& o, endpoint& ep, const side& from, const side& to, std::uint64_t size) {
     NDK_SGE sge = from.sge(0, size);
-    const ULONG flags = o.inline_data && size <= k_inline_limit ? NDK_OP_FLAG_INLINE : 0;
+    // Reads carry no payload of the requester's, so -I applies to writes and sends (as perftest).
+    const ULONG flags = size <= o.inline_size ? NDK_OP_FLAG_INLINE : 0;
     switch (o.test) {
         case test_kind::write:
             posted(ep.qp->Dispatch->NdkWrite(ep.qp, nullptr, &sge, 1, to.address(), to.remote_token,
@@ -42,6 +41,7 @@ void post(const options& o, endpoint& ep, const side& from, const side& to, std:
 void post_receive(endpoint& ep, const side& s, std::uint64_t size) {
     NDK_SGE sge = s.sge(0, size);
     posted(ep.qp->Dispatch->NdkReceive(ep.qp, nullptr, &sge, 1), "NdkReceive");
+    ++ep.receives_posted;
 }
 
 bool try_post_receive(endpoint& ep, const side& s, std::uint64_t size) {
@@ -51,6 +51,7 @@ bool try_post_receive(endpoint& ep, const side& s, std::uint64_t size) {
         return false;
     }
     posted(st, "NdkReceive");
+    ++ep.receives_posted;
     return true;
 }
 
@@ -72,6 +73,18 @@ std::byte ping_tag(std::uint32_t iteration, std::size_t qp, std::size_t qps) {
 
 namespace {
 
+// When a phase ends: after `count` messages per QP, or (count 0, -D) once the wall clock
+// passes `deadline`.
+struct budget {
+    std::uint64_t count = 0;
+    std::chrono::steady_clock::time_point deadline{};
+    bool more(std::uint64_t done) const {
+        return count != 0 ? done < count : std::chrono::steady_clock::now() < deadline;
+    }
+    // The most messages the phase may post per QP (a bound for the receives kept posted).
+    std::uint64_t limit() const { return count != 0 ? count : UINT64_MAX; }
+};
+
 // Nearest-rank quantile of sorted samples.
 std::uint64_t quantile(const std::vector<std::uint64_t>& sorted, double q) {
     const auto rank = static_cast<std::size_t>(std::ceil(q * static_cast<double>(sorted.size())));
@@ -80,20 +93,25 @@ std::uint64_t quantile(const std::vector<std::uint64_t>& sorted, double q) {
 
 // Ping-pong (ib_write_lat, ib_send_lat) or one request at a time (ib_read_lat). When side b
 // is in another process (client role), its half of each ping-pong runs there (server.cpp).
-void latency_run(rig& r, const options& o, std::uint64_t size, std::vector<std::uint64_t>& samples,
-                 const progress_fn& progress) {
+// Iteration i of the phase carries the tags of iteration `first + i`, as the server counts.
+// Returns the iterations done.
+std::uint64_t latency_run(rig& r, const options& o, std::uint64_t size, std::uint32_t first,
+                          const budget& until, std::vector<std::uint64_t>& samples,
+                          const progress_fn& progress) {
     side& a = r.a();
     side& b = r.b();
     const bool here = !r.remote_b();
     const std::size_t qps = a.eps.size();
-    for (std::uint32_t i = 0; i < o.iterations; ++i) {
+    std::uint64_t i = 0;
+    for (; until.more(i); ++i) {
+        const auto index = static_cast<std::uint32_t>(first + i);
         for (std::size_t j = 0; j < qps; ++j) {
             endpoint& ea = a.eps[j];
             endpoint* eb = here ? &b.eps[j] : nullptr;
             const std::uint64_t t0 = r.now();
             if (o.test == test_kind::write) {
                 // Each direction carries a fresh tag in the watched byte.
-                const std::byte tag = ping_tag(i, j, qps);
+                const std::byte tag = ping_tag(index, j, qps);
                 const auto reply = static_cast<std::byte>(static_cast<unsigned>(tag) + 1);
                 set_watched(a, size, tag);
                 post(o, ea, a, b, size);
@@ -147,70 +165,98 @@ void latency_run(rig& r, const options& o, std::uint64_t size, std::vector<std::
                 samples.push_back(r.now() - t0);
             }
         }
-        progress(static_cast<std::uint64_t>(i + 1) * qps);
+        progress((i + 1) * qps);
     }
+    return i;
 }
 
-// Keeps o.outstanding requests posted on every QP until each has done o.iterations.
-void bandwidth_run(rig& r, const options& o, std::uint64_t size,
-                   std::vector<std::uint64_t>& samples, const progress_fn& progress) {
+// One direction of a bandwidth run on one QP pair: `from` initiates on its endpoint, `to`
+// receives (send) or lends its memory (write, read).
+struct flow {
+    side* from = nullptr;
+    side* to = nullptr;
+    std::size_t qp = 0;
+    bool receives_here = false;  // `to` is in this process and must keep receives posted
+    std::uint64_t posted = 0;
+    std::uint64_t done = 0;
+    std::uint64_t base = 0;             // initiator completions of from's endpoint before the run
+    std::uint64_t receives_posted = 0;  // by this phase
+    std::vector<std::uint64_t> posted_at;  // ring of post times, completion order = post order
+};
+
+// Keeps o.outstanding requests posted on every flow until each has done its budget (a->b, and
+// with -b also b->a). Records each request's post-to-completion time in `samples` and each
+// completion's time in `done_at`. Returns the messages done.
+std::uint64_t bandwidth_run(rig& r, const options& o, std::uint64_t size, const budget& until,
+                            std::vector<std::uint64_t>& samples,
+                            std::vector<std::uint64_t>& done_at, const progress_fn& progress) {
     side& a = r.a();
     side& b = r.b();
     const std::size_t qps = a.eps.size();
-    struct flow {
-        std::uint64_t posted = 0;
-        std::uint64_t done = 0;
-        std::uint64_t base = 0;  // completions of this endpoint before the run
-        std::uint64_t receives_posted = 0;
-        std::uint64_t received_base = 0;       // receive completions of b's before the run
-        std::vector<std::uint64_t> posted_at;  // ring of post times, completion order = post order
+    std::vector<flow> flows;
+    for (int d = 0; d < (o.bidirectional ? 2 : 1); ++d) {
+        for (std::size_t j = 0; j < qps; ++j) {
+            flow f;
+            f.from = d == 0 ? &a : &b;
+            f.to = d == 0 ? &b : &a;
+            f.qp = j;
+            f.receives_here = o.test == test_kind::send && !r.remote_b();
+            flows.push_back(std::move(f));
+        }
+    }
+    // The receive queue's depth, but never more than the sends to come. Each receive takes the
+    // whole buffer, so one left posted after a size (-D ends a flow at any count) still fits a
+    // larger message of the next, and counts as posted there.
+    const std::uint64_t receives = std::min<std::uint64_t>(o.outstanding + 16, until.limit());
+    auto top_up = [&](flow& f) {
+        endpoint& to = f.to->eps[f.qp];
+        while (f.receives_posted < until.limit() &&
+               to.receives_posted - to.counts.received < receives &&
+               try_post_receive(to, *f.to, f.to->buffer_size)) {
+            ++f.receives_posted;
+        }
     };
-    std::vector<flow> flows(qps);
-    // The receive queue's depth, but never more than the sends to come: a receive left
-    // posted would take a larger message of the next size and overrun.
-    const std::uint64_t receives = std::min<std::uint64_t>(o.outstanding + 16, o.iterations);
-    for (std::size_t j = 0; j < qps; ++j) {
-        flows[j].base = a.eps[j].counts.initiator_done;
-        flows[j].received_base = r.remote_b() ? 0 : b.eps[j].counts.received;
-        flows[j].posted_at.assign(o.outstanding, 0);
-        if (o.test == test_kind::send && !r.remote_b()) {
-            for (; flows[j].receives_posted < receives; ++flows[j].receives_posted) {
-                post_receive(b.eps[j], b, size);
-            }
+    for (flow& f : flows) {
+        f.base = f.from->eps[f.qp].counts.initiator_done;
+        f.posted_at.assign(o.outstanding, 0);
+        if (f.receives_here) {
+            top_up(f);
         }
     }
     std::uint64_t finished = 0;
-    const std::uint64_t total = static_cast<std::uint64_t>(o.iterations) * qps;
-    while (finished < total) {
-        for (std::size_t j = 0; j < qps; ++j) {
-            flow& f = flows[j];
-            while (f.posted - f.done < o.outstanding && f.posted < o.iterations) {
+    std::uint64_t idle = 0;  // flows that will post no more and have nothing in flight
+    while (idle < flows.size()) {
+        for (flow& f : flows) {
+            while (f.posted - f.done < o.outstanding && until.more(f.posted)) {
                 f.posted_at[f.posted % o.outstanding] = r.now();
-                post(o, a.eps[j], a, b, size);
+                post(o, f.from->eps[f.qp], *f.from, *f.to, size);
                 ++f.posted;
             }
+        }
+        idle = 0;
+        for (const flow& f : flows) {
+            idle += f.posted == f.done ? 1 : 0;
+        }
+        if (idle == flows.size()) {
+            break;
         }
         // Until a request completes: its QP then takes the next one. Each wait has its own
         // time limit, so a long sweep only fails when the completions stop coming.
         const std::uint64_t before = finished;
         r.wait(
             [&] {
-                for (std::size_t j = 0; j < qps; ++j) {
-                    flow& f = flows[j];
-                    r.reap(a.eps[j]);
-                    const std::uint64_t done = a.eps[j].counts.initiator_done - f.base;
+                for (flow& f : flows) {
+                    endpoint& ep = f.from->eps[f.qp];
+                    r.reap(ep);
+                    const std::uint64_t done = ep.counts.initiator_done - f.base;
                     const std::uint64_t now = r.now();
                     for (; f.done < done; ++f.done, ++finished) {
                         samples.push_back(now - f.posted_at[f.done % o.outstanding]);
+                        done_at.push_back(now);
                     }
-                    if (o.test == test_kind::send && !r.remote_b()) {
-                        r.reap(b.eps[j]);
-                        const std::uint64_t got = b.eps[j].counts.received - f.received_base;
-                        while (f.receives_posted < o.iterations &&
-                               f.receives_posted - got < receives &&
-                               try_post_receive(b.eps[j], b, size)) {
-                            ++f.receives_posted;
-                        }
+                    if (f.receives_here) {
+                        r.reap(f.to->eps[f.qp]);
+                        top_up(f);
                     }
                 }
                 return finished > before;
@@ -218,19 +264,54 @@ void bandwidth_run(rig& r, const options& o, std::uint64_t size,
             "completions");
         progress(finished);
     }
+    return finished;
+}
+
+// The best bandwidth over `window` consecutive completions (sorted times) [bytes/ps].
+double peak_rate(const std::vector<std::uint64_t>& done_at, std::size_t window,
+                 std::uint64_t size) {
+    if (done_at.size() <= window) {
+        return 0;
+    }
+    double best = 0;
+    for (std::size_t k = window; k < done_at.size(); ++k) {
+        const std::uint64_t span = done_at[k] - done_at[k - window];
+        if (span > 0) {
+            best = std::max(best, static_cast<double>(window * size) / static_cast<double>(span));
+        }
+    }
+    return best;
 }
 
 }  // namespace
 
 size_result run_size(rig& r, const options& o, std::uint64_t size, const progress_fn& progress) {
+    const std::size_t directions = o.bidirectional ? 2 : 1;
+    const std::size_t qps = r.a().eps.size();
     std::vector<std::uint64_t> samples;
-    samples.reserve(static_cast<std::size_t>(o.iterations) * r.a().eps.size());
+    std::vector<std::uint64_t> done_at;
+    const progress_fn quiet = [](std::uint64_t) {};
+    if (o.warmup > 0) {
+        if (o.mode == run_mode::lat) {
+            latency_run(r, o, size, 0, budget{o.warmup, {}}, samples, quiet);
+        } else {
+            bandwidth_run(r, o, size, budget{o.warmup, {}}, samples, done_at, quiet);
+        }
+        samples.clear();
+        done_at.clear();
+    }
     const auto wall0 = std::chrono::steady_clock::now();
+    budget measured{o.iterations, {}};
+    if (o.duration > 0) {
+        measured = budget{0, wall0 + std::chrono::seconds(o.duration)};
+    } else {
+        samples.reserve(static_cast<std::size_t>(o.iterations) * qps * directions);
+    }
     const std::uint64_t t0 = r.now();
     if (o.mode == run_mode::lat) {
-        latency_run(r, o, size, samples, progress);
+        latency_run(r, o, size, o.warmup, measured, samples, progress);
     } else {
-        bandwidth_run(r, o, size, samples, progress);
+        bandwidth_run(r, o, size, measured, samples, done_at, progress);
     }
     const std::uint64_t t1 = r.now();
     const double wall =
@@ -238,24 +319,48 @@ size_result run_size(rig& r, const options& o, std::uint64_t size, const progres
     size_result out;
     out.size = size;
     out.messages = samples.size();
+    out.iterations = out.messages / (qps * directions);
     out.bytes = out.messages * size;
     std::sort(samples.begin(), samples.end());
     if (!samples.empty()) {
-        out.lat_median_us = static_cast<double>(quantile(samples, 0.5)) / 1e6;
-        out.lat_p99_us = static_cast<double>(quantile(samples, 0.99)) / 1e6;
-        out.lat_min_us = static_cast<double>(samples.front()) / 1e6;
-        out.lat_max_us = static_cast<double>(samples.back()) / 1e6;
+        constexpr double us = 1e6;  // ps per us
+        double sum = 0;
+        for (const std::uint64_t s : samples) {
+            sum += static_cast<double>(s);
+        }
+        const double mean = sum / static_cast<double>(samples.size());
+        double squares = 0;
+        for (const std::uint64_t s : samples) {
+            squares += (static_cast<double>(s) - mean) * (static_cast<double>(s) - mean);
+        }
+        out.t_min_us = static_cast<double>(samples.front()) / us;
+        out.t_max_us = static_cast<double>(samples.back()) / us;
+        out.t_typical_us = static_cast<double>(quantile(samples, 0.5)) / us;
+        out.t_avg_us = mean / us;
+        out.t_stdev_us = std::sqrt(squares / static_cast<double>(samples.size())) / us;
+        out.t_p99_us = static_cast<double>(quantile(samples, 0.99)) / us;
+        out.t_p999_us = static_cast<double>(quantile(samples, 0.999)) / us;
     }
     out.sim_elapsed_ps = t1 - t0;
+    constexpr double mib = 1024.0 * 1024.0;
     if (out.sim_elapsed_ps > 0) {
         const double seconds = static_cast<double>(out.sim_elapsed_ps) * 1e-12;
+        out.bw_avg_mb_s = static_cast<double>(out.bytes) / seconds / mib;
         out.bw_gbps = static_cast<double>(out.bytes) * 8 / seconds / 1e9;
-        out.msg_rate_mps = static_cast<double>(out.messages) / seconds / 1e6;
+        out.msg_rate_mpps = static_cast<double>(out.messages) / seconds / 1e6;
     }
+    // The window is a tenth of the measurement, and at least what the flows keep in flight
+    // together (the tx depth on each QP): completions come in bursts (one coalesced ACK
+    // completes many writes), and the drain at the end of a -D run completes a whole window
+    // with no new requests behind it, so a shorter window measures the bursts, not the flow.
+    const std::size_t window =
+        std::max(std::size_t{o.outstanding} * qps * directions, done_at.size() / 10);
+    const double peak = peak_rate(done_at, window, size);
+    out.bw_peak_mb_s = std::max(peak * 1e12 / mib, out.bw_avg_mb_s);
     out.wall_s = wall;
     if (wall > 0) {
-        out.host_ops_per_s = static_cast<double>(out.messages) / wall;
-        out.host_mb_per_s = static_cast<double>(out.bytes) / wall / 1e6;
+        out.host_msgs_per_s = static_cast<double>(out.messages) / wall;
+        out.host_mb_per_s = static_cast<double>(out.bytes) / wall / mib;
     }
     return out;
 }

@@ -11,22 +11,32 @@
 
 namespace ndksim::perf {
 
-/// What one size measured. Latencies and bandwidth are modelled (simulated time); the host
-/// figures are the simulator's own speed (wall time).
+/// What one size measured. The t_* latencies and the bandwidth are modelled (simulated time);
+/// the host figures are the simulator's own speed (wall time).
 struct size_result {
-    std::uint64_t size = 0;      ///< message size [bytes]
-    std::uint64_t messages = 0;  ///< measured messages (iterations x QPs)
-    std::uint64_t bytes = 0;     ///< messages x size
-    double lat_median_us = 0;    ///< lat: one-way (round trip / 2; read: the read itself);
-    double lat_p99_us = 0;       ///< bw: post to completion of each request
-    double lat_min_us = 0;
-    double lat_max_us = 0;
+    std::uint64_t size = 0;        ///< message size [bytes]
+    std::uint64_t iterations = 0;  ///< measured messages per QP and direction
+    std::uint64_t messages = 0;    ///< measured messages (iterations x QPs x directions)
+    std::uint64_t bytes = 0;       ///< messages x size
+    /// Latency tests: one-way (round trip / 2; read: the read itself). Bandwidth tests: each
+    /// request's post to completion. [us]
+    double t_min_us = 0;
+    double t_max_us = 0;
+    double t_typical_us = 0;  ///< the median
+    double t_avg_us = 0;
+    double t_stdev_us = 0;
+    double t_p99_us = 0;
+    double t_p999_us = 0;
+    /// The best bandwidth over any tenth of the measurement's completions (at least tx depth x
+    /// QPs x directions) [MB = 2^20 bytes/s].
+    double bw_peak_mb_s = 0;
+    double bw_avg_mb_s = 0;            ///< bytes over the simulated time of the measurement
+    double bw_gbps = 0;                ///< the same in Gb/s (10^9 bits)
+    double msg_rate_mpps = 0;          ///< messages / simulated time [millions per second]
     std::uint64_t sim_elapsed_ps = 0;  ///< simulated time of the whole measurement
-    double bw_gbps = 0;                ///< bytes x 8 / simulated time [Gb/s]
-    double msg_rate_mps = 0;           ///< messages / simulated time [millions per second]
     double wall_s = 0;                 ///< wall time of the measurement [s]
-    double host_ops_per_s = 0;         ///< messages / wall second
-    double host_mb_per_s = 0;          ///< bytes / wall second [MB/s, 10^6]
+    double host_msgs_per_s = 0;        ///< messages / wall second
+    double host_mb_per_s = 0;          ///< bytes / wall second [MB = 2^20 bytes]
 };
 
 // The watched byte's accesses race with the engine thread's placement in ThreadSanitizer's
@@ -67,8 +77,9 @@ std::byte ping_tag(std::uint32_t iteration, std::size_t qp, std::size_t qps);
 /// Called with the messages finished so far in the current size (for the progress display).
 using progress_fn = std::function<void(std::uint64_t)>;
 
-/// Runs `o.iterations` messages of `size` bytes on every QP pair of `r`. Throws perf_error on
-/// a failed post or completion.
+/// Runs `o.warmup` messages of `size` bytes on every QP pair of `r`, then measures
+/// `o.iterations` more (or as many as `o.duration` seconds allow). `progress` sees the measured
+/// messages only. Throws perf_error on a failed post or completion.
 size_result run_size(rig& r, const options& o, std::uint64_t size, const progress_fn& progress);
 
 }  // namespace ndksim::perf

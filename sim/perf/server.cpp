@@ -35,7 +35,9 @@ void serve(rig& r, const options& o) {
     side& a = r.a();  // the client's: its buffer's address and token only
     side& b = r.b();
     const std::size_t qps = b.eps.size();
-    const std::uint64_t per_qp = static_cast<std::uint64_t>(o.iterations) * o.sizes.size();
+    // The client runs its warm-up before each size's measurement, through the same exchanges.
+    const std::uint32_t per_size = o.warmup + o.iterations;
+    const std::uint64_t per_qp = std::uint64_t{per_size} * o.sizes.size();
     // Latency mode sends one message at a time, so one receive posted ahead suffices; bandwidth
     // mode keeps the receive queue full (its depth is outstanding + 16, the client's window).
     const std::uint64_t depth = o.mode == run_mode::lat ? 1 : o.outstanding + 16;
@@ -47,7 +49,7 @@ void serve(rig& r, const options& o) {
     }
     if (o.mode == run_mode::lat && o.test != test_kind::read) {
         for (const std::uint64_t size : o.sizes) {
-            for (std::uint32_t i = 0; i < o.iterations; ++i) {
+            for (std::uint32_t i = 0; i < per_size; ++i) {
                 for (std::size_t j = 0; j < qps; ++j) {
                     endpoint& eb = b.eps[j];
                     if (o.test == test_kind::write) {

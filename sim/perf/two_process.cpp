@@ -54,8 +54,11 @@ std::vector<std::string> server_arguments(const options& o, int ready_fd,
                                      "--ready-fd",
                                      std::to_string(ready_fd),
                                      "--quiet"};
-    if (o.inline_data) {
-        args.emplace_back("--inline");
+    if (o.inline_size != 0) {
+        args.insert(args.end(), {"--inline_size", std::to_string(o.inline_size)});
+    }
+    if (o.warmup != 0) {
+        args.insert(args.end(), {"--warmup", std::to_string(o.warmup)});
     }
     if (o.ack_timeout_us != 0) {
         args.insert(args.end(), {"--ack-timeout-us", std::to_string(o.ack_timeout_us)});

@@ -1,0 +1,193 @@
+// ndksim-perf run as an ib_write_* user runs it: perftest's columns on stdout, one row per
+// size whose values parse, and the same results in the --out_json document.
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace {
+
+struct run_output {
+    int status = -1;
+    std::string out;
+};
+
+// Runs ndksim-perf with `args` (stderr kept apart: progress and warnings go there).
+run_output run_perf(const std::string& args) {
+    const std::string command = std::string(NDKSIM_PERF_EXE) + " " + args + " 2>/dev/null";
+    run_output r;
+    FILE* p = ::popen(command.c_str(), "r");
+    if (p == nullptr) {
+        ADD_FAILURE() << "popen failed: " << command;
+        return r;
+    }
+    char buffer[4096];
+    std::size_t n = 0;
+    while ((n = std::fread(buffer, 1, sizeof buffer, p)) > 0) {
+        r.out.append(buffer, n);
+    }
+    r.status = ::pclose(p);
+    return r;
+}
+
+std::vector<std::string> lines_of(const std::string& text) {
+    std::vector<std::string> out;
+    std::istringstream in(text);
+    for (std::string line; std::getline(in, line);) {
+        out.push_back(line);
+    }
+    return out;
+}
+
+// The numbers of a table row, the " | " between the modelled and the host columns skipped.
+// Fails the test when a value does not parse.
+std::vector<double> values_of(const std::string& row) {
+    std::vector<double> out;
+    std::istringstream in(row);
+    for (std::string word; in >> word;) {
+        if (word == "|") {
+            continue;
+        }
+        std::size_t used = 0;
+        double v = 0;
+        try {
+            v = std::stod(word, &used);
+        } catch (const std::exception&) {
+            used = 0;
+        }
+        EXPECT_EQ(used, word.size()) << "not a number: '" << word << "' in: " << row;
+        out.push_back(v);
+    }
+    return out;
+}
+
+// The rows under the heading line, up to the closing rule.
+std::vector<std::vector<double>> table_rows(const std::vector<std::string>& lines,
+                                            const std::string& heading) {
+    std::vector<std::vector<double>> rows;
+    bool in_table = false;
+    for (const std::string& line : lines) {
+        if (line == heading) {
+            in_table = true;
+        } else if (in_table && line.rfind("---", 0) == 0) {
+            break;
+        } else if (in_table) {
+            rows.push_back(values_of(line));
+        }
+    }
+    EXPECT_TRUE(in_table) << "no heading line:\n" << heading;
+    return rows;
+}
+
+nlohmann::json read_json(const std::string& path) {
+    std::ifstream f(path);
+    return nlohmann::json::parse(f);
+}
+
+std::string temp_path(const char* name) {
+    return ::testing::TempDir() + "perf_run_" + std::to_string(::getpid()) + "_" + name;
+}
+
+constexpr const char* k_lat_heading =
+    " #bytes #iterations    t_min[usec]    t_max[usec]  t_typical[usec]    t_avg[usec]    "
+    "t_stdev[usec]   99% percentile[usec]   99.9% percentile[usec] |  host_wall[s]  "
+    "host_rate[msg/s]";
+constexpr const char* k_bw_heading =
+    " #bytes     #iterations    BW peak[MB/sec]    BW average[MB/sec]   MsgRate[Mpps] |  "
+    "host_wall[s]  host_BW[MB/sec]";
+
+TEST(PerfRun, WriteLatPrintsPerftestLatencyColumns) {
+    const std::string json = temp_path("write_lat.json");
+    const run_output r = run_perf("write_lat -s 64 -n 1000 --quiet --out_json " + json);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const std::vector<std::string> lines = lines_of(r.out);
+    const auto rows = table_rows(lines, k_lat_heading);
+    ASSERT_EQ(rows.size(), 1U) << r.out;
+    const std::vector<double>& v = rows[0];
+    ASSERT_EQ(v.size(), 11U) << r.out;
+    EXPECT_EQ(v[0], 64);    // #bytes
+    EXPECT_EQ(v[1], 1000);  // #iterations
+    const double t_min = v[2], t_max = v[3], typical = v[4], avg = v[5], stdev = v[6];
+    const double p99 = v[7], p999 = v[8];
+    EXPECT_GT(t_min, 0);
+    EXPECT_LE(t_min, typical);
+    EXPECT_LE(typical, p99);
+    EXPECT_LE(p99, p999);
+    EXPECT_LE(p999, t_max);
+    EXPECT_GE(avg, t_min);
+    EXPECT_LE(avg, t_max);
+    EXPECT_GE(stdev, 0);
+    EXPECT_GT(v[9], 0);   // host wall seconds
+    EXPECT_GT(v[10], 0);  // host messages per second
+    // Both clocks are named, and the in-process run's modelled figures are the model's alone.
+    EXPECT_NE(r.out.find("# MODELLED (before |): simulated time of the NIC model"),
+              std::string::npos)
+        << r.out;
+    EXPECT_NE(r.out.find("# HOST (after |): wall time of this process"), std::string::npos);
+
+    const nlohmann::json doc = read_json(json);
+    std::remove(json.c_str());
+    EXPECT_EQ(doc.at("test"), "write_lat");
+    EXPECT_EQ(doc.at("modelled_includes_host_time"), false);
+    EXPECT_EQ(doc.at("config").at("iterations"), 1000);
+    ASSERT_EQ(doc.at("results").size(), 1U);
+    const nlohmann::json& res = doc.at("results").at(0);
+    EXPECT_EQ(res.at("bytes"), 64);
+    EXPECT_EQ(res.at("iterations"), 1000);
+    const nlohmann::json& m = res.at("modelled");
+    // The document holds the printed values before rounding to three decimals.
+    EXPECT_NEAR(m.at("t_min_usec").get<double>(), t_min, 0.0005);
+    EXPECT_NEAR(m.at("t_typical_usec").get<double>(), typical, 0.0005);
+    EXPECT_NEAR(m.at("t_99_9_percentile_usec").get<double>(), p999, 0.0005);
+    EXPECT_GT(res.at("host").at("wall_s").get<double>(), 0);
+}
+
+// -n 100 instead of perftest's 5000: with 5000 the 8 MiB size alone copies 40 GiB of payload,
+// about half a minute of CPU, which a test suite on a shared host cannot spend.
+TEST(PerfRun, WriteBwAllPrintsPerftestBandwidthColumnsForEverySize) {
+    const std::string json = temp_path("write_bw.json");
+    const run_output r = run_perf("write_bw -a -n 100 --quiet --out_json " + json);
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto rows = table_rows(lines_of(r.out), k_bw_heading);
+    ASSERT_EQ(rows.size(), 23U) << r.out;
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+        const std::vector<double>& v = rows[i];
+        ASSERT_EQ(v.size(), 7U) << r.out;
+        EXPECT_EQ(v[0], static_cast<double>(std::uint64_t{2} << i));
+        EXPECT_EQ(v[1], 100);
+        EXPECT_GE(v[2], v[3]) << "BW peak below BW average at " << v[0];
+        EXPECT_GT(v[3], 0);
+        EXPECT_GT(v[4], 0);
+    }
+    const nlohmann::json doc = read_json(json);
+    std::remove(json.c_str());
+    EXPECT_EQ(doc.at("test"), "write_bw");
+    EXPECT_EQ(doc.at("config").at("tx_depth"), 128);
+    ASSERT_EQ(doc.at("results").size(), 23U);
+    const nlohmann::json& last = doc.at("results").at(22);
+    EXPECT_EQ(last.at("bytes"), 8388608);
+    EXPECT_NEAR(last.at("modelled").at("bw_average_mb_sec").get<double>(), rows[22][3], 0.005);
+}
+
+// -D ends each size at whatever count the second allowed, with receives still posted: the
+// next, larger size must take them and post its own, not stall waiting for receives.
+TEST(PerfRun, SendBwDurationRunsEverySizeForItsSeconds) {
+    const run_output r = run_perf("send_bw -D 1 --sizes 64,65536 --quiet");
+    ASSERT_EQ(r.status, 0) << r.out;
+    const auto rows = table_rows(lines_of(r.out), k_bw_heading);
+    ASSERT_EQ(rows.size(), 2U) << r.out;
+    for (const std::vector<double>& v : rows) {
+        ASSERT_EQ(v.size(), 7U) << r.out;
+        EXPECT_GT(v[1], 0) << r.out;     // #iterations: as many as the second allowed
+        EXPECT_GE(v[5], 1.0) << r.out;   // host wall time: the duration at least
+        EXPECT_GE(v[2], v[3]) << r.out;  // BW peak >= BW average
+    }
+}
+
+}  // namespace
