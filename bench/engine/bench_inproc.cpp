@@ -17,36 +17,19 @@
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
 
+#include "common/ndk_bench.hpp"
+
 namespace {
 
-void ok(NTSTATUS s, const char* what) {
-    if (s != STATUS_SUCCESS && s != STATUS_PENDING) {
-        throw std::runtime_error(std::string(what) + ": " + ndksim_status_name(s));
-    }
-}
-
-void on_create(PVOID c, NTSTATUS, NDK_OBJECT_HEADER* o) {
-    *static_cast<NDK_OBJECT_HEADER**>(c) = o;
-}
-void on_request(PVOID c, NTSTATUS s) {
-    *static_cast<NTSTATUS*>(c) = s;
-}
-void on_close(PVOID) {}
-void on_cq(PVOID, NTSTATUS) {}
-void on_connect(PVOID c, NDK_CONNECTOR* conn) {
-    *static_cast<NDK_CONNECTOR**>(c) = conn;
-}
+using ndksim::bench::ok;
+using ndksim::bench::on_close;
+using ndksim::bench::on_connect;
+using ndksim::bench::on_cq;
+using ndksim::bench::on_create;
+using ndksim::bench::on_request;
 
 SOCKADDR_IN ipv4(unsigned char last, USHORT port) {
-    SOCKADDR_IN s{};
-    s.sin_family = WS_AF_INET;
-    s.sin_port = static_cast<USHORT>((port >> 8) | (port << 8));
-    auto* b = reinterpret_cast<unsigned char*>(&s.sin_addr);
-    b[0] = 10;
-    b[1] = 9;
-    b[2] = 0;
-    b[3] = last;
-    return s;
+    return ndksim::bench::ipv4(9, last, port);
 }
 
 // Two connected adapters with one registered buffer each.

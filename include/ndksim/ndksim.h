@@ -376,7 +376,7 @@ typedef struct ndksim_qp_stats {
     ndksim_op_stats ops[NDKSIM_STATS_OP_COUNT]; /**< indexed by ndksim_stats_op */
 } ndksim_qp_stats;
 
-/** Adapter-wide statistics (version 4). Set `size` to sizeof(ndksim_adapter_stats) before a
+/** Adapter-wide statistics (version 5). Set `size` to sizeof(ndksim_adapter_stats) before a
  *  call; each version only appends fields, and a call fills no more than `size` bytes. */
 typedef struct ndksim_adapter_stats {
     ULONG size;     /**< in: sizeof(ndksim_adapter_stats); out: bytes filled */
@@ -448,6 +448,14 @@ typedef struct ndksim_adapter_stats {
     ULONG64 socket_backlog_dropped; /**< UDP/TCP: frames dropped unread because the adapter
                                          already held its bound of frames read and not yet
                                          processed (4096) */
+    /* Version 5: the memory unit's footprint (docs/memory.md, "Footprint"). */
+    ULONG64 memory_entries;      /**< live entries of the token table: MRs, MWs and one
+                                      privileged token per PD */
+    ULONG64 memory_entry_bytes;  /**< host bytes the token table holds for them [bytes] */
+    ULONG64 memory_mapped_pages; /**< pages the adapter's IOMMU maps: every page of each
+                                      registered MR and of each LAM */
+    ULONG64 memory_page_bytes;   /**< host bytes of the per-page translation metadata (IOMMU
+                                      entries and page lists) [bytes] */
 } ndksim_adapter_stats;
 
 /** Size of version 1 of ndksim_adapter_stats (up to translation_cache_stale_hits): the
@@ -460,6 +468,9 @@ typedef struct ndksim_adapter_stats {
 
 /** Size of version 3 of ndksim_adapter_stats (up to qp_context_cache_misses). */
 #define NDKSIM_ADAPTER_STATS_V3_SIZE ((ULONG)offsetof(ndksim_adapter_stats, pkey_violations))
+
+/** Size of version 4 of ndksim_adapter_stats (up to socket_backlog_dropped). */
+#define NDKSIM_ADAPTER_STATS_V4_SIZE ((ULONG)offsetof(ndksim_adapter_stats, memory_entries))
 
 /**
  * Reads the adapter-wide statistics into *stats. Returns STATUS_SUCCESS, or

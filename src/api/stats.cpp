@@ -40,7 +40,8 @@ constexpr std::array<const char*, NDKSIM_STATS_OP_COUNT> k_op_names{
 
 // The size of version 1 of each struct: a caller compiled against it passes at least this.
 // Version 2 of the adapter's struct appended the reliability, fault and socket counters, and
-// version 3 the refused departures and the receive overruns, version 4 the hostile-input drops.
+// version 3 the refused departures and the receive overruns, version 4 the hostile-input drops,
+// version 5 the memory unit's footprint.
 constexpr ULONG k_adapter_stats_v1 = NDKSIM_ADAPTER_STATS_V1_SIZE;
 static_assert(k_adapter_stats_v1 ==
               offsetof(ndksim_adapter_stats, translation_cache_stale_hits) + sizeof(ULONG64));
@@ -137,6 +138,11 @@ ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
     s.qp_context_cache_hits = e.qp_contexts().hits();
     s.qp_context_cache_misses = e.qp_contexts().misses();
     s.pkey_violations = load(c.pkey_violations);
+    const mem::unit_footprint fp = a.dev.memory().footprint();
+    s.memory_entries = fp.entries;
+    s.memory_entry_bytes = fp.entry_bytes;
+    s.memory_mapped_pages = fp.mapped_pages;
+    s.memory_page_bytes = fp.page_bytes;
     return s;
 }
 
@@ -253,6 +259,11 @@ std::string stats_document(ndksim_adapter& a) {
                          {"stale_hits", s.translation_cache_stale_hits}}},
                        {"qp_context_cache",
                         {{"hits", s.qp_context_cache_hits}, {"misses", s.qp_context_cache_misses}}},
+                       {"memory",
+                        {{"entries", s.memory_entries},
+                         {"entry_bytes", s.memory_entry_bytes},
+                         {"mapped_pages", s.memory_mapped_pages},
+                         {"page_bytes", s.memory_page_bytes}}},
                        {"reliability",
                         {{"ack_timeouts", s.ack_timeouts},
                          {"retries_exhausted", s.retries_exhausted},

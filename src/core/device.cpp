@@ -5,6 +5,7 @@
 #include "core/listener.hpp"
 #include "core/mr.hpp"
 #include "core/qp.hpp"
+#include "mem/token.hpp"
 
 #include "util/log.hpp"
 
@@ -14,6 +15,11 @@ namespace {
 mem::unit_config memory_config(const device_config& cfg, const adapter_limits& limits) {
     mem::unit_config c;
     c.name = cfg.name;
+    // A ConnectX-class adapter holds 2^24 memory keys (ibv_devinfo max_mr and max_mw, 16 M),
+    // every index a token can carry, and maps as many pages (64 GiB), the IOMMU's slot space.
+    // The tables grow with use, so the limits cost nothing until reached.
+    c.max_entries = mem::token_index_limit - 1;
+    c.max_mapped_pages = mem::token_index_limit;
     c.cache = mem::cache_geometry(cfg.translation_cache_entries);
     c.max_fast_register_pages = limits.frmr_page_count;
     c.rotate_fast_register_tokens = cfg.rotate_fast_register_tokens;

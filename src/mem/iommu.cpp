@@ -55,9 +55,13 @@ status iommu::map(std::span<const std::uint64_t> pfns, std::uint32_t fbo, std::u
         return status::insufficient_resources;
     }
     // Reserve the slots first (may allocate), then pin (all or nothing), then fill (cannot fail).
+    // The table grows geometrically: reserving exactly what one mapping needs would copy the
+    // whole table on every map.
     const std::size_t fresh_needed = n > free_count_ ? n - free_count_ : 0;
     try {
-        slots_.reserve(slots_.size() + fresh_needed);
+        if (slots_.size() + fresh_needed > slots_.capacity()) {
+            slots_.reserve(std::max(slots_.size() + fresh_needed, 2 * slots_.capacity()));
+        }
     } catch (const std::bad_alloc&) {
         return status::insufficient_resources;
     }
@@ -112,6 +116,22 @@ void iommu::unmap(std::span<const std::uint64_t> logical) noexcept {
         }
         free_tail_ = index;
     }
+}
+
+status iommu::map_frames(std::span<const std::uint64_t> pfns) noexcept {
+    if (pfns.size() > free_pages()) {
+        return status::insufficient_resources;
+    }
+    if (const status st = host_.pin_frames(pfns); st != status::success) {
+        return st;
+    }
+    mapped_ += static_cast<std::uint32_t>(pfns.size());
+    return status::success;
+}
+
+void iommu::unmap_frames(std::span<const std::uint64_t> pfns) noexcept {
+    host_.unpin(pfns);
+    mapped_ -= static_cast<std::uint32_t>(pfns.size());
 }
 
 const iommu::page_mapping* iommu::translate(std::uint64_t logical) const noexcept {

@@ -69,6 +69,16 @@ class iommu {
     /// Addresses that are not currently mapped are ignored.
     void unmap(std::span<const std::uint64_t> logical) noexcept;
 
+    /// Maps the frames of a normal registration, whose page list holds the frames themselves
+    /// (no slot, no logical address: nothing outside the region can name them): pins every
+    /// frame and counts the pages against the capacity. All or nothing: insufficient_resources
+    /// when fewer than pfns.size() pages are free, invalid_parameter when a PFN is not a pinned
+    /// frame of the host.
+    [[nodiscard]] status map_frames(std::span<const std::uint64_t> pfns) noexcept;
+
+    /// Undoes map_frames: unpins the frames and returns their pages to the capacity.
+    void unmap_frames(std::span<const std::uint64_t> pfns) noexcept;
+
     /// The mapping of the page containing `logical`, or nullptr when that page is not mapped by
     /// this IOMMU (wrong tag, wrong unit, stale generation, free slot).
     const page_mapping* translate(std::uint64_t logical) const noexcept;
@@ -77,8 +87,11 @@ class iommu {
     /// logical addresses a consumer can hold).
     bool is_lam_page(std::uint64_t logical) const noexcept;
 
-    /// Slots currently mapped.
+    /// Pages currently mapped (slots and map_frames pages).
     std::uint32_t mapped_pages() const noexcept { return mapped_; }
+
+    /// Host memory of the slot table [bytes].
+    std::uint64_t bytes() const noexcept { return slots_.capacity() * sizeof(slot); }
 
     /// Slots that can still be mapped.
     std::uint32_t free_pages() const noexcept { return max_pages_ - mapped_; }
@@ -107,7 +120,7 @@ class iommu {
     std::uint32_t free_head_ = no_slot;
     std::uint32_t free_tail_ = no_slot;
     std::uint32_t free_count_ = 0;  // slots on the FIFO
-    std::uint32_t mapped_ = 0;
+    std::uint32_t mapped_ = 0;      // slots mapped plus map_frames pages
 };
 
 }  // namespace ndksim::mem

@@ -6,6 +6,7 @@
 
 #include "mem/host_memory.hpp"
 #include "mem/page.hpp"
+#include "mem/region.hpp"
 #include "mem/region_table.hpp"
 #include "mem/translation_cache.hpp"
 
@@ -74,13 +75,19 @@ entry_view view_of(const region_table& table, const slot& s) noexcept {
 
 std::byte* page_host(const iommu& mmu, const host_memory& host, const grant& g,
                      std::uint64_t position) noexcept {
-    const std::uint64_t logical =
-        g.pages != nullptr ? g.pages[page_number(position)] : page_align(position);
-    const iommu::page_mapping* m = mmu.translate(logical);
-    if (m == nullptr) {
-        return nullptr;
+    std::uint64_t pfn = 0;
+    if (g.frames) {
+        pfn = g.pages[page_number(position)];
+    } else {
+        const std::uint64_t logical =
+            g.pages != nullptr ? g.pages[page_number(position)] : page_align(position);
+        const iommu::page_mapping* m = mmu.translate(logical);
+        if (m == nullptr) {
+            return nullptr;
+        }
+        pfn = m->pfn;
     }
-    std::byte* frame = host.frame_address(m->pfn);
+    std::byte* frame = host.frame_address(pfn);
     return frame == nullptr ? nullptr : frame + byte_offset(position);
 }
 
@@ -166,6 +173,7 @@ lookup_result lookup(const lookup_context& ctx, const access_request& rq) noexce
     g.generation = ctx.generation;
     if (e.backing != nullptr) {
         g.pages = e.backing->pages.data();
+        g.frames = e.backing->kind == region_kind::normal;
         g.position = e.backing->fbo + (rq.address - e.backing->base_va);
     } else {
         g.position = rq.address;
@@ -176,18 +184,28 @@ lookup_result lookup(const lookup_context& ctx, const access_request& rq) noexce
         for (std::uint64_t pos = g.position; pos < end;) {
             const std::uint32_t offset = byte_offset(pos);
             const std::uint64_t n = std::min<std::uint64_t>(end - pos, page_size - offset);
-            const std::uint64_t logical =
-                g.pages != nullptr ? g.pages[page_number(pos)] : page_align(pos);
-            const iommu::page_mapping* m = ctx.mmu.translate(logical);
-            if (out.failed = check_page(m, g.pages == nullptr, offset, n);
-                out.failed != fault::none) {
-                out.cache_misses = probes.misses();
-                return out;
+            std::uint64_t pfn = 0;
+            std::uint64_t page = page_number(pos);  // the cache's page: list index or logical
+            if (g.frames) {
+                // A normal region's frames are pinned while it is valid, and step 5 kept the
+                // access inside the bytes its registration described.
+                pfn = g.pages[page];
+            } else {
+                const std::uint64_t logical = g.pages != nullptr ? g.pages[page] : page_align(pos);
+                const iommu::page_mapping* m = ctx.mmu.translate(logical);
+                if (out.failed = check_page(m, g.pages == nullptr, offset, n);
+                    out.failed != fault::none) {
+                    out.cache_misses = probes.misses();
+                    return out;
+                }
+                pfn = m->pfn;
+                if (g.pages == nullptr) {
+                    page = page_number(logical);
+                }
             }
-            probes.touch(rq.token, g.pages != nullptr ? page_number(pos) : page_number(logical),
-                         m->pfn);
+            probes.touch(rq.token, page, pfn);
             if (pos == g.position) {
-                g.first_page = ctx.host.frame_address(m->pfn);
+                g.first_page = ctx.host.frame_address(pfn);
             }
             pos += n;
         }

@@ -9,8 +9,10 @@
 //   4. state: region valid / window bound                  (check_state)
 //   5. bounds: [address, address + length) in the region, window, or (privileged) anywhere
 //                                                          (check_bounds, overflow-safe)
-//   6. translation, page by page: region page list -> logical page -> IOMMU -> host frame ->
-//      host pointer, each page mapped and covering the accessed bytes (check_page)
+//   6. translation, page by page: a normal region's page list holds its (pinned) frames; a
+//      fast-register region's list and a privileged address hold logical pages, which go
+//      through the IOMMU to a frame, each page mapped and covering the accessed bytes
+//      (check_page); frame -> host pointer
 //
 // The first failing check names the fault; every fault is reported as
 // STATUS_ACCESS_VIOLATION (fault_status), and the fault tells the engine which completion or
@@ -66,6 +68,7 @@ struct access_request {
 /// `generation` equals the unit's generation (sge_cursor re-validates otherwise).
 struct grant {
     const std::uint64_t* pages = nullptr;  ///< region page list; nullptr: `position` is logical
+    bool frames = false;  ///< `pages` holds host frames (a normal region), not logical addresses
     std::uint64_t position = 0;  ///< byte position in the page-list space (page = position >> 12)
     std::uint64_t length = 0;    ///< bytes granted
     std::uint64_t generation = 0;

@@ -1,11 +1,27 @@
 #include "mem/region.hpp"
 
 #include <algorithm>
+#include <new>
 
 #include "mem/iommu.hpp"
 #include "mem/page.hpp"
 
 namespace ndksim::mem {
+
+bool page_list::assign(std::uint32_t n) noexcept {
+    std::unique_ptr<std::uint64_t[]> heap;
+    if (n > 1) {
+        heap.reset(new (std::nothrow) std::uint64_t[n]());
+        if (!heap) {
+            page_list().swap(*this);
+            return false;
+        }
+    }
+    heap_ = std::move(heap);
+    inline_ = 0;
+    capacity_ = n;
+    return true;
+}
 
 status check_register(const region& r, std::uint64_t va) noexcept {
     // REFERENCE.md rule 18: RegisterMr only on an MR created with FastRegister = FALSE.
@@ -118,7 +134,7 @@ status check_fast_register(const region& r, pd_id qp_pd, const fast_register_req
 }
 
 void apply_fast_register(region& r, const fast_register_request& rq) noexcept {
-    std::copy(rq.pages.begin(), rq.pages.end(), r.pages.begin());
+    std::copy(rq.pages.begin(), rq.pages.end(), r.pages.data());
     r.page_count = static_cast<std::uint32_t>(rq.pages.size());
     r.fbo = rq.fbo;
     r.length = rq.length;

@@ -11,8 +11,9 @@
 // an invalidate first (invalid_device_state otherwise).
 
 #include <cstdint>
+#include <memory>
 #include <span>
-#include <vector>
+#include <utility>
 
 #include "mem/access.hpp"
 #include "mem/ids.hpp"
@@ -32,6 +33,52 @@ enum class region_state : std::uint8_t {
     valid,         ///< registered: lookups may succeed
 };
 
+/// A region's page list: one entry per page of [base_va - fbo, base_va + length). A normally
+/// registered region holds each page's host frame (PFN), as a real NIC's MTT holds each page's
+/// bus address; a fast-register region holds the consumer's logical page addresses (LAM pages,
+/// translated through the IOMMU at each access). A list of one entry lives inside the region:
+/// a small MR costs no allocation, and its lookup reads no second cache line.
+class page_list {
+  public:
+    page_list() = default;
+    page_list(page_list&& other) noexcept { swap(other); }
+    page_list& operator=(page_list&& other) noexcept {
+        page_list(std::move(other)).swap(*this);
+        return *this;
+    }
+    page_list(const page_list&) = delete;
+    page_list& operator=(const page_list&) = delete;
+    ~page_list() = default;
+
+    /// Replaces the list with `n` zeroed entries. Returns false (and leaves the list empty)
+    /// when memory runs out.
+    [[nodiscard]] bool assign(std::uint32_t n) noexcept;
+
+    /// The entries.
+    std::uint64_t* data() noexcept { return capacity_ > 1 ? heap_.get() : &inline_; }
+    const std::uint64_t* data() const noexcept { return capacity_ > 1 ? heap_.get() : &inline_; }
+
+    /// Entries the list holds.
+    std::uint32_t capacity() const noexcept { return capacity_; }
+
+    /// Host memory of the entries [bytes].
+    std::uint64_t bytes() const noexcept {
+        return std::uint64_t{capacity_} * sizeof(std::uint64_t);
+    }
+
+    /// Exchanges the contents of two lists.
+    void swap(page_list& other) noexcept {
+        heap_.swap(other.heap_);
+        std::swap(inline_, other.inline_);
+        std::swap(capacity_, other.capacity_);
+    }
+
+  private:
+    std::unique_ptr<std::uint64_t[]> heap_;  // when capacity_ > 1
+    std::uint64_t inline_ = 0;               // when capacity_ == 1
+    std::uint32_t capacity_ = 0;
+};
+
 struct region {
     region_kind kind = region_kind::normal;
     region_state state = region_state::unregistered;
@@ -41,11 +88,10 @@ struct region {
     std::uint64_t length = 0;      ///< registered length [bytes]
     std::uint32_t fbo = 0;         ///< offset of base_va in the first page [bytes]
     std::uint32_t page_count = 0;  ///< entries of `pages` in use
-    /// Logical page addresses, one per page of [base_va - fbo, base_va + length). Normal
-    /// regions own these IOMMU mappings; fast-register regions reference the consumer's LAM
-    /// pages, and `pages` is sized to fr_max_pages at initialization so that fast_register never
-    /// allocates.
-    std::vector<std::uint64_t> pages;
+    /// Host frames (normal regions, which pin them) or logical page addresses (fast-register
+    /// regions, which reference the consumer's LAM pages; sized to fr_max_pages at
+    /// initialization so that fast_register never allocates).
+    page_list pages;
     std::uint32_t fr_max_pages = 0;   ///< AdapterPageCount of NdkInitializeFastRegisterMr
     bool fr_remote_access = false;    ///< RemoteAccess of NdkInitializeFastRegisterMr
     std::uint32_t bound_windows = 0;  ///< windows bound to this region (each pins it)

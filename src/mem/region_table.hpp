@@ -60,6 +60,12 @@ class region_table {
     /// Live slots.
     std::uint32_t live() const noexcept { return live_; }
 
+    /// One past the highest index ever allocated (indices below it may be free).
+    std::uint32_t extent() const noexcept { return static_cast<std::uint32_t>(slots_.size()); }
+
+    /// Host memory of the table [bytes].
+    std::uint64_t bytes() const noexcept { return slots_.capacity() * sizeof(slot); }
+
     /// Maximum live slots.
     std::uint32_t capacity() const noexcept { return capacity_; }
 

@@ -1,5 +1,8 @@
 #include "mem/translation_cache.hpp"
 
+#include <algorithm>
+#include <bit>
+
 #include "mem/token.hpp"
 
 namespace ndksim::mem {
@@ -25,7 +28,27 @@ std::uint64_t mix(std::uint32_t token, std::uint64_t page) noexcept {
 translation_cache::translation_cache(const cache_config& cfg)
     : sets_(cfg.sets == 0 || cfg.ways == 0 ? 0 : cfg.sets),
       ways_(sets_ == 0 ? 0 : cfg.ways),
-      entries_(std::size_t{sets_} * ways_) {}
+      entries_(std::size_t{sets_} * ways_),
+      buckets_(std::bit_ceil(std::max<std::size_t>(2 * entries_.size(), 1))) {}
+
+translation_cache::bucket& translation_cache::bucket_of(std::uint32_t token) noexcept {
+    return buckets_[token_index(token) & (buckets_.size() - 1)];
+}
+
+void translation_cache::count_in(std::uint32_t token) noexcept {
+    bucket& b = bucket_of(token);
+    if (b.epoch != epoch_) {
+        b = bucket{epoch_, 0};
+    }
+    ++b.count;
+}
+
+void translation_cache::count_out(std::uint32_t token, std::uint32_t n) noexcept {
+    bucket& b = bucket_of(token);
+    if (b.epoch == epoch_) {
+        b.count -= n;
+    }
+}
 
 translation_cache::session::session(translation_cache& cache)
     : cache_(cache), lock_(cache.mutex_) {}
@@ -63,7 +86,11 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
             victim = &e;
         }
     }
+    if (victim->epoch == c.epoch_) {
+        c.count_out(victim->token, 1);
+    }
     *victim = entry{page, pfn, c.epoch_, now, token};
+    c.count_in(token);
     ++misses_;
     bump(c.misses_);
     return false;
@@ -71,11 +98,19 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
 
 void translation_cache::invalidate_index(std::uint32_t index) noexcept {
     std::lock_guard lock(mutex_);
+    const std::uint32_t any_token = make_token(index, 0);
+    const bucket& b = bucket_of(any_token);
+    if (b.epoch != epoch_ || b.count == 0) {
+        return;  // nothing cached for any slot of this bucket
+    }
+    std::uint32_t dropped = 0;
     for (entry& e : entries_) {
         if (e.epoch == epoch_ && token_index(e.token) == index) {
             e.epoch = 0;
+            ++dropped;
         }
     }
+    count_out(any_token, dropped);
 }
 
 void translation_cache::flush() noexcept {

@@ -9,7 +9,9 @@
 //
 // Invalidation follows the events that change a translation: a token's slot being re-activated
 // or invalidated drops that slot's entries (invalidate_index); an IOMMU unmap drops everything
-// (flush, by bumping an epoch).
+// (flush, by bumping an epoch). Dropping a slot's entries must not cost a scan of the whole
+// cache when it holds none (every registration of a fresh MR asks), so the cache counts its
+// valid entries per bucket of slot indices and scans only when the slot's bucket is not empty.
 //
 // Concurrency: lookups run under the translation unit's shared lock, possibly from several
 // threads, so every operation takes mutex_ (once per lookup, not per page). Counters are
@@ -105,9 +107,20 @@ class translation_cache {
         std::uint32_t token = 0;
     };
 
+    // Valid entries whose slot index falls in this bucket; a count from an earlier epoch is 0.
+    struct bucket {
+        std::uint64_t epoch = 0;
+        std::uint32_t count = 0;
+    };
+
+    bucket& bucket_of(std::uint32_t token) noexcept;
+    void count_in(std::uint32_t token) noexcept;
+    void count_out(std::uint32_t token, std::uint32_t n) noexcept;
+
     std::uint32_t sets_;
     std::uint32_t ways_;
     std::vector<entry> entries_;
+    std::vector<bucket> buckets_;  // a power of two, at least twice the entries
     std::mutex mutex_;
     std::uint64_t epoch_ = 1;
     std::uint64_t clock_ = 0;

@@ -11,6 +11,10 @@
 namespace ndksim::mem {
 namespace {
 
+std::uint64_t list_bytes(const std::vector<std::uint64_t>& pages) noexcept {
+    return pages.capacity() * sizeof(std::uint64_t);
+}
+
 // The units whose lock this thread holds shared (read guards nest across units, e.g. an engine
 // copying between two adapters of one process).
 constexpr std::size_t k_max_nested_guards = 8;
@@ -70,8 +74,15 @@ translation_unit::translation_unit(host_memory& host, unit_config cfg)
       mmu_(host, cfg_.max_mapped_pages),
       cache_(cfg_.cache) {}
 
-// The IOMMU's destructor unpins the frames of every mapping still held (regions and LAMs).
-translation_unit::~translation_unit() = default;
+// The IOMMU's destructor unpins the frames of every slot mapping still held (LAMs); the frames
+// of registered regions are unpinned here.
+translation_unit::~translation_unit() {
+    for (std::uint32_t i = 1; i < table_.extent(); ++i) {
+        if (slot* s = table_.find(i, slot_kind::region); s != nullptr) {
+            unmap_region_locked(s->reg);
+        }
+    }
+}
 
 slot* translation_unit::region_slot(region_id id) noexcept {
     return table_.find(raw(id), slot_kind::region);
@@ -186,6 +197,7 @@ lam_result translation_unit::build_lam(mdl_chain chain, std::uint64_t length,
     }
     next_lam_ = id + 1;
     std::copy(logical.begin(), logical.end(), pages_out.begin());
+    const std::uint64_t lam_bytes = list_bytes(logical);
     try {
         lams_.emplace(id, std::move(logical));
     } catch (const std::bad_alloc&) {
@@ -193,6 +205,7 @@ lam_result translation_unit::build_lam(mdl_chain chain, std::uint64_t length,
         out.st = status::insufficient_resources;
         return out;
     }
+    page_list_bytes_ += lam_bytes;
     out.id = lam_id{id};
     return out;
 }
@@ -209,6 +222,7 @@ bool translation_unit::release_lam(lam_id id) {
             return false;
         }
         pages = std::move(it->second);
+        page_list_bytes_ -= list_bytes(pages);
         lams_.erase(it);
         mmu_.unmap(pages);
         cache_.flush();
@@ -242,7 +256,9 @@ region_result translation_unit::create_region(pd_id pd, region_kind kind) {
 
 void translation_unit::unmap_region_locked(region& r) noexcept {
     if (r.kind == region_kind::normal && r.state == region_state::valid) {
-        mmu_.unmap(std::span<const std::uint64_t>(r.pages.data(), r.page_count));
+        mmu_.unmap_frames(std::span<const std::uint64_t>(r.pages.data(), r.page_count));
+        // Taking pages out of the adapter's reach flushes the translation cache, as any IOMMU
+        // unmap does.
         cache_.flush();
     }
 }
@@ -251,7 +267,7 @@ status translation_unit::destroy_region(region_id id) {
     if (held_by_this_thread("destroy_region")) {
         return status::invalid_device_state;
     }
-    std::vector<std::uint64_t> released;
+    page_list released;
     std::unique_lock lock(mutex_);
     slot* s = region_slot(id);
     if (s == nullptr) {
@@ -261,6 +277,7 @@ status translation_unit::destroy_region(region_id id) {
         return st;
     }
     unmap_region_locked(s->reg);
+    page_list_bytes_ -= s->reg.pages.bytes();
     released.swap(s->reg.pages);
     --pds_.at(raw(s->reg.pd)).children;
     table_.release(raw(id));
@@ -279,14 +296,13 @@ status translation_unit::register_region(region_id id, mdl_chain chain, std::uin
         NDKSIM_DEBUG("{} register_region #{}: bad MDL chain: {}", cfg_.name, raw(id), geo.st);
         return geo.st;
     }
-    std::vector<std::uint64_t> pfns;
-    std::vector<std::uint64_t> logical;
-    try {
-        pfns.resize(geo.pages);
-        logical.resize(geo.pages);
-    } catch (const std::bad_alloc&) {
+    // The page list holds the frames themselves (region.hpp page_list): built here, outside
+    // the lock, and swapped in once the checks pass.
+    page_list frames;
+    if (!frames.assign(geo.pages)) {
         return status::insufficient_resources;
     }
+    const std::span<std::uint64_t> pfns(frames.data(), geo.pages);
     if (const status st = chain_frames(chain, length, pfns); st != status::success) {
         return st;
     }
@@ -300,13 +316,13 @@ status translation_unit::register_region(region_id id, mdl_chain chain, std::uin
         NDKSIM_DEBUG("{} register_region #{}: {}", cfg_.name, raw(id), st);
         return st;
     }
-    if (const status st = mmu_.map(pfns, geo.fbo, length, mapping_use::region, logical);
-        st != status::success) {
+    if (const status st = mmu_.map_frames(pfns); st != status::success) {
         NDKSIM_DEBUG("{} register_region #{}: mapping {} pages: {}", cfg_.name, raw(id), geo.pages,
                      st);
         return st;
     }
-    r.pages = std::move(logical);
+    page_list_bytes_ += frames.bytes() - r.pages.bytes();
+    r.pages.swap(frames);
     r.page_count = geo.pages;
     r.base_va = geo.virtual_address;
     r.length = length;
@@ -324,7 +340,7 @@ status translation_unit::deregister_region(region_id id) {
     if (held_by_this_thread("deregister_region")) {
         return status::invalid_device_state;
     }
-    std::vector<std::uint64_t> released;
+    page_list released;
     std::unique_lock lock(mutex_);
     slot* s = region_slot(id);
     if (s == nullptr) {
@@ -336,6 +352,7 @@ status translation_unit::deregister_region(region_id id) {
         return st;
     }
     unmap_region_locked(r);
+    page_list_bytes_ -= r.pages.bytes();
     released.swap(r.pages);
     r.page_count = 0;
     r.length = 0;
@@ -349,10 +366,8 @@ status translation_unit::initialize_fast_register(region_id id, std::uint32_t pa
     if (held_by_this_thread("initialize_fast_register")) {
         return status::invalid_device_state;
     }
-    std::vector<std::uint64_t> pages;
-    try {
-        pages.resize(std::min(page_count, cfg_.max_fast_register_pages));
-    } catch (const std::bad_alloc&) {
+    page_list pages;
+    if (!pages.assign(std::min(page_count, cfg_.max_fast_register_pages))) {
         return status::insufficient_resources;
     }
     std::unique_lock lock(mutex_);
@@ -368,6 +383,7 @@ status translation_unit::initialize_fast_register(region_id id, std::uint32_t pa
                      page_count, st);
         return st;
     }
+    page_list_bytes_ += pages.bytes() - r.pages.bytes();
     r.pages.swap(pages);
     r.fr_max_pages = page_count;
     r.fr_remote_access = remote_access;
@@ -665,6 +681,11 @@ std::uint32_t translation_unit::mapped_pages() const {
 std::size_t translation_unit::live_lams() const {
     const auto lock = shared_lock();
     return lams_.size();
+}
+
+unit_footprint translation_unit::footprint() const {
+    const auto lock = shared_lock();
+    return {table_.live(), table_.bytes(), mmu_.mapped_pages(), mmu_.bytes() + page_list_bytes_};
 }
 
 }  // namespace ndksim::mem

@@ -92,6 +92,14 @@ struct token_result {
     std::uint32_t token = 0;
 };
 
+/// Host memory a unit holds for its translations (docs/memory.md, "Footprint").
+struct unit_footprint {
+    std::uint64_t entries = 0;       ///< live token-table entries (regions, windows, PDs)
+    std::uint64_t entry_bytes = 0;   ///< token table [bytes]
+    std::uint64_t mapped_pages = 0;  ///< pages of registered regions and LAMs
+    std::uint64_t page_bytes = 0;    ///< per-page metadata: page lists, IOMMU entries [bytes]
+};
+
 /// A snapshot of a region (tests, diagnostics, the core layer's queries).
 struct region_info {
     region_kind kind = region_kind::normal;
@@ -300,6 +308,9 @@ class translation_unit {
     /// Live LAMs.
     std::size_t live_lams() const;
 
+    /// The memory this unit's tables take now, and what they describe.
+    unit_footprint footprint() const;
+
     /// This unit's configuration.
     const unit_config& config() const noexcept { return cfg_; }
 
@@ -334,6 +345,7 @@ class translation_unit {
     std::uint32_t next_lam_ = 1;
     mutable translation_cache cache_;
     std::uint64_t generation_ = 1;
+    std::uint64_t page_list_bytes_ = 0;  // capacity of every region's and LAM's page list
 };
 
 }  // namespace ndksim::mem

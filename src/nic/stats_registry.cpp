@@ -7,8 +7,12 @@ namespace ndksim::nic {
 std::shared_ptr<qp_stats> stats_registry::add_qp(std::uint32_t qpn) {
     auto s = std::make_shared<qp_stats>(qpn);
     std::lock_guard lock(mutex_);
-    // Entries of destroyed QPs are dropped here, so the list stays as long as the live QPs.
-    std::erase_if(qps_, [](const std::weak_ptr<qp_stats>& w) { return w.expired(); });
+    // Entries of destroyed QPs are dropped here once the list has doubled since the last
+    // purge, so it stays within twice the live QPs and adding N QPs costs O(N), not O(N^2).
+    if (qps_.size() >= purge_at_) {
+        std::erase_if(qps_, [](const std::weak_ptr<qp_stats>& w) { return w.expired(); });
+        purge_at_ = std::max<std::size_t>(16, 2 * qps_.size());
+    }
     qps_.push_back(s);
     return s;
 }

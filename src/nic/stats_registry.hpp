@@ -38,6 +38,7 @@ class stats_registry {
   private:
     mutable std::mutex mutex_;
     std::vector<std::weak_ptr<qp_stats>> qps_;
+    std::size_t purge_at_ = 16;  // list length at which add_qp next drops destroyed QPs' entries
     stats_block totals_;
 };
 

@@ -168,9 +168,14 @@ TEST_F(Stats, JsonHasTheAdapterCountersAndOneEntryPerQp) {
         EXPECT_EQ(0, j.at("operations").at(key).at("completed")) << key;
     }
     for (const char* key : {"packets", "drops", "cm", "link", "translation_cache",
-                            "qp_context_cache", "reliability", "faults", "sockets"}) {
+                            "qp_context_cache", "memory", "reliability", "faults", "sockets"}) {
         EXPECT_TRUE(j.at(key).is_object()) << key;
     }
+    // The fixture's 256 KiB buffer: 64 registered pages, one entry each for the MR and the PD's
+    // privileged token, 8 bytes of page list per page.
+    EXPECT_EQ(64, j.at("memory").at("mapped_pages"));
+    EXPECT_EQ(2, j.at("memory").at("entries"));
+    EXPECT_EQ(64 * 8, j.at("memory").at("page_bytes"));
     EXPECT_EQ(0, j.at("packets").at("retransmitted"));
     EXPECT_EQ(0, j.at("drops").at("bad_frames"));
     ASSERT_EQ(1U, j.at("qps").size());
@@ -253,6 +258,10 @@ TEST_F(Stats, AVersionOneCallerGetsVersionOneFieldsOnly) {
 
 TEST_F(Stats, AVersionThreeCallerGetsVersionThreeFieldsOnly) {
     expect_fields_of_version<NDKSIM_ADAPTER_STATS_V3_SIZE>(a_.nic);
+}
+
+TEST_F(Stats, AVersionFourCallerGetsVersionFourFieldsOnly) {
+    expect_fields_of_version<NDKSIM_ADAPTER_STATS_V4_SIZE>(a_.nic);
 }
 
 TEST_F(Stats, DroppedFramesShowInTheFaultAndReliabilityCounters) {
