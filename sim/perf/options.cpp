@@ -51,6 +51,10 @@ const char* name_of(role r) noexcept {
                                : "both";
 }
 
+const char* name_of(poll_kind p) noexcept {
+    return p == poll_kind::spin ? "spin" : p == poll_kind::block ? "block" : "spin-then-block";
+}
+
 std::uint16_t per_process_port() noexcept {
     // Tests run in parallel: spreading the start over 20000 ports keeps concurrent runs apart,
     // and the search moves on from a taken one.
@@ -129,6 +133,14 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
         ->transform(CLI::CheckedTransformer(wires, CLI::ignore_case));
     app.add_flag("--threaded", o.threaded,
                  "engine threads (the default for the socket wires) instead of one loop");
+    const std::map<std::string, poll_kind> polls{{"spin", poll_kind::spin},
+                                                 {"block", poll_kind::block},
+                                                 {"spin-then-block", poll_kind::spin_then_block}};
+    CLI::Option* poll = app.add_option("--poll", o.poll,
+                                       "threaded runs: how this tool and the engine threads wait: "
+                                       "spin, block or spin-then-block (default: spin for lat, "
+                                       "spin-then-block for bw)")
+                            ->transform(CLI::CheckedTransformer(polls, CLI::ignore_case));
     app.add_option("--role", o.who,
                    "local (both sides here), server, client, or both (a server child process "
                    "and the client here)")
@@ -164,6 +176,11 @@ bool parse_options(int argc, char** argv, options& o, int& exit_code) {
     }
     if (o.wire != wire_kind::inproc) {
         o.threaded = true;
+    }
+    if (poll->count() == 0) {
+        // A latency run measures the wake-ups too: a sleeping thread costs tens of
+        // microseconds to wake, a polling one a few (docs/perf.md, "--poll").
+        o.poll = o.mode == run_mode::lat ? poll_kind::spin : poll_kind::spin_then_block;
     }
     if (o.who != role::local && o.wire == wire_kind::inproc) {
         std::fprintf(stderr,
