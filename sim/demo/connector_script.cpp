@@ -23,39 +23,79 @@ std::uint64_t median(std::vector<std::uint64_t> v) {
     return v[v.size() / 2];
 }
 
+// What a bench completed: only writes whose completion said STATUS_SUCCESS count.
+struct bench_result {
+    std::uint64_t ops = 0;
+    std::uint64_t bytes = 0;
+    bool failed = false;  ///< a post or a completion failed: the connection is of no more use
+};
+
 // Bench mode: pipelined writes for bandwidth, then one at a time for latency. Only the last
-// write's data is verified: the measurement must not include the checks.
-void bench(endpoint& ep, client& c, const connector_options& o, report& out) {
+// write's data is verified: the measurement must not include the checks. The first failure
+// ends it: a post the QP refused will never complete, and after a failed completion the QP is
+// in the error state (IBA 10.7.3.1), so every write behind it only completes flushed.
+bench_result bench(endpoint& ep, client& c, const connector_options& o, report& out) {
+    bench_result result;
     const std::uint32_t token = c.peer().mw_token;
     fill_pattern(ep.data(), o.size, 7);
-    unsigned posted = 0, done = 0, failed = 0;
+    unsigned posted = 0, done = 0;
     const auto t0 = clock::now();
-    while (done < o.iterations) {
-        while (posted < o.iterations && posted - done < o.depth) {
-            if (ep.post_write(0, o.size, c.peer().address, token) != STATUS_SUCCESS) {
-                ++failed;
+    for (;;) {
+        while (!result.failed && posted < o.iterations && posted - done < o.depth) {
+            const NTSTATUS s = ep.post_write(0, o.size, c.peer().address, token);
+            if (s != STATUS_SUCCESS) {
+                out.check(false, "bench: write {} not posted: {}", posted, ndksim_status_name(s));
+                result.failed = true;
+                break;
             }
             ++posted;
         }
+        if (done == posted) {
+            break;
+        }
+        // Only writes that were posted are waited for.
         auto r = ep.next();
         if (!r) {
-            out.check(false, "bench: no write completion within the timeout");
-            return;
+            out.check(false, "bench: no write completion within the timeout ({} of {} posted)",
+                      done, posted);
+            result.failed = true;
+            break;
         }
-        failed += r->Status != STATUS_SUCCESS;
         ++done;
+        if (r->Status != STATUS_SUCCESS) {
+            if (!result.failed) {
+                out.check(false, "bench: write {} completed with {}", done - 1,
+                          ndksim_status_name(r->Status));
+            }
+            result.failed = true;
+            continue;
+        }
+        ++result.ops;
     }
     const double secs = seconds_since(t0);
-    out.check(failed == 0, "bench: {} writes failed", failed);
+    result.bytes = result.ops * o.size;
+    if (result.failed) {
+        out.step("bench: stopped after {} completed writes of {} planned", result.ops,
+                 o.iterations);
+        return result;
+    }
     std::vector<std::uint64_t> wall_ns;
     const unsigned pings = std::min(o.iterations, 1000u);
-    for (unsigned i = 0; i < pings; ++i) {
+    for (unsigned i = 0; i < pings && !result.failed; ++i) {
         const auto p0 = clock::now();
-        if (c.write(0, o.size, 0, token) != STATUS_SUCCESS) {
-            ++failed;
+        const NTSTATUS s = c.write(0, o.size, 0, token);
+        if (!out.check(s == STATUS_SUCCESS, "bench: latency write {}: {}", i,
+                       ndksim_status_name(s))) {
+            result.failed = true;
+            break;
         }
+        ++result.ops;
+        result.bytes += o.size;
         wall_ns.push_back(static_cast<std::uint64_t>(
             std::chrono::duration_cast<std::chrono::nanoseconds>(clock::now() - p0).count()));
+    }
+    if (result.failed) {
+        return result;
     }
     out.check(c.remote_verify(0, o.size, 7) == 0, "bench: the peer's data differs");
     const double mbps = double(o.size) * o.iterations / secs / 1e6;
@@ -64,6 +104,7 @@ void bench(endpoint& ep, client& c, const connector_options& o, report& out) {
         "sim_lat_us_median={:.2f}",
         o.size, o.iterations, o.depth, mbps, o.iterations / secs, double(median(wall_ns)) / 1e3,
         double(median(c.latencies())) / 1e6);
+    return result;
 }
 
 }  // namespace
@@ -91,10 +132,12 @@ unsigned run_connector(endpoint& ep, const connector_options& o, report& out) {
 
     const auto t0 = clock::now();
     std::uint64_t bytes = 0, ops = 0;
+    bool broken = false;  // the connection failed: no goodbye, nothing more to wait for
     if (o.bench) {
-        bench(ep, c, o, out);
-        bytes = std::uint64_t{o.size} * o.iterations;
-        ops = o.iterations;
+        const bench_result r = bench(ep, c, o, out);
+        bytes = r.bytes;
+        ops = r.ops;
+        broken = r.failed;
     } else {
         for (unsigned i = 0; i < o.iterations; ++i) {
             const std::uint64_t seed = 100 + i;
@@ -145,7 +188,7 @@ unsigned run_connector(endpoint& ep, const connector_options& o, report& out) {
         ++ops;
     }
     const double wall = seconds_since(t0);
-    if (o.bench) {
+    if (o.bench && !broken) {
         out.check(c.bye(), "bye: {}", c.error());
     }
     NTSTATUS d = ep.disconnect();

@@ -46,6 +46,7 @@ struct cli_options {
     unsigned ack_timeout_us = 100000;
     bool bench = false;
     unsigned depth = 16;
+    std::string poll = "block";
     int ready_fd = -1;
 };
 
@@ -62,6 +63,11 @@ lb::endpoint_options endpoint_for(const cli_options& o, const std::string& name,
     e.data_size = std::max<std::uint64_t>(o.size, 4096);
     e.timeout = std::chrono::milliseconds(o.timeout_ms);
     e.ack_timeout_us = o.ack_timeout_us;
+    static const std::map<std::string, ndksim_poll_policy> polls = {
+        {"spin", NDKSIM_POLL_SPIN},
+        {"block", NDKSIM_POLL_BLOCK},
+        {"spin-then-block", NDKSIM_POLL_SPIN_THEN_BLOCK}};
+    e.poll = polls.at(o.poll);
     return e;
 }
 
@@ -178,7 +184,9 @@ int both_roles(const cli_options& o, char** argv) {
                                          "--ready-fd",
                                          std::to_string(fds[1]),
                                          "--nd-port",
-                                         std::to_string(o.nd_port)};
+                                         std::to_string(o.nd_port),
+                                         "--poll",
+                                         o.poll};
         if (!o.pcap.empty()) {
             args.insert(args.end(), {"--pcap", o.pcap});
         }
@@ -264,6 +272,11 @@ int main(int argc, char** argv) {
     app.add_flag("--bench", o.bench, "connect: only RDMA writes, print MB/s, ops/s, latency");
     app.add_option("--depth", o.depth, "bench: writes kept outstanding")
         ->check(CLI::Range(1u, 60u))
+        ->capture_default_str();
+    app.add_option("--poll", o.poll,
+                   "how the engine threads and the waits for completions wait: spin (lowest "
+                   "latency, a core each), block, or spin-then-block (1 ms, then block)")
+        ->check(CLI::IsMember({"spin", "block", "spin-then-block"}))
         ->capture_default_str();
     app.add_option("--ready-fd", o.ready_fd, "listen: write one byte to this fd once listening")
         ->group("");

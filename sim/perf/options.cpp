@@ -35,6 +35,7 @@ constexpr std::array<const char*, 3> k_test_names{"write", "read", "send"};
 constexpr std::array<const char*, 2> k_mode_names{"lat", "bw"};
 constexpr std::array<const char*, 3> k_wire_names{"inproc", "udp", "tcp"};
 constexpr std::array<const char*, 4> k_role_names{"local", "server", "client", "both"};
+constexpr std::array<const char*, 3> k_poll_names{"spin", "block", "spin-then-block"};
 
 // "a, b or c" for messages; "a|b|c" (joint "|") for help.
 template <std::size_t N>
@@ -154,6 +155,7 @@ struct given {
     std::uint32_t inline_size = 0;
     bool inline_flag = false;
     std::uint32_t port = 0;
+    std::string poll;
 };
 
 // Every option, one statement each, grouped as the help shows them.
@@ -225,6 +227,11 @@ void define(CLI::App& app, options& o, given& g) {
         ->capture_default_str();
     app.add_flag("--threaded", o.threaded,
                  "engine threads (the default for the socket wires) instead of one loop");
+    app.add_option("--poll", g.poll,
+                   "threaded runs: how this tool and the engine threads wait (default: spin for "
+                   "the latency tests, spin-then-block for the bandwidth tests)")
+        ->type_name(listed(k_poll_names, "|"))
+        ->check(one_of(k_poll_names));
     app.add_option("--role", g.role,
                    "local (both sides here), server, client, or both (a server child process "
                    "and the client here); default: client with a HOST, server with a socket "
@@ -338,6 +345,13 @@ std::string resolve(const CLI::App& app, given& g, options& o) {
     if (o.wire != wire_kind::inproc) {
         o.threaded = true;
     }
+    if (!g.poll.empty()) {
+        to_enum(k_poll_names, g.poll, o.poll);
+    } else {
+        // A latency run measures the wake-ups too: a sleeping thread costs tens of
+        // microseconds to wake, a polling one a few (docs/perf.md, "--poll").
+        o.poll = bw ? poll_kind::spin_then_block : poll_kind::spin;
+    }
     if (o.who != role::local && o.wire == wire_kind::inproc) {
         return std::string("--role ") + name_of(o.who) +
                " runs the sides in two processes, which needs --wire udp or --wire tcp";
@@ -386,6 +400,9 @@ const char* name_of(wire_kind w) noexcept {
 }
 const char* name_of(role r) noexcept {
     return k_role_names[static_cast<std::size_t>(r)];
+}
+const char* name_of(poll_kind p) noexcept {
+    return k_poll_names[static_cast<std::size_t>(p)];
 }
 
 const char* test_name(test_kind t, run_mode m) noexcept {

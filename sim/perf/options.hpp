@@ -28,6 +28,9 @@ enum class wire_kind { inproc, udp, tcp };
 /// wire (server: side b, client: side a, both: this process as the client and a child process,
 /// this program re-executed, as the server).
 enum class role { local, server, client, both };
+/// How a waiting thread (the tool's, and the engine threads of a threaded run) waits: polls
+/// without sleeping, sleeps until woken, or polls for a millisecond and then sleeps.
+enum class poll_kind { spin, block, spin_then_block };
 
 /// perftest's defaults, by mode.
 inline constexpr std::uint64_t k_lat_default_size = 2;
@@ -56,6 +59,9 @@ struct options {
     std::uint32_t ack_timeout_us = 0;  ///< ndksim_adapter_config.ack_timeout_us; 0: default
     wire_kind wire = wire_kind::inproc;
     bool threaded = false;  ///< engine threads instead of one deterministic loop
+    /// Threaded runs: how waits wait. Unless given: spin for latency, spin_then_block for
+    /// bandwidth.
+    poll_kind poll = poll_kind::spin_then_block;
     role who = role::local;
     std::string local;  ///< this process's adapter address; empty: the role's default
     std::string peer;   ///< client: the server's address; empty: 127.0.0.2
@@ -77,6 +83,7 @@ const char* name_of(test_kind t) noexcept;
 const char* name_of(run_mode m) noexcept;
 const char* name_of(wire_kind w) noexcept;
 const char* name_of(role r) noexcept;
+const char* name_of(poll_kind p) noexcept;
 
 /// The perftest name of a test and mode ("write_lat") and its title ("RDMA Write latency").
 const char* test_name(test_kind t, run_mode m) noexcept;

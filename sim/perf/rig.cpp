@@ -92,7 +92,7 @@ void rig::wake() noexcept {
     woken_.notify_all();
 }
 
-rig::rig(const options& o, std::size_t buffer_size) {
+rig::rig(const options& o, std::size_t buffer_size) : poll_(o.poll) {
     pcap_ = o.pcap;
     port_ = o.port;
     if (!o.threaded) {
@@ -232,7 +232,12 @@ NTSTATUS rig::create_adapter(side& s, const char* address, const options& o, boo
         c.pcap_path = o.pcap.c_str();
     }
     if (o.threaded) {
-        c.poll_policy = NDKSIM_POLL_SPIN_THEN_BLOCK;
+        static constexpr ndksim_poll_policy k_policy[] = {NDKSIM_POLL_SPIN, NDKSIM_POLL_BLOCK,
+                                                          NDKSIM_POLL_SPIN_THEN_BLOCK};
+        static_assert(static_cast<int>(poll_kind::spin) == 0 &&
+                      static_cast<int>(poll_kind::block) == 1 &&
+                      static_cast<int>(poll_kind::spin_then_block) == 2);
+        c.poll_policy = k_policy[static_cast<int>(o.poll)];
     }
     return ndksim_adapter_create(&c, &s.nic);
 }
@@ -505,7 +510,10 @@ void rig::step(const char* waiting_for) {
 void rig::begin_wait() noexcept {
     const auto now = std::chrono::steady_clock::now();
     deadline_ = now + std::chrono::seconds(60);
-    spin_until_ = now + k_spin_window;
+    // --poll: spin never sleeps, block sleeps at once, spin-then-block after k_spin_window.
+    spin_until_ = poll_ == poll_kind::spin    ? std::chrono::steady_clock::time_point::max()
+                  : poll_ == poll_kind::block ? now
+                                              : now + k_spin_window;
 }
 
 // Arms every CQ of this process for its next completion, then sleeps until a notification or

@@ -90,8 +90,9 @@ class rig {
     std::uint32_t disconnected() const noexcept { return disconnects_.load(); }
 
     /// Makes progress once: runs the next simulated event (deterministic), or lets the engine
-    /// threads run (threaded): it yields for the first k_spin_window of a wait, then blocks
-    /// until a CQ notification or a connection event, or for k_block_slice at most. Throws
+    /// threads run (threaded): as options::poll says, it yields (spin), or blocks until a CQ
+    /// notification or a connection event, or for k_block_slice at most (block), or yields for
+    /// the first k_spin_window of a wait and then blocks (spin-then-block). Throws
     /// when the deterministic simulation has nothing left to run, or after 60 s of wall time
     /// without the awaited event (threaded).
     void step(const char* waiting_for);
@@ -153,6 +154,7 @@ class rig {
     // (a request's completion callback, a byte a write placed) is still seen this soon.
     static constexpr auto k_block_slice = std::chrono::microseconds(500);
 
+    poll_kind poll_;
     ndksim_loop* loop_ = nullptr;
     side a_;
     side b_;

@@ -51,6 +51,8 @@ std::vector<std::string> server_arguments(const options& o, int ready_fd,
                                      "--port",
                                      std::to_string(o.port),
                                      "--port-search",
+                                     "--poll",
+                                     name_of(o.poll),
                                      "--ready-fd",
                                      std::to_string(ready_fd),
                                      "--quiet"};

@@ -1,8 +1,10 @@
 #include "api/link_factory.hpp"
 
 #include <array>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include "util/log.hpp"
 #include "wire/capture_link.hpp"
@@ -29,10 +31,33 @@ std::unique_ptr<wire::transport> make_inproc(core::device& dev, const link_optio
                                                opts.latency);
 }
 
+// Two diagnostics of the UDP wire (docs/wire-format.md, "On the socket"): NDKSIM_UDP_OFFLOAD=off
+// keeps it to one datagram per message each way, as on a kernel without UDP_SEGMENT and
+// UDP_GRO, and NDKSIM_UDP_BUFFER=<bytes> asks for other socket buffers: for comparing, and for
+// tests of the fallback and of overrun recovery through the public API.
+wire::udp_options udp_options_from_environment() {
+    wire::udp_options o;
+    if (const char* env = std::getenv("NDKSIM_UDP_OFFLOAD"); env != nullptr) {
+        const bool off = std::string_view(env) == "off" || std::string_view(env) == "0";
+        o.segmentation = !off;
+        o.receive_offload = !off;
+    }
+    if (const char* env = std::getenv("NDKSIM_UDP_BUFFER"); env != nullptr) {
+        char* end = nullptr;
+        const unsigned long long bytes = std::strtoull(env, &end, 10);
+        if (end != env && *end == '\0' && bytes >= 4096 && bytes <= (1ULL << 30)) {
+            o.buffer_bytes = static_cast<std::size_t>(bytes);
+        } else {
+            NDKSIM_WARN("NDKSIM_UDP_BUFFER={} is not a size in [4096, 2^30] bytes; ignored", env);
+        }
+    }
+    return o;
+}
+
 std::unique_ptr<wire::transport> make_udp(core::device& dev, const link_options& opts,
                                           wire::transport::receive_fn rx) {
     return std::make_unique<wire::udp_transport>(own_ip(dev), opts.port, dev.sched(), std::move(rx),
-                                                 opts.latency);
+                                                 opts.latency, udp_options_from_environment());
 }
 
 std::unique_ptr<wire::transport> make_tcp(core::device& dev, const link_options& opts,

@@ -332,7 +332,12 @@ void scheduler::engine_main() {
             break;
         case poll_policy::spin:
             while (!stopping_.load(std::memory_order_acquire) && !io_->io.stopped()) {
-                io_->io.poll();
+                // Nothing ran: give the core to a runnable thread, if any (on a host with more
+                // polling threads than cores, the peer's engine, whose frame this one awaits),
+                // and look again at once when there is none.
+                if (io_->io.poll() == 0) {
+                    std::this_thread::yield();
+                }
             }
             break;
         case poll_policy::spin_then_block: {

@@ -28,6 +28,18 @@ class frame_queue {
         tail_ = f;
     }
 
+    /// Puts `f` before every queued frame (a frame taken out and not sent after all).
+    void push_front(frame* f) noexcept {
+        f->next = head_;
+        head_ = f;
+        if (tail_ == nullptr) {
+            tail_ = f;
+        }
+    }
+
+    /// The oldest frame, left in the queue; nullptr when the queue is empty.
+    const frame* front() const noexcept { return head_; }
+
     /// Takes the oldest frame out; nullptr when the queue is empty.
     frame* pop() noexcept {
         frame* f = head_;

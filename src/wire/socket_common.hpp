@@ -77,6 +77,10 @@ struct socket_counters {
     std::atomic<std::uint64_t> receive_overruns{0};
     /// Frames dropped unread because the receive backlog held k_rx_backlog_frames already.
     std::atomic<std::uint64_t> backlog_dropped{0};
+    /// System calls that handed frames to the kernel (sendmmsg, sendmsg) or took bytes from it
+    /// (recvmmsg, recv): frames per call is what batching buys.
+    std::atomic<std::uint64_t> send_calls{0};
+    std::atomic<std::uint64_t> receive_calls{0};
 };
 
 /// Thrown by a socket transport's constructor when its socket cannot be opened, bound or put to

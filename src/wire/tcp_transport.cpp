@@ -6,11 +6,13 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
-#include <boost/asio/read.hpp>
-#include <boost/asio/write.hpp>
+
+#include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -20,6 +22,8 @@
 #include "util/log.hpp"
 #include "wire/frame_queue.hpp"
 #include "wire/socket_address.hpp"
+#include "wire/tcp_record_reader.hpp"
+#include "wire/tcp_record_writer.hpp"
 
 namespace ndksim::wire {
 
@@ -31,17 +35,13 @@ using boost::asio::ip::tcp;
 // socket or a send queue, run on the engine thread (the scheduler's io_context); only the
 // destination map is reached from other threads (resolve), under its mutex.
 
-namespace {
-
-constexpr std::size_t k_prefix_size = 4;  // record length prefix, big-endian [bytes]
-constexpr std::size_t k_gather = 16;      // frames gathered into one write at most
-
-}  // namespace
-
 // One outgoing connection, to one destination address. Frames queue in an intrusive list
-// through frame::next; a write carries up to k_gather of them. A connection that breaks drops
-// what it holds and goes back to idle, and the next send opens it again. `generation` tells a
-// handler of an earlier socket that its connection is gone.
+// through frame::next. The first frame queued posts a flush, which runs once the scheduler's
+// current run of events has ended, so every frame those events built (a message's packets)
+// leaves in one gathered write (tcp_record_writer), written without blocking; a full send
+// buffer waits for the socket to be writable. A connection that breaks drops what it holds
+// and goes back to idle, and the next send opens it again. `generation` tells a handler of an
+// earlier socket that its connection is gone.
 struct tcp_out : std::enable_shared_from_this<tcp_out> {
     enum class state : std::uint8_t { idle, connecting, open };
 
@@ -55,10 +55,9 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
     std::uint64_t generation = 0;
     bool closed = false;
     frame_queue queue;
-    std::array<frame*, k_gather> flight{};
-    std::size_t flight_count = 0;
-    std::array<std::array<std::byte, k_prefix_size>, k_gather> prefixes{};
-    std::array<boost::asio::const_buffer, 2 * k_gather> buffers{};
+    tcp_record_writer batch;
+    bool flush_posted = false;  ///< a flush waits in the io_context
+    bool waiting = false;       ///< the send buffer was full: a wait for writable is pending
     std::byte watch_byte;
 
     std::string who() const { return rx->who + " -> " + endpoint_text(destination, rx->port); }
@@ -72,8 +71,15 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
         queue.push(f);
         if (st == state::idle) {
             open();
-        } else if (st == state::open && flight_count == 0) {
-            write_next();
+        } else if (st == state::open && !flush_posted && !waiting) {
+            flush_posted = true;
+            const std::uint64_t gen = generation;
+            boost::asio::post(rx->sched.io(), [self = shared_from_this(), gen] {
+                self->flush_posted = false;
+                if (gen == self->generation && !self->closed) {
+                    self->flush();
+                }
+            });
         }
     }
 
@@ -110,8 +116,14 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
         rx->socket.connections_opened.fetch_add(1, std::memory_order_relaxed);
         boost::system::error_code ignored;
         socket->set_option(tcp::no_delay(true), ignored);
+        boost::system::error_code ec2;
+        socket->non_blocking(true, ec2);  // flush() must never block the engine thread
+        if (ec2) {
+            fail(ec2, "non-blocking");
+            return;
+        }
         watch(gen);
-        write_next();
+        flush();
     }
 
     // The peer never writes on this connection: a read completes only when it closes or dies,
@@ -130,42 +142,54 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
             });
     }
 
-    void write_next() {
-        if (flight_count != 0 || queue.empty()) {
+    // Writes the queued records without blocking, a batch per sendmsg, until the queue is
+    // empty or the send buffer is full; then waits until the socket is writable and goes on.
+    void flush() {
+        for (;;) {
+            if (batch.empty()) {
+                if (queue.empty()) {
+                    return;
+                }
+                batch.fill(queue);
+            }
+            msghdr m{};
+            m.msg_iov = batch.pending();
+            m.msg_iovlen = batch.pending_count();
+            // MSG_NOSIGNAL: a peer that went away is an EPIPE here, not a SIGPIPE.
+            const ssize_t n = ::sendmsg(socket->native_handle(), &m, MSG_DONTWAIT | MSG_NOSIGNAL);
+            if (n >= 0) {
+                rx->socket.send_calls.fetch_add(1, std::memory_order_relaxed);
+                batch.wrote(static_cast<std::size_t>(n));
+                continue;
+            }
+            const int error = errno;
+            if (error == EINTR) {
+                continue;
+            }
+            if (error == EAGAIN || error == EWOULDBLOCK) {
+                wait_writable();
+                return;
+            }
+            fail(boost::system::error_code(error, boost::system::system_category()), "write");
             return;
         }
-        std::size_t n = 0;
-        while (n < k_gather && !queue.empty()) {
-            frame* f = queue.pop();
-            store_be<k_prefix_size>(prefixes[n].data(), f->length);
-            buffers[2 * n] = boost::asio::buffer(prefixes[n]);
-            buffers[2 * n + 1] = boost::asio::buffer(f->data, f->length);
-            flight[n++] = f;
-        }
-        flight_count = n;
-        const std::uint64_t gen = generation;
-        boost::asio::async_write(
-            *socket, std::span<const boost::asio::const_buffer>(buffers.data(), 2 * n),
-            [self = shared_from_this(), gen](const boost::system::error_code& ec, std::size_t) {
-                self->written(gen, ec);
-            });
     }
 
-    void written(std::uint64_t gen, const boost::system::error_code& ec) {
-        const std::size_t n = flight_count;
-        flight_count = 0;
-        for (std::size_t i = 0; i < n; ++i) {
-            frame_pool::release(flight[i]);
-        }
-        if (gen != generation || closed) {
-            return;
-        }
-        if (ec) {
-            rx->socket.frames_dropped.fetch_add(n, std::memory_order_relaxed);
-            fail(ec, "write");
-            return;
-        }
-        write_next();
+    void wait_writable() {
+        waiting = true;
+        const std::uint64_t gen = generation;
+        socket->async_wait(tcp::socket::wait_write,
+                           [self = shared_from_this(), gen](const boost::system::error_code& ec) {
+                               if (gen != self->generation || self->closed) {
+                                   return;  // reset() cleared `waiting` for that socket
+                               }
+                               self->waiting = false;
+                               if (ec) {
+                                   self->fail(ec, "wait");
+                                   return;
+                               }
+                               self->flush();
+                           });
     }
 
     // The connection is broken (or never opened): drop what it holds, count it, and go back
@@ -190,24 +214,21 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
             boost::system::error_code ignored;
             socket->close(ignored);
         }
+        // Writes are synchronous, so no handler holds a frame: the batch's go back here.
+        batch.drop(rx->socket.frames_dropped);
         queue.drop_all(rx->socket.frames_dropped);
-        // Frames of a write in flight come back when its handler runs (operation_aborted).
+        waiting = false;
     }
 
     void close() {
         closed = true;
         reset();
-        // The socket was closed on this thread, so the write in flight no longer touches its
-        // frames, and its handler may never run (the io_context stops with the adapter).
-        for (std::size_t i = 0; i < flight_count; ++i) {
-            frame_pool::release(flight[i]);
-        }
-        flight_count = 0;
     }
 };
 
-// One incoming connection: reads records and hands their bodies to the engine. A length
-// prefix out of bounds, or a frame whose departure is beyond max_departure_lead, kills this
+// One incoming connection: reads the stream in chunks of up to 64 KiB (tcp_record_reader),
+// copies each record's body into a receive frame and hands it to the engine. A length prefix
+// out of bounds, or a frame whose departure is beyond max_departure_lead, kills this
 // connection only (counted); a body that is no valid frame is counted and dropped, and the
 // connection goes on.
 struct tcp_in : std::enable_shared_from_this<tcp_in> {
@@ -217,23 +238,40 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
     std::shared_ptr<socket_receiver> rx;
     tcp::socket socket;
     ip_address source;
-    std::array<std::byte, k_prefix_size> prefix{};
-    frame* body = nullptr;
+    tcp_record_reader reader;
     bool done = false;
 
-    void read_prefix() {
-        boost::asio::async_read(socket, boost::asio::buffer(prefix),
-                                [self = shared_from_this()](const boost::system::error_code& ec,
-                                                            std::size_t) { self->got_prefix(ec); });
+    void read_next() {
+        const std::span<std::byte> space = reader.space();
+        socket.async_read_some(
+            boost::asio::buffer(space.data(), space.size()),
+            [self = shared_from_this()](const boost::system::error_code& ec, std::size_t n) {
+                self->got_bytes(ec, n);
+            });
     }
 
-    void got_prefix(const boost::system::error_code& ec) {
+    void got_bytes(const boost::system::error_code& ec, std::size_t n) {
+        if (done) {
+            return;  // closed meanwhile
+        }
         if (ec) {
             end(ec);
             return;
         }
-        const auto length = static_cast<std::size_t>(load_be<k_prefix_size>(prefix.data()));
-        if (length < min_socket_body || length > max_socket_body) {
+        rx->socket.receive_calls.fetch_add(1, std::memory_order_relaxed);
+        reader.filled(n);
+        std::size_t length = 0;
+        const auto found = reader.split(
+            [this](const std::byte* body, std::size_t size) {
+                frame* f = rx->rx_pool->take();
+                std::memcpy(f->data, body, size);
+                // A valid frame from a clock no peer of this simulation has: the connection
+                // that carried it is hostile or broken, so it ends here, like one whose length
+                // prefix is out of bounds; the sender's next frame opens a new one.
+                return deliver_from_socket(rx, f, size, source) != socket_body::bad_departure;
+            },
+            length);
+        if (found == tcp_record_reader::outcome::bad_length) {
             rx->socket.bad_records.fetch_add(1, std::memory_order_relaxed);
             // One line for the first (docs/wire-format.md, "Receiving"): a peer that opens
             // connection after connection to send junk must not flood the log.
@@ -243,36 +281,12 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
                     "connection (further ones are only counted)",
                     rx->who, length, to_string(source), min_socket_body, max_socket_body);
             }
+        }
+        if (found != tcp_record_reader::outcome::more) {
             close();
             return;
         }
-        body = rx->rx_pool->take();
-        boost::asio::async_read(
-            socket, boost::asio::buffer(body->data, length),
-            [self = shared_from_this()](const boost::system::error_code& e, std::size_t n) {
-                self->got_body(e, n);
-            });
-    }
-
-    void got_body(const boost::system::error_code& ec, std::size_t n) {
-        frame* f = body;
-        body = nullptr;
-        if (f == nullptr) {
-            return;  // closed meanwhile: close() took the frame back
-        }
-        if (ec) {
-            frame_pool::release(f);
-            end(ec);
-            return;
-        }
-        if (deliver_from_socket(rx, f, n, source) == socket_body::bad_departure) {
-            // A valid frame from a clock no peer of this simulation has: the connection that
-            // carried it is hostile or broken, so it ends here, like one whose length prefix
-            // is out of bounds; the sender's next frame opens a new one.
-            close();
-            return;
-        }
-        read_prefix();
+        read_next();
     }
 
     void end(const boost::system::error_code& ec) {
@@ -287,9 +301,6 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
         done = true;
         boost::system::error_code ignored;
         socket.close(ignored);
-        // As for an outgoing connection: the read's handler may never run.
-        frame_pool::release(body);
-        body = nullptr;
     }
 };
 
@@ -329,7 +340,7 @@ struct tcp_state : std::enable_shared_from_this<tcp_state> {
                 std::erase_if(inbound, [](const std::shared_ptr<tcp_in>& c) { return c->done; });
                 auto in = std::make_shared<tcp_in>(rx, std::move(s), from_asio(from.address()));
                 inbound.push_back(in);
-                in->read_prefix();
+                in->read_next();
             }
         }
         accept_next();

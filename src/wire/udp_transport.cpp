@@ -6,6 +6,7 @@
 #include <boost/asio/ip/udp.hpp>
 #include <boost/asio/post.hpp>
 
+#include <netinet/udp.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -15,18 +16,12 @@
 #include "util/log.hpp"
 #include "wire/frame_queue.hpp"
 #include "wire/socket_address.hpp"
+#include "wire/udp_receive_batch.hpp"
+#include "wire/udp_send_batch.hpp"
 
 namespace ndksim::wire {
 
 using boost::asio::ip::udp;
-
-namespace {
-
-// Datagrams read per wake-up at most, so one busy socket does not hold the engine thread from
-// its timers for a whole burst.
-constexpr int k_receive_batch = 64;
-
-}  // namespace
 
 // One adapter's UDP socket.
 //
@@ -36,22 +31,29 @@ constexpr int k_receive_batch = 64;
 // engine thread, the single thread that runs the scheduler's io_context; send() called from
 // another thread moves there first. So the send queue needs no lock.
 //
-// Send queue: frames wait in an intrusive list through frame::next behind the one datagram in
-// flight; while a frame is queued its `source` field holds the destination's address (every
-// adapter uses the same port), so queueing never allocates.
+// Send queue: frames wait in an intrusive list through frame::next; while a frame is queued its
+// `source` field holds the destination's address (every adapter uses the same port), so
+// queueing never allocates. The first frame queued posts a flush to the io_context, which runs
+// once the scheduler's current run of events has ended: every frame those events built (a
+// message's packets, a burst of responses) then leaves in one sendmmsg per batch
+// (udp_send_batch), not one sendto each.
 struct udp_state : std::enable_shared_from_this<udp_state> {
-    explicit udp_state(std::shared_ptr<socket_receiver> r)
-        : rx(std::move(r)), socket(rx->sched.io()) {}
+    udp_state(std::shared_ptr<socket_receiver> r, udp_options want)
+        : rx(std::move(r)), socket(rx->sched.io()), wanted(want) {}
 
     std::shared_ptr<socket_receiver> rx;
     udp::socket socket;
+    udp_options wanted;
+    std::size_t receive_buffer = 0;  ///< granted by the kernel [bytes]
     bool closed = false;
     // Sending.
+    std::atomic<bool> gso{false};  ///< UDP_SEGMENT in use (read by in_use() on any thread)
     frame_queue tx_queue;
-    frame* tx_flight = nullptr;  ///< taken from the queue, waiting for the socket to take it
-    // Receiving: the frame the next datagram is read into, and the socket's drop count as the
-    // last SO_RXQ_OVFL reported it.
-    frame* rx_frame = nullptr;
+    udp_send_batch tx;
+    bool flush_posted = false;  ///< a flush waits in the io_context
+    bool waiting = false;       ///< the send buffer was full: a wait for writable is pending
+    // Receiving, and the socket's drop count as the last SO_RXQ_OVFL reported it.
+    std::unique_ptr<udp_receive_batch> rx_batch;
     std::uint32_t overruns_seen = 0;
 
     void enqueue(frame* f) {
@@ -61,46 +63,73 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
             return;
         }
         tx_queue.push(f);
-        if (tx_flight == nullptr) {
-            send_now();
+        if (!flush_posted && !waiting) {
+            flush_posted = true;
+            boost::asio::post(socket.get_executor(), [self = shared_from_this()] {
+                self->flush_posted = false;
+                self->flush();
+            });
         }
     }
 
-    // Hands queued datagrams to the kernel at once, without blocking, until the queue is empty
-    // or the socket's send buffer is full; then waits until it is writable and goes on. One
-    // asynchronous send per datagram would cost the engine thread a turn of its event loop per
-    // datagram: a burst of responses built in one event would wait in this queue, behind the
-    // host's speed rather than the modelled wire's, long enough for the peer's transport timer
-    // to ask for it all again.
-    void send_now() {
+    // Hands the queued datagrams to the kernel without blocking, a batch per sendmmsg, until
+    // the queue is empty or the socket's send buffer is full; then waits until it is writable
+    // and goes on. Waiting a turn of the event loop per datagram would hold a burst of
+    // responses built in one event behind the host's speed rather than the modelled wire's,
+    // long enough for the peer's transport timer to ask for it all again.
+    void flush() {
         while (!closed) {
-            frame* f = tx_flight != nullptr ? tx_flight : tx_queue.pop();
-            if (f == nullptr) {
+            if (tx.empty()) {
+                if (tx_queue.empty()) {
+                    return;
+                }
+                tx.fill(tx_queue, rx->port, gso.load(std::memory_order_relaxed));
+            }
+            const int n =
+                ::sendmmsg(socket.native_handle(), tx.pending(), tx.pending_count(), MSG_DONTWAIT);
+            if (n >= 0) {
+                rx->socket.send_calls.fetch_add(1, std::memory_order_relaxed);
+                tx.sent(static_cast<std::size_t>(n));
+                continue;
+            }
+            const int error = errno;
+            if (error == EINTR) {
+                continue;
+            }
+            if (error == EAGAIN || error == EWOULDBLOCK || error == ENOBUFS) {
+                wait_writable();
                 return;
             }
-            tx_flight = nullptr;
-            boost::system::error_code ec;
-            socket.send_to(boost::asio::buffer(f->data, f->length),
-                           udp::endpoint(to_asio(f->source), rx->port), 0, ec);
-            if (ec == boost::asio::error::would_block || ec == boost::asio::error::try_again) {
-                tx_flight = f;
-                socket.async_wait(udp::socket::wait_write,
-                                  [self = shared_from_this()](const boost::system::error_code& e) {
-                                      self->writable(e);
-                                  });
-                return;
+            if (gso.load(std::memory_order_relaxed) &&
+                (error == EIO || error == EINVAL || error == EMSGSIZE)) {
+                // The kernel or the route refused segmentation (udp(7): EIO without checksum
+                // offload, EINVAL for a segment above the path MTU): the batch goes again as
+                // one datagram per frame, and so does every later one.
+                gso.store(false, std::memory_order_relaxed);
+                NDKSIM_INFO(
+                    "{}: UDP segmentation offload refused ({}); sending one datagram "
+                    "per message from now on",
+                    rx->who, std::strerror(error));
+                tx.give_back(tx_queue);
+                continue;
             }
-            if (ec) {
-                // A datagram that cannot be sent is lost, as on a network; the RC layer's
-                // retransmission recovers it.
-                rx->socket.send_errors.fetch_add(1, std::memory_order_relaxed);
-                log_socket_error_once(rx->send_error_logged, rx->who, "sendto", ec);
-            }
-            frame_pool::release(f);
+            // A datagram that cannot be sent is lost, as on a network; the RC layer's
+            // retransmission recovers it.
+            log_socket_error_once(rx->send_error_logged, rx->who, "sendmmsg",
+                                  std::error_code(error, std::generic_category()));
+            tx.drop_first(rx->socket.send_errors);
         }
+    }
+
+    void wait_writable() {
+        waiting = true;
+        socket.async_wait(
+            udp::socket::wait_write,
+            [self = shared_from_this()](const boost::system::error_code& e) { self->writable(e); });
     }
 
     void writable(const boost::system::error_code& ec) {
+        waiting = false;
         if (ec == boost::asio::error::operation_aborted || closed) {
             return;
         }
@@ -108,12 +137,13 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
             rx->socket.send_errors.fetch_add(1, std::memory_order_relaxed);
             log_socket_error_once(rx->send_error_logged, rx->who, "wait", ec);
         }
-        send_now();
+        flush();
     }
 
-    // Receiving waits for the socket to be readable and then reads with recvmsg, which Asio's
-    // receive_from cannot: the SO_RXQ_OVFL control message (socket(7)) carries the count of
-    // datagrams the kernel dropped on this socket for want of buffer space.
+    // Receiving waits for the socket to be readable and then reads with recvmmsg, which Asio
+    // cannot: it takes a batch of datagrams per call, and the control messages carry the GRO
+    // segment size and the SO_RXQ_OVFL count of datagrams the kernel dropped on this socket
+    // for want of buffer space (socket(7)).
     void receive_next() {
         if (closed) {
             return;
@@ -132,14 +162,11 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
             rx->socket.receive_errors.fetch_add(1, std::memory_order_relaxed);
             log_socket_error_once(rx->receive_error_logged, rx->who, "wait", ec);
         }
-        int read = 0;
-        while (read < k_receive_batch && !closed && read_one()) {
-            ++read;
-        }
-        if (read == k_receive_batch && !closed) {
-            // More may be queued. Asio's reactor watches the socket edge-triggered and does not
-            // look before a wait, so waiting now could sleep on datagrams already here until the
-            // next one arrives; read on after the handlers queued meanwhile have run instead.
+        if (read_batch() && !closed) {
+            // The batch was full, so more may be queued. Asio's reactor watches the socket
+            // edge-triggered and does not look before a wait, so waiting now could sleep on
+            // datagrams already here until the next one arrives; read on after the handlers
+            // queued meanwhile (timers, the engine's events) have run instead.
             boost::asio::post(socket.get_executor(),
                               [self = shared_from_this()] { self->readable({}); });
             return;
@@ -147,56 +174,41 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
         receive_next();
     }
 
-    // Reads one datagram, if one is waiting, and hands it on; false when there was none (or
-    // the read failed, counted).
-    bool read_one() {
-        if (rx_frame == nullptr) {
-            rx_frame = rx->rx_pool->take();
-        }
-        udp::endpoint from;
-        iovec io{rx_frame->data, sizeof rx_frame->data};
-        alignas(cmsghdr) std::byte control[CMSG_SPACE(sizeof(std::uint32_t))];
-        msghdr msg{};
-        msg.msg_name = from.data();
-        msg.msg_namelen = static_cast<socklen_t>(from.capacity());
-        msg.msg_iov = &io;
-        msg.msg_iovlen = 1;
-        msg.msg_control = control;
-        msg.msg_controllen = sizeof control;
-        const ssize_t n = ::recvmsg(socket.native_handle(), &msg, MSG_DONTWAIT);
+    // Reads one batch and hands every datagram on; true when the batch was full.
+    bool read_batch() {
+        const int n = rx_batch->receive(socket.native_handle(), *rx->rx_pool);
         if (n < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {
                 rx->socket.receive_errors.fetch_add(1, std::memory_order_relaxed);
-                log_socket_error_once(rx->receive_error_logged, rx->who, "recvmsg",
+                log_socket_error_once(rx->receive_error_logged, rx->who, "recvmmsg",
                                       std::error_code(errno, std::generic_category()));
             }
             return false;
         }
-        from.resize(msg.msg_namelen);
-        note_overruns(msg);
-        frame* f = rx_frame;
-        rx_frame = nullptr;
-        // A datagram cut to the buffer is refused as too long.
-        const bool cut = (msg.msg_flags & MSG_TRUNC) != 0;
-        deliver_from_socket(rx, f, cut ? max_socket_body + 1 : static_cast<std::size_t>(n),
-                            from_asio(from.address()));
-        return true;
+        rx->socket.receive_calls.fetch_add(1, std::memory_order_relaxed);
+        for (std::size_t i = 0; i < static_cast<std::size_t>(n); ++i) {
+            note_overruns(i);
+            const ip_address from = rx_batch->source(i);
+            rx_batch->split(i, *rx->rx_pool, [&](frame* f, std::size_t length) {
+                deliver_from_socket(rx, f, length, from);
+            });
+        }
+        const auto slots =
+            rx_batch->gro() ? udp_receive_batch::k_gro_slots : udp_receive_batch::k_frame_slots;
+        return static_cast<std::size_t>(n) == slots;
     }
 
     // SO_RXQ_OVFL reports the socket's drop count since it was opened, as it stood when this
     // datagram was queued (32 bits, wrapping): the counter grows by the difference.
-    void note_overruns(msghdr& msg) {
-        for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c != nullptr; c = CMSG_NXTHDR(&msg, c)) {
-            if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SO_RXQ_OVFL &&
-                c->cmsg_len >= CMSG_LEN(sizeof(std::uint32_t))) {
-                std::uint32_t dropped = 0;
-                std::memcpy(&dropped, CMSG_DATA(c), sizeof dropped);
-                const std::uint32_t more = dropped - overruns_seen;
-                if (more != 0 && more < (1U << 31)) {
-                    overruns_seen = dropped;
-                    rx->socket.receive_overruns.fetch_add(more, std::memory_order_relaxed);
-                }
-            }
+    void note_overruns(std::size_t i) {
+        std::uint32_t dropped = 0;
+        if (!rx_batch->overflow_count(i, dropped)) {
+            return;
+        }
+        const std::uint32_t more = dropped - overruns_seen;
+        if (more != 0 && more < (1U << 31)) {
+            overruns_seen = dropped;
+            rx->socket.receive_overruns.fetch_add(more, std::memory_order_relaxed);
         }
     }
 
@@ -208,10 +220,10 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
         // Closing on this thread cancelled the pending receive and send before the reactor
         // could touch their buffers again, and their handlers may never run (the io_context
         // stops with the adapter), so their frames go back here.
-        frame_pool::release(rx_frame);
-        rx_frame = nullptr;
-        frame_pool::release(tx_flight);
-        tx_flight = nullptr;
+        if (rx_batch) {
+            rx_batch->release_frames();
+        }
+        tx.give_back(tx_queue);
         tx_queue.drop_all(rx->socket.frames_dropped);
     }
 };
@@ -224,37 +236,76 @@ class udp_peer final : public transport::peer {
     ip_address address;
 };
 
-// Asks for udp_socket_buffer_bytes each way, logs what the kernel granted, and turns on the
-// drop count. None of it is needed to work, so a refusal is logged and the socket goes on
-// with what it has.
+// Sets the socket's buffer `option` (SO_RCVBUF, SO_SNDBUF) to `asked` bytes and returns what the
+// kernel granted. The kernel caps the request at net.core.rmem_max / wmem_max; a process with
+// CAP_NET_ADMIN may go past it with the FORCE variant (socket(7)), which is tried then.
+std::size_t set_buffer(int fd, int option, int force_option, std::size_t asked) {
+    const int value = static_cast<int>(asked);
+    auto granted = [&] {
+        int reported = 0;
+        socklen_t length = sizeof reported;
+        ::getsockopt(fd, SOL_SOCKET, option, &reported, &length);
+        // Linux reports twice the size it granted (the rest is its bookkeeping).
+        return static_cast<std::size_t>(reported) / 2;
+    };
+    ::setsockopt(fd, SOL_SOCKET, option, &value, sizeof value);
+    if (granted() < asked) {
+        ::setsockopt(fd, SOL_SOCKET, force_option, &value, sizeof value);
+    }
+    return granted();
+}
+
+// Asks for udp_socket_buffer_bytes each way, reports a cap, and turns on the drop count. None
+// of it is needed to work, so a refusal is logged and the socket goes on with what it has.
 void configure_buffers(udp_state& s) {
     const int fd = s.socket.native_handle();
-    const int asked = static_cast<int>(udp_socket_buffer_bytes);
-    boost::system::error_code ec;
-    s.socket.set_option(udp::socket::receive_buffer_size(asked), ec);
-    s.socket.set_option(udp::socket::send_buffer_size(asked), ec);
+    const std::size_t asked = s.wanted.buffer_bytes;
+    const std::size_t receive = set_buffer(fd, SO_RCVBUF, SO_RCVBUFFORCE, asked);
+    s.receive_buffer = receive;
+    [[maybe_unused]] const std::size_t send = set_buffer(fd, SO_SNDBUF, SO_SNDBUFFORCE, asked);
     const int one = 1;
     [[maybe_unused]] const bool counted =
         ::setsockopt(fd, SOL_SOCKET, SO_RXQ_OVFL, &one, sizeof one) == 0;
-    udp::socket::receive_buffer_size rcv;
-    udp::socket::send_buffer_size snd;
-    s.socket.get_option(rcv, ec);
-    s.socket.get_option(snd, ec);
-    // Linux reports twice the size it granted (the rest is its bookkeeping), after capping
-    // the request at net.core.rmem_max / wmem_max.
-    NDKSIM_DEBUG(
-        "{}: bound; socket buffers: receive {} bytes, send {} bytes as the kernel reports them "
-        "(asked {} each; raise net.core.rmem_max / wmem_max for more); receive overruns {}",
-        s.rx->who, rcv.value(), snd.value(), asked,
-        counted ? "counted (SO_RXQ_OVFL)" : "not counted: SO_RXQ_OVFL refused");
+    if (receive < asked) {
+        // A burst larger than the buffer loses datagrams, which the RC layer resends after its
+        // timer: worth a line, since the fix is the host's setting.
+        NDKSIM_INFO(
+            "{}: the kernel capped the socket's receive buffer at {} bytes (asked {}): a burst "
+            "above it (16 writes of 1 MiB outstanding need about {}) loses datagrams that are "
+            "then sent again; raise net.core.rmem_max, or run with CAP_NET_ADMIN",
+            s.rx->who, receive, asked, asked);
+    }
+    NDKSIM_DEBUG("{}: bound; socket buffers: receive {} bytes, send {} bytes; receive overruns {}",
+                 s.rx->who, receive, send,
+                 counted ? "counted (SO_RXQ_OVFL)" : "not counted: SO_RXQ_OVFL refused");
+}
+
+// Turns on the offloads asked for that the kernel has: a kernel without UDP_SEGMENT or UDP_GRO
+// (before 4.18 and 5.0) refuses the option with ENOPROTOOPT, and the socket then sends and
+// receives one datagram per message.
+void configure_offloads(udp_state& s) {
+    const int fd = s.socket.native_handle();
+    // Setting a segment size of 0 changes nothing (each send's control message gives the size)
+    // but tells whether the kernel knows the option.
+    const int zero = 0;
+    s.gso.store(
+        s.wanted.segmentation && ::setsockopt(fd, SOL_UDP, UDP_SEGMENT, &zero, sizeof zero) == 0,
+        std::memory_order_relaxed);
+    const int one = 1;
+    const bool gro =
+        s.wanted.receive_offload && ::setsockopt(fd, SOL_UDP, UDP_GRO, &one, sizeof one) == 0;
+    s.rx_batch = std::make_unique<udp_receive_batch>(gro);
+    NDKSIM_DEBUG("{}: segmentation offload {}, receive offload {}", s.rx->who,
+                 s.gso.load(std::memory_order_relaxed) ? "on" : "off", gro ? "on" : "off");
 }
 
 }  // namespace
 
 udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
-                             timing::scheduler& sched, receive_fn receive, timing::sim_time latency)
+                             timing::scheduler& sched, receive_fn receive, timing::sim_time latency,
+                             udp_options options)
     : socket_transport("udp", address, port, sched, std::move(receive), latency),
-      state_(std::make_shared<udp_state>(receiver())) {
+      state_(std::make_shared<udp_state>(receiver(), options)) {
     const udp::endpoint local(to_asio(address), port);
     boost::system::error_code ec;
     state_->socket.open(local.protocol(), ec);
@@ -265,7 +316,8 @@ udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
         throw socket_setup_error(ec.value(), "cannot bind UDP " + endpoint_text(address, port));
     }
     configure_buffers(*state_);
-    // send_now() must never block the engine thread.
+    configure_offloads(*state_);
+    // flush() must never block the engine thread.
     state_->socket.non_blocking(true, ec);
     if (ec) {
         std::string what = "cannot make UDP ";
@@ -273,6 +325,11 @@ udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
         what += " non-blocking";
         throw socket_setup_error(ec.value(), what);
     }
+}
+
+udp_options udp_transport::in_use() const noexcept {
+    return udp_options{state_->gso.load(std::memory_order_relaxed), state_->rx_batch->gro(),
+                       state_->receive_buffer};
 }
 
 void udp_transport::start() {

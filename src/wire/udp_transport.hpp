@@ -18,9 +18,23 @@ struct udp_state;
 /// Socket buffer size a UDP adapter asks for, each way [bytes]. A burst of a large transfer (a
 /// 1 MiB write is 256 datagrams at once) overflows Linux's default receive buffer (208 KiB),
 /// and a datagram that does not fit is lost (socket_counters::receive_overruns) until the RC
-/// layer resends it. The kernel caps the request at net.core.rmem_max / wmem_max; the
-/// adapter's debug log shows what it granted.
-inline constexpr std::size_t udp_socket_buffer_bytes = 4 * 1024 * 1024;
+/// layer resends it. 16 writes of 1 MiB outstanding are 4096 datagrams, which the kernel
+/// charges at about 8 KiB each (the buffer a 4 KiB datagram sits in, socket(7) SO_RCVBUF), so
+/// this is enough for them. The kernel caps the request at net.core.rmem_max / wmem_max unless
+/// the process may raise it (CAP_NET_ADMIN, SO_RCVBUFFORCE); a capped buffer is logged at info
+/// level with the sysctl to raise.
+inline constexpr std::size_t udp_socket_buffer_bytes = 32 * 1024 * 1024;
+
+/// How a UDP adapter uses its socket. The offloads are used when the kernel has them (udp(7));
+/// each falls back to one datagram per message when it is off, absent or refused at run time.
+struct udp_options {
+    /// UDP_SEGMENT: a run of equal frames to one peer leaves in one message of a sendmmsg.
+    bool segmentation = true;
+    /// UDP_GRO: a run of datagrams arrives in one buffer of a recvmmsg.
+    bool receive_offload = true;
+    /// Socket buffer size to ask for, each way [bytes].
+    std::size_t buffer_bytes = udp_socket_buffer_bytes;
+};
 
 class udp_transport final : public socket_transport {
   public:
@@ -28,8 +42,10 @@ class udp_transport final : public socket_transport {
     /// are handed to `receive`. `latency` [ps] is the one-way delay of the modelled cable. Throws
     /// socket_setup_error (errno and address:port in its text) when the socket cannot be opened or
     /// bound, and std::invalid_argument for a deterministic scheduler.
+    /// `options` says which kernel offloads to use where the kernel has them, and the socket
+    /// buffers' size.
     udp_transport(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
-                  receive_fn receive, timing::sim_time latency);
+                  receive_fn receive, timing::sim_time latency, udp_options options = {});
 
     /// Closes the socket on the engine thread and waits for that; frames queued for sending go
     /// back to their pools, frames still in flight towards the engine are dropped.
@@ -44,9 +60,14 @@ class udp_transport final : public socket_transport {
 
     void start() override;
 
+    /// The offloads in use: those asked for that the kernel accepted (segmentation turns off
+    /// for good when a send refuses it); buffer_bytes is the receive buffer the kernel granted.
+    udp_options in_use() const noexcept;
+
   private:
-    /// Queues `f` behind the datagram in flight (one send per socket at a time); the frame goes
-    /// back to its pool when its send completes.
+    /// Queues `f` for the next batch: the frames queued until the engine's current run of
+    /// events ends leave together, in as few sendmmsg calls as the batch limits allow; the
+    /// frames go back to their pools once the kernel took them.
     void enqueue(peer& to, frame* f) override;
 
     std::shared_ptr<udp_state> state_;

@@ -283,8 +283,9 @@ TEST(UdpTransport, DatagramsAFullReceiveBufferLosesAreCountedAsOverruns) {
     to.sin_port = htons(port);
     to.sin_addr.s_addr = htonl(0x7F000006);
     const auto* addr = reinterpret_cast<const sockaddr*>(&to);
-    // Longer than any frame, so each is refused as bad_size and counted; 32 MiB in all, four
-    // times the largest buffer the transport can be granted (twice udp_socket_buffer_bytes).
+    // Longer than any frame, so each is refused as bad_size and counted; eight times
+    // udp_socket_buffer_bytes in all, four times the largest buffer the transport can be
+    // granted (the kernel doubles the request for its bookkeeping).
     std::vector<unsigned char> junk(max_socket_body + 100, 0xAB);
     const std::uint64_t burst = 8 * udp_socket_buffer_bytes / 4096;
     for (std::uint64_t i = 0; i < burst; ++i) {

@@ -122,12 +122,13 @@ TEST_P(SocketWire, WritesOfEverySizeArriveIntact) {
 }
 
 // The engine thread of a is kept busy, as by a slow host or a sanitizer build, from right after
-// it sent a write until b's ACK has left and three ACK timeouts have passed: the ACK waits unread
-// in a's socket while the transport timer falls due. The timer then runs more than a whole
-// timeout late, which says the engine was starved, not that the wire was silent: the interval
-// restarts (docs/engine.md, "Reliability"), the ACK is read, and nothing is sent again. The
-// busy span ends on those events, not on a fixed time, so a slow peer cannot make the timer
-// fall due while a is still spinning.
+// its write reached b (a frame leaves a's socket once the run of events that built it has
+// ended, so the busy task lets a's event loop turn until b's link has the frame) until b's ACK
+// has left and three ACK timeouts have passed: the ACK waits unread in a's socket while the
+// transport timer falls due. The timer then runs more than a whole timeout late, which says the
+// engine was starved, not that the wire was silent: the interval restarts (docs/engine.md,
+// "Reliability"), the ACK is read, and nothing is sent again. The busy span ends on those events,
+// not on a fixed time, so a slow peer cannot make the timer fall due while a is still spinning.
 TEST_P(SocketWire, AStarvedEngineThreadIsNotTakenForASilentWire) {
     constexpr ULONG length = 4096;
     fill(a_.buf.bytes, length, 5);
@@ -136,24 +137,26 @@ TEST_P(SocketWire, AStarvedEngineThreadIsNotTakenForASilentWire) {
     nic::engine_counters& peer = b_.nic->engine->counters();
     const std::uint64_t timeouts_before = counters.ack_timeouts.load();
     const std::uint64_t resent_before = counters.retransmitted_packets.load();
-    const std::uint64_t sent_before = counters.packets_sent.load();
+    // Every frame of the connection's setup reached b before its accept completed.
+    const std::atomic<std::uint64_t>& arrived = b_.nic->link.base->counters().frames_received;
+    const std::uint64_t sent_before = arrived.load();
     const std::uint64_t acks_before = peer.acks_sent.load();
     const auto timeout =
         std::chrono::microseconds(a_.nic->engine->config().ack_timeout / 1'000'000);
     timing::scheduler& sched = a_.nic->dev.sched();
     std::atomic<bool> starved_long_enough{false};
-    // Spins on a's engine thread once the write has left; until then it yields to the engine's
+    // Spins on a's engine thread once the write reached b; until then it yields to the engine's
     // other tasks by posting itself again.
     struct busy {
         timing::scheduler* sched;
-        nic::engine_counters* a;
+        const std::atomic<std::uint64_t>* b_arrived;
         nic::engine_counters* b;
         std::uint64_t sent_before;
         std::uint64_t acks_before;
         std::chrono::microseconds timeout;
         std::atomic<bool>* done;
         void operator()() const {
-            if (a->packets_sent.load() == sent_before) {
+            if (b_arrived->load() == sent_before) {
                 sched->post_after(0, *this);
                 return;
             }
@@ -172,7 +175,7 @@ TEST_P(SocketWire, AStarvedEngineThreadIsNotTakenForASilentWire) {
         NDK_SGE sge = a_.buf.sge(0, length);
         posted.set_value(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
                                                    b_.buf.remote_token, 0));
-        sched.post_after(0, busy{&sched, &counters, &peer, sent_before, acks_before, timeout,
+        sched.post_after(0, busy{&sched, &arrived, &peer, sent_before, acks_before, timeout,
                                  &starved_long_enough});
     });
     ASSERT_STATUS(STATUS_SUCCESS, posted.get_future().get());

@@ -9,16 +9,8 @@ tool=$1
 timeout_ms=1000
 bound_s=30 # far below the 10 minutes the listener waited before, far above ~3 s it needs
 
-# Reads lines from file descriptor $1 until one contains $2; fails after bound_s or at the end.
-wait_for() {
-    local fd=$1 pattern=$2 line
-    while IFS= read -r -t "$bound_s" line <&"$fd"; do
-        echo "$line"
-        [[ $line == *"$pattern"* ]] && return 0
-    done
-    echo "FAIL: no line with \"$pattern\""
-    return 1
-}
+# shellcheck source=wait_for_line.sh
+source "$(dirname "$0")/wait_for_line.sh"
 
 exec 3< <(exec "$tool" --role listen --local 127.0.7.1 --wire udp --timeout-ms "$timeout_ms" 2>&1)
 listener=$!

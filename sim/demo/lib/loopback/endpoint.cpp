@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <utility>
 
 namespace ndksim::loopback {
@@ -130,6 +131,7 @@ NTSTATUS endpoint::open() {
     c.wire = options_.wire;
     c.port = options_.port;
     c.pcap_path = options_.pcap.empty() ? nullptr : options_.pcap.c_str();
+    c.poll_policy = options_.poll;
     // The bound on every wait bounds the handshake too: a peer process that is slow to call
     // NdkAccept or NdkCompleteConnect is not refused sooner than the endpoint gives up waiting.
     c.cm_timeout_ms = static_cast<ULONG>(options_.timeout.count());
@@ -401,11 +403,30 @@ std::optional<NDK_RESULT_EX> endpoint::next(bool until_disconnect,
         stash_.pop_front();
         return r;
     }
-    const auto deadline = std::chrono::steady_clock::now() + wait.value_or(options_.timeout);
+    const auto start = std::chrono::steady_clock::now();
+    const auto deadline = start + wait.value_or(options_.timeout);
+    // A polling wait sees a completion as soon as the engine thread queued it; a sleeping one
+    // pays the wake-up, tens of microseconds on a loaded host.
+    const auto spin_until = options_.poll == NDKSIM_POLL_SPIN    ? deadline
+                            : options_.poll == NDKSIM_POLL_BLOCK ? start
+                                                                 : start + k_spin_window;
     for (;;) {
         NDK_RESULT_EX r{};
         if (cq_->Dispatch->NdkGetCqResultsEx(cq_, &r, 1) == 1) {
             return r;
+        }
+        const auto now = std::chrono::steady_clock::now();
+        if (now < spin_until) {
+            if (until_disconnect && peer_disconnected()) {
+                return cq_->Dispatch->NdkGetCqResultsEx(cq_, &r, 1) == 1
+                           ? std::optional<NDK_RESULT_EX>(r)
+                           : std::nullopt;
+            }
+            std::this_thread::yield();
+            continue;
+        }
+        if (now >= deadline) {
+            return std::nullopt;
         }
         std::uint64_t seen;
         {

@@ -35,11 +35,17 @@ struct endpoint_options {
     std::chrono::milliseconds timeout{10000};  ///< bound on every wait
     ULONG ack_timeout_us = 0;                  ///< 0: the adapter's default
     ULONG retry_limit = 0;                     ///< 0: the adapter's default
+    /// How the engine thread and next() wait: NDKSIM_POLL_SPIN polls the CQ without sleeping,
+    /// NDKSIM_POLL_BLOCK sleeps until the CQ's notification, NDKSIM_POLL_SPIN_THEN_BLOCK polls
+    /// for k_spin_window first.
+    ndksim_poll_policy poll = NDKSIM_POLL_BLOCK;
 };
 
 class endpoint {
   public:
     static constexpr unsigned k_receive_slots = 16;
+    /// How long next() polls before it sleeps, with NDKSIM_POLL_SPIN_THEN_BLOCK.
+    static constexpr std::chrono::milliseconds k_spin_window{1};
     static constexpr unsigned k_send_slots = 4;
 
     explicit endpoint(endpoint_options options);
