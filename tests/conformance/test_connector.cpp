@@ -1,6 +1,7 @@
 // NDK_CONNECTOR conformance: NdkCreateConnector in every completion style, the header (with
 // the 13-entry NDKPI 2.1 dispatch table), NdkQueryExtension, and its close. Connection
-// establishment belongs to the connection issue.
+// establishment is tested in tests/conformance/test_listener.cpp and
+// tests/component/test_rc_connections.cpp.
 
 #include <ndksim/testkit/ndk_fixture.hpp>
 

@@ -1,6 +1,7 @@
 // NDK_MR conformance: NdkCreateMr (normal and fast-register) in every completion style, the
 // header, NdkQueryExtension, and closing an MR alone and under a PD whose close is pending.
-// Registration itself (NdkRegisterMr, ...) belongs to the memory issue.
+// Registration itself (NdkRegisterMr, ...) is tested with the memory unit (tests/unit/mem)
+// and on the data path (tests/component/test_rc_memory.cpp).
 
 #include <ndksim/testkit/ndk_fixture.hpp>
 
