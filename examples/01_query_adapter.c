@@ -13,15 +13,19 @@
 
 static int g_failures;
 
-#define EXPECT_STATUS(expr, expected)                                                      \
-    do {                                                                                   \
-        NTSTATUS s_ = (expr);                                                              \
-        if (s_ != (expected)) {                                                            \
-            fprintf(stderr, "FAILED %s: %s, expected %s\n", #expr, ndksim_status_name(s_), \
-                    ndksim_status_name(expected));                                         \
-            ++g_failures;                                                                  \
-        }                                                                                  \
+/* The test kit's assertions (<ndksim/testkit/status_assert.hpp>) in C: the expected status
+ * first; a failure prints both statuses by name and the thread's last refusal. */
+#define EXPECT_NT_STATUS(expected, actual)                                               \
+    do {                                                                                 \
+        NTSTATUS s_ = (actual);                                                          \
+        if (s_ != (expected)) {                                                          \
+            fprintf(stderr, "FAILED %s: %s, expected %s\n  last refusal: %s\n", #actual, \
+                    ndksim_status_name(s_), ndksim_status_name(expected),                \
+                    ndksim_thread_last_refusal());                                       \
+            ++g_failures;                                                                \
+        }                                                                                \
     } while (0)
+#define EXPECT_NT_SUCCESS(actual) EXPECT_NT_STATUS(STATUS_SUCCESS, actual)
 
 /* One completion slot per request: how many callbacks, which status, which object. */
 typedef struct slot {
@@ -78,26 +82,26 @@ int main(void) {
     NDK_ADAPTER_INFO info;
     ULONG size = 0;
 
-    EXPECT_STATUS(ndksim_loop_create(&loop), STATUS_SUCCESS);
+    EXPECT_NT_SUCCESS(ndksim_loop_create(&loop));
     ndksim_adapter_config_init(&config);
     config.name = "nic0";
     config.address = "192.0.2.10";
     config.loop = loop;
     config.completion_style = NDKSIM_COMPLETE_PENDING;
-    EXPECT_STATUS(ndksim_adapter_create(&config, &nic), STATUS_SUCCESS);
+    EXPECT_NT_SUCCESS(ndksim_adapter_create(&config, &nic));
 
     open.Version.Major = 1;
     open.Version.Minor = 1;
-    EXPECT_STATUS(ndksim_open_ndk_adapter(nic, &open, &adapter), NDIS_STATUS_SUCCESS);
+    EXPECT_NT_STATUS(NDIS_STATUS_SUCCESS, ndksim_open_ndk_adapter(nic, &open, &adapter));
     if (g_failures != 0) {
         return 1;
     }
 
     /* Size negotiation: ask with no buffer, learn the size, ask again. */
-    EXPECT_STATUS(adapter->Dispatch->NdkQueryAdapterInfo(adapter, NULL, &size),
-                  STATUS_BUFFER_TOO_SMALL);
+    EXPECT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                     adapter->Dispatch->NdkQueryAdapterInfo(adapter, NULL, &size));
     memset(&info, 0, sizeof info);
-    EXPECT_STATUS(adapter->Dispatch->NdkQueryAdapterInfo(adapter, &info, &size), STATUS_SUCCESS);
+    EXPECT_NT_SUCCESS(adapter->Dispatch->NdkQueryAdapterInfo(adapter, &info, &size));
     printf("ndksim %s, NDKPI %u.%u (asked for 1.1), vendor 0x%04X device 0x%04X\n",
            ndksim_version(), info.Version.Major, info.Version.Minor, (unsigned)info.VendorId,
            (unsigned)info.DeviceId);
@@ -115,59 +119,58 @@ int main(void) {
     printf("building an object tree (every call pends and completes from the engine):\n");
     slot pd_slot = {0, 0, NULL, "NdkCreatePd"};
     NDK_PD* pd = NULL;
-    EXPECT_STATUS(adapter->Dispatch->NdkCreatePd(adapter, on_create, &pd_slot, &pd),
-                  STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING,
+                     adapter->Dispatch->NdkCreatePd(adapter, on_create, &pd_slot, &pd));
     pd = (NDK_PD*)settle(loop, &pd_slot);
 
     slot cq_slot = {0, 0, NULL, "NdkCreateCq"};
     NDK_CQ* cq = NULL;
-    EXPECT_STATUS(adapter->Dispatch->NdkCreateCq(adapter, 64, on_cq_event, NULL, NULL, on_create,
-                                                 &cq_slot, &cq),
-                  STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING,
+                     adapter->Dispatch->NdkCreateCq(adapter, 64, on_cq_event, NULL, NULL, on_create,
+                                                    &cq_slot, &cq));
     cq = (NDK_CQ*)settle(loop, &cq_slot);
 
     slot qp_slot = {0, 0, NULL, "NdkCreateQp"};
     NDK_QP* qp = NULL;
-    EXPECT_STATUS(
-        pd->Dispatch->NdkCreateQp(pd, cq, cq, NULL, 32, 32, 4, 4, 64, on_create, &qp_slot, &qp),
-        STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING, pd->Dispatch->NdkCreateQp(pd, cq, cq, NULL, 32, 32, 4, 4, 64,
+                                                               on_create, &qp_slot, &qp));
     qp = (NDK_QP*)settle(loop, &qp_slot);
 
     slot mr_slot = {0, 0, NULL, "NdkCreateMr"};
     NDK_MR* mr = NULL;
-    EXPECT_STATUS(pd->Dispatch->NdkCreateMr(pd, TRUE, on_create, &mr_slot, &mr), STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING, pd->Dispatch->NdkCreateMr(pd, TRUE, on_create, &mr_slot, &mr));
     mr = (NDK_MR*)settle(loop, &mr_slot);
 
     slot mw_slot = {0, 0, NULL, "NdkCreateMw"};
     NDK_MW* mw = NULL;
-    EXPECT_STATUS(pd->Dispatch->NdkCreateMw(pd, on_create, &mw_slot, &mw), STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING, pd->Dispatch->NdkCreateMw(pd, on_create, &mw_slot, &mw));
     mw = (NDK_MW*)settle(loop, &mw_slot);
 
     slot listener_slot = {0, 0, NULL, "NdkCreateListener"};
     NDK_LISTENER* listener = NULL;
-    EXPECT_STATUS(adapter->Dispatch->NdkCreateListener(adapter, on_connect_event, NULL, on_create,
-                                                       &listener_slot, &listener),
-                  STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING,
+                     adapter->Dispatch->NdkCreateListener(adapter, on_connect_event, NULL,
+                                                          on_create, &listener_slot, &listener));
     listener = (NDK_LISTENER*)settle(loop, &listener_slot);
 
     SOCKADDR_IN any;
     memset(&any, 0, sizeof any);
     any.sin_family = WS_AF_INET;
     slot listen_slot = {0, 0, NULL, "NdkListen"};
-    EXPECT_STATUS(listener->Dispatch->NdkListen(listener, (PSOCKADDR)&any, sizeof any, on_request,
-                                                &listen_slot),
-                  STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING,
+                     listener->Dispatch->NdkListen(listener, (PSOCKADDR)&any, sizeof any,
+                                                   on_request, &listen_slot));
     settle(loop, &listen_slot);
     SOCKADDR_IN bound;
     ULONG bound_size = sizeof bound;
-    EXPECT_STATUS(listener->Dispatch->NdkGetLocalAddress(listener, (PSOCKADDR)&bound, &bound_size),
-                  STATUS_SUCCESS);
+    EXPECT_NT_SUCCESS(
+        listener->Dispatch->NdkGetLocalAddress(listener, (PSOCKADDR)&bound, &bound_size));
     printf("  listening on ND port %u (picked from 49152-65535)\n",
            (unsigned)(((bound.sin_port & 0xFF) << 8) | (bound.sin_port >> 8)));
 
     printf("closing the PD first: it must wait for its QP, MR and MW:\n");
     slot pd_close = {0, 0, NULL, "NdkClosePd"};
-    EXPECT_STATUS(pd->Dispatch->NdkClosePd(&pd->Header, on_close, &pd_close), STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING, pd->Dispatch->NdkClosePd(&pd->Header, on_close, &pd_close));
     ndksim_loop_run_until_idle(loop);
     if (pd_close.calls != 0) {
         fprintf(stderr, "FAILED: the PD closed while its successors were open\n");
@@ -178,13 +181,12 @@ int main(void) {
     slot mw_close = {0, 0, NULL, "NdkCloseMw"};
     slot cq_close = {0, 0, NULL, "NdkCloseCq"};
     slot listener_close = {0, 0, NULL, "NdkCloseListener"};
-    EXPECT_STATUS(qp->Dispatch->NdkCloseQp(&qp->Header, on_close, &qp_close), STATUS_PENDING);
-    EXPECT_STATUS(mr->Dispatch->NdkCloseMr(&mr->Header, on_close, &mr_close), STATUS_PENDING);
-    EXPECT_STATUS(mw->Dispatch->NdkCloseMw(&mw->Header, on_close, &mw_close), STATUS_PENDING);
-    EXPECT_STATUS(cq->Dispatch->NdkCloseCq(&cq->Header, on_close, &cq_close), STATUS_PENDING);
-    EXPECT_STATUS(
-        listener->Dispatch->NdkCloseListener(&listener->Header, on_close, &listener_close),
-        STATUS_PENDING);
+    EXPECT_NT_STATUS(STATUS_PENDING, qp->Dispatch->NdkCloseQp(&qp->Header, on_close, &qp_close));
+    EXPECT_NT_STATUS(STATUS_PENDING, mr->Dispatch->NdkCloseMr(&mr->Header, on_close, &mr_close));
+    EXPECT_NT_STATUS(STATUS_PENDING, mw->Dispatch->NdkCloseMw(&mw->Header, on_close, &mw_close));
+    EXPECT_NT_STATUS(STATUS_PENDING, cq->Dispatch->NdkCloseCq(&cq->Header, on_close, &cq_close));
+    EXPECT_NT_STATUS(STATUS_PENDING, listener->Dispatch->NdkCloseListener(
+                                         &listener->Header, on_close, &listener_close));
     ndksim_loop_run_until_idle(loop);
     if (pd_close.calls != 1 || qp_close.calls != 1 || mr_close.calls != 1 || mw_close.calls != 1 ||
         cq_close.calls != 1 || listener_close.calls != 1) {

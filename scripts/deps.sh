@@ -5,8 +5,9 @@ ndksim_packages=(cmake g++ clang ninja-build pkg-config libboost-dev libspdlog-d
 # What the full test run (test.sh, CI) needs beyond a build: tshark dissects the capture test's
 # pcap; ccache speeds up rebuilds of the three trees; doxygen builds the API reference in the
 # `docs` test (warnings are errors); help2man writes the tools' man pages; dpkg-dev has
-# dpkg-shlibdeps, which gives the package test's .deb its dependencies.
-ndksim_test_packages=(tshark ccache doxygen help2man dpkg-dev)
+# dpkg-shlibdeps, which gives the package test's .deb its dependencies; clang-format is what the
+# `format` test checks every source file with (the test fails without it).
+ndksim_test_packages=(tshark ccache doxygen help2man dpkg-dev clang-format)
 
 ndksim_install_deps() {
     local missing=()

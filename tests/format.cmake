@@ -1,5 +1,11 @@
 # Fails when a source file differs from what clang-format makes of it (.clang-format at the
-# root). The headers that mirror Microsoft's NDKPI headers keep their hand-aligned tables.
+# root), and when clang-format is missing: the check is part of every test run, not optional.
+# The headers that mirror Microsoft's NDKPI headers keep their hand-aligned tables.
+if(NOT CLANG_FORMAT OR NOT EXISTS "${CLANG_FORMAT}")
+  message(FATAL_ERROR "clang-format not found, so formatting cannot be checked: install the "
+                      "Debian package clang-format (scripts/deps.sh, ndksim_test_packages) and "
+                      "configure again")
+endif()
 file(GLOB_RECURSE files
   "${ROOT}/src/*.cpp" "${ROOT}/src/*.hpp" "${ROOT}/include/*.h" "${ROOT}/include/*.hpp"
   "${ROOT}/tests/*.cpp" "${ROOT}/tests/*.hpp" "${ROOT}/examples/*.c" "${ROOT}/examples/*.h"

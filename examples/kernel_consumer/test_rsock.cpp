@@ -38,7 +38,7 @@ ULONG ipv4(const char* text) {
 
 // Sends a string and checks the send's status.
 void send_text(PRSOCK_SOCKET s, const std::string& text) {
-    EXPECT_NT(STATUS_SUCCESS, RsockSend(s, text.data(), static_cast<ULONG>(text.size())));
+    EXPECT_NT_SUCCESS(RsockSend(s, text.data(), static_cast<ULONG>(text.size())));
 }
 
 // The next message as a string; empty (with a failure) if none came in time.
@@ -46,7 +46,7 @@ std::string receive_text(PRSOCK_SOCKET s) {
     std::array<char, RSOCK_MAX_MESSAGE> buffer{};
     ULONG received = 0;
     const NTSTATUS status = RsockReceive(s, buffer.data(), buffer.size(), &received, kTimeoutMs);
-    EXPECT_NT(STATUS_SUCCESS, status);
+    EXPECT_NT_SUCCESS(status);
     return std::string(buffer.data(), received);
 }
 
@@ -54,7 +54,7 @@ std::string receive_text(PRSOCK_SOCKET s) {
 // invalidate it and wait for the peer to go.
 void serve(PRSOCK_LISTENER listener) {
     PRSOCK_SOCKET s = nullptr;
-    ASSERT_NT(STATUS_SUCCESS, RsockAccept(listener, kTimeoutMs, &s));
+    ASSERT_NT_SUCCESS(RsockAccept(listener, kTimeoutMs, &s));
     for (int i = 0; i < kMessages; ++i) {
         EXPECT_EQ("request " + std::to_string(i), receive_text(s));
         send_text(s, "reply " + std::to_string(i));
@@ -62,25 +62,25 @@ void serve(PRSOCK_LISTENER listener) {
 
     PRSOCK_REGION region = nullptr;
     RSOCK_REGION_DESCRIPTOR descriptor{};
-    ASSERT_NT(STATUS_SUCCESS, RsockRegisterRegion(s, kRegionSize, &region, &descriptor));
+    ASSERT_NT_SUCCESS(RsockRegisterRegion(s, kRegionSize, &region, &descriptor));
     auto* bytes = static_cast<unsigned char*>(RsockRegionBuffer(region));
     for (ULONG i = 0; i < kRegionSize; ++i) {
         bytes[i] = static_cast<unsigned char>(i * 7 + 1);
     }
-    EXPECT_NT(STATUS_SUCCESS, RsockSend(s, &descriptor, static_cast<ULONG>(sizeof(descriptor))));
+    EXPECT_NT_SUCCESS(RsockSend(s, &descriptor, static_cast<ULONG>(sizeof(descriptor))));
 
     EXPECT_EQ("written", receive_text(s));
     for (ULONG i = 0; i < 2 * PAGE_SIZE; ++i) {
         ASSERT_EQ(static_cast<unsigned char>(i * 3 + 2), bytes[PAGE_SIZE / 2 + i]) << "byte " << i;
     }
-    EXPECT_NT(STATUS_SUCCESS, RsockInvalidateRegion(s, region));
+    EXPECT_NT_SUCCESS(RsockInvalidateRegion(s, region));
     send_text(s, "invalidated");
 
     // The client's write after the invalidation fails, and then the client disconnects.
     std::array<char, RSOCK_MAX_MESSAGE> buffer{};
     ULONG received = 0;
-    EXPECT_NT(STATUS_CONNECTION_DISCONNECTED,
-              RsockReceive(s, buffer.data(), buffer.size(), &received, kTimeoutMs));
+    EXPECT_NT_STATUS(STATUS_CONNECTION_DISCONNECTED,
+                     RsockReceive(s, buffer.data(), buffer.size(), &received, kTimeoutMs));
     RsockFreeRegion(s, region);
     RsockClose(s);
 }
@@ -88,7 +88,7 @@ void serve(PRSOCK_LISTENER listener) {
 // The active side.
 void use(PRSOCK_ADAPTER adapter) {
     PRSOCK_SOCKET s = nullptr;
-    ASSERT_NT(STATUS_SUCCESS, RsockConnect(adapter, ipv4(kServerIp), kPort, &s));
+    ASSERT_NT_SUCCESS(RsockConnect(adapter, ipv4(kServerIp), kPort, &s));
     for (int i = 0; i < kMessages; ++i) {
         send_text(s, "request " + std::to_string(i));
         EXPECT_EQ("reply " + std::to_string(i), receive_text(s));
@@ -96,13 +96,13 @@ void use(PRSOCK_ADAPTER adapter) {
 
     RSOCK_REGION_DESCRIPTOR remote{};
     ULONG received = 0;
-    ASSERT_NT(STATUS_SUCCESS, RsockReceive(s, &remote, sizeof(remote), &received, kTimeoutMs));
+    ASSERT_NT_SUCCESS(RsockReceive(s, &remote, sizeof(remote), &received, kTimeoutMs));
     ASSERT_EQ(sizeof(remote), received);
     ASSERT_EQ(kRegionSize, remote.Length);
 
     // Read a page that straddles two of the peer's pages, then write two pages into the middle.
     std::array<unsigned char, PAGE_SIZE> page{};
-    ASSERT_NT(STATUS_SUCCESS, RsockRead(s, page.data(), PAGE_SIZE, &remote, 100));
+    ASSERT_NT_SUCCESS(RsockRead(s, page.data(), PAGE_SIZE, &remote, 100));
     for (ULONG i = 0; i < PAGE_SIZE; ++i) {
         ASSERT_EQ(static_cast<unsigned char>((i + 100) * 7 + 1), page[i]) << "byte " << i;
     }
@@ -110,13 +110,13 @@ void use(PRSOCK_ADAPTER adapter) {
     for (ULONG i = 0; i < pattern.size(); ++i) {
         pattern[i] = static_cast<unsigned char>(i * 3 + 2);
     }
-    ASSERT_NT(STATUS_SUCCESS, RsockWrite(s, pattern.data(), static_cast<ULONG>(pattern.size()),
-                                         &remote, PAGE_SIZE / 2));
+    ASSERT_NT_SUCCESS(
+        RsockWrite(s, pattern.data(), static_cast<ULONG>(pattern.size()), &remote, PAGE_SIZE / 2));
     send_text(s, "written");
     EXPECT_EQ("invalidated", receive_text(s));
 
     // The token is dead now: the responder refuses the write (a remote access error).
-    EXPECT_NT(STATUS_ACCESS_VIOLATION, RsockWrite(s, pattern.data(), 64, &remote, 0));
+    EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, RsockWrite(s, pattern.data(), 64, &remote, 0));
     RsockClose(s);
 }
 
@@ -131,7 +131,7 @@ class KernelConsumer : public testing::TestWithParam<ndksim_completion_style> {
             config.completion_style = GetParam();
             config.seed = 11 + static_cast<ULONG64>(i);
             config.cm_timeout_ms = 10000;
-            ASSERT_NT(STATUS_SUCCESS, ndksim_adapter_create(&config, &nics_[i]));
+            ASSERT_NT_SUCCESS(ndksim_adapter_create(&config, &nics_[i]));
         }
     }
     void TearDown() override {
@@ -146,14 +146,14 @@ class KernelConsumer : public testing::TestWithParam<ndksim_completion_style> {
 
 TEST_P(KernelConsumer, RdmaSocketsRunToCompletionAndLeaveNothingBehind) {
     ndksim::testkit::driver_host driver(DriverEntry, "rsock");
-    ASSERT_NT(STATUS_SUCCESS, driver.load());
+    ASSERT_NT_SUCCESS(driver.load());
 
     PRSOCK_ADAPTER client = nullptr;
     PRSOCK_ADAPTER server = nullptr;
-    ASSERT_NT(STATUS_SUCCESS, RsockOpenAdapter(ipv4(kClientIp), &client));
-    ASSERT_NT(STATUS_SUCCESS, RsockOpenAdapter(ipv4(kServerIp), &server));
+    ASSERT_NT_SUCCESS(RsockOpenAdapter(ipv4(kClientIp), &client));
+    ASSERT_NT_SUCCESS(RsockOpenAdapter(ipv4(kServerIp), &server));
     PRSOCK_LISTENER listener = nullptr;
-    ASSERT_NT(STATUS_SUCCESS, RsockListen(server, kPort, &listener));
+    ASSERT_NT_SUCCESS(RsockListen(server, kPort, &listener));
 
     std::thread passive([&] { serve(listener); });
     use(client);

@@ -3,23 +3,24 @@
 // demo". --role both runs the listener as a child process (itself, re-executed) and the
 // connector here, and succeeds only if both did.
 
-#include <fcntl.h>
 #include <poll.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
 #include <CLI/CLI.hpp>
 
+#include "child_process.hpp"
 #include "connector_script.hpp"
 #include "loopback/endpoint.hpp"
 #include "loopback/report.hpp"
@@ -154,18 +155,8 @@ int both_roles(const cli_options& o, char** argv) {
         ::close(fds[0]);
         return rc == 0 && listener_rc == 0 ? 0 : 1;
     }
-    int fds[2];
-    if (::pipe2(fds, O_CLOEXEC) != 0) {
-        std::perror("pipe");
-        return 1;
-    }
-    const pid_t child = ::fork();
-    if (child < 0) {
-        std::perror("fork");
-        return 1;
-    }
-    if (child == 0) {
-        ::fcntl(fds[1], F_SETFD, 0);  // the ready pipe survives the exec; the rest does not
+    // The listener: this program re-executed with --role listen.
+    const auto listener_arguments = [&](int ready_fd) {
         std::vector<std::string> args = {argv[0],
                                          "--role",
                                          "listen",
@@ -182,7 +173,7 @@ int both_roles(const cli_options& o, char** argv) {
                                          "--ack-timeout-us",
                                          std::to_string(o.ack_timeout_us),
                                          "--ready-fd",
-                                         std::to_string(fds[1]),
+                                         std::to_string(ready_fd),
                                          "--nd-port",
                                          std::to_string(o.nd_port),
                                          "--poll",
@@ -193,34 +184,31 @@ int both_roles(const cli_options& o, char** argv) {
         if (!o.log.empty()) {
             args.insert(args.end(), {"--log", o.log});
         }
-        std::vector<char*> cargs;
-        for (auto& a : args) {
-            cargs.push_back(a.data());
-        }
-        cargs.push_back(nullptr);
-        ::execv("/proc/self/exe", cargs.data());
-        std::perror("execv");
-        std::_Exit(127);
+        return args;
+    };
+    std::optional<ndksim::tools::child_process> child;
+    try {
+        child.emplace(ndksim::tools::child_process::start_self(listener_arguments));
+    } catch (const std::system_error& e) {
+        std::fprintf(stderr, "[connector] FAILED: %s\n", e.what());
+        return 1;
     }
-    ::close(fds[1]);
     int rc = 1;
-    if (wait_ready(fds[0], o.timeout_ms)) {
+    char ready = 0;
+    if (child->wait_ready(&ready, 1, std::chrono::milliseconds(o.timeout_ms))) {
         rc = connect_role(o, connect_from, listen_at);
     } else {
         std::fprintf(stderr,
                      "[connector] FAILED: the listener process did not start listening "
                      "within %u ms\n",
                      o.timeout_ms);
+        child->kill();
     }
-    ::close(fds[0]);
-    int status = 0;
-    while (::waitpid(child, &status, 0) < 0 && errno == EINTR) {
-    }
-    const bool child_ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    // The listener's own --timeout-ms bounds each of its waits; twice that is a hang.
+    const std::string how = child->join(2 * std::chrono::milliseconds(o.timeout_ms));
+    const bool child_ok = how.empty();
     if (!child_ok) {
-        std::fprintf(stderr, "[connector] FAILED: the listener process %s %d\n",
-                     WIFEXITED(status) ? "exited with" : "was killed by signal",
-                     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+        std::fprintf(stderr, "[connector] FAILED: the listener process %s\n", how.c_str());
     }
     std::printf("%s\n", rc == 0 && child_ok ? "both processes passed every check" : "FAILED");
     return rc == 0 && child_ok ? 0 : 1;

@@ -12,7 +12,7 @@ void on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
 }  // namespace
 
 void RcPair::SetUp() {
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop_));
+    ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
     make_side(a_, "10.0.0.1");
     make_side(b_, "10.0.0.2");
     connect_pair();
@@ -76,7 +76,7 @@ void RcPair::close(NDK_OBJECT_HEADER* o) {
     if (r == STATUS_PENDING) {
         drive([&] { return s.calls == 1; }, "a close completion");
     } else {
-        EXPECT_STATUS(STATUS_SUCCESS, r);
+        EXPECT_NT_SUCCESS(r);
     }
 }
 
@@ -87,19 +87,17 @@ void RcPair::make_side(side& s, const char* address) {
     c.address = address;
     c.rnr_retry_limit = rnr_retry_limit_.value_or(c.rnr_retry_limit);
     c.rotate_fast_register_tokens = rotate_fast_register_tokens_;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &s.nic));
+    ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, &s.nic));
     NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
     p.Version = ndksim_highest_version();
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_open_ndk_adapter(s.nic, &p, &s.adapter));
+    ASSERT_NT_SUCCESS(ndksim_open_ndk_adapter(s.nic, &p, &s.adapter));
     slot ignored;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  s.adapter->Dispatch->NdkCreatePd(s.adapter, slot::on_create, &ignored, &s.pd));
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  s.adapter->Dispatch->NdkCreateCq(s.adapter, 1024, on_cq, nullptr, nullptr,
-                                                   slot::on_create, &ignored, &s.cq));
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  s.pd->Dispatch->NdkCreateQp(s.pd, s.cq, s.cq, &s, 64, 64, 4, 4, 128,
-                                              slot::on_create, &ignored, &s.qp));
+    ASSERT_NT_SUCCESS(
+        s.adapter->Dispatch->NdkCreatePd(s.adapter, slot::on_create, &ignored, &s.pd));
+    ASSERT_NT_SUCCESS(s.adapter->Dispatch->NdkCreateCq(s.adapter, 1024, on_cq, nullptr, nullptr,
+                                                       slot::on_create, &ignored, &s.cq));
+    ASSERT_NT_SUCCESS(s.pd->Dispatch->NdkCreateQp(s.pd, s.cq, s.cq, &s, 64, 64, 4, 4, 128,
+                                                  slot::on_create, &ignored, &s.qp));
     s.buf = register_buffer(s, k_buffer,
                             NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
                                 NDK_MR_FLAG_ALLOW_REMOTE_WRITE);
@@ -114,11 +112,10 @@ buffer RcPair::register_buffer(side& s, std::size_t size, ULONG flags) {
     EXPECT_NE(nullptr, b.mdl);
     MmBuildMdlForNonPagedPool(b.mdl);
     slot created;
-    EXPECT_STATUS(STATUS_SUCCESS,
-                  s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, slot::on_create, &created, &b.mr));
+    EXPECT_NT_SUCCESS(s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, slot::on_create, &created, &b.mr));
     slot registered;
-    EXPECT_STATUS(STATUS_SUCCESS, b.mr->Dispatch->NdkRegisterMr(b.mr, b.mdl, size, flags,
-                                                                slot::on_request, &registered));
+    EXPECT_NT_SUCCESS(
+        b.mr->Dispatch->NdkRegisterMr(b.mr, b.mdl, size, flags, slot::on_request, &registered));
     b.local_token = b.mr->Dispatch->NdkGetLocalTokenFromMr(b.mr);
     b.remote_token = b.mr->Dispatch->NdkGetRemoteTokenFromMr(b.mr);
     return b;
@@ -142,30 +139,28 @@ void RcPair::release_buffer(side&, buffer& b) {
 
 void RcPair::connect_pair() {
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  b_.adapter->Dispatch->NdkCreateListener(b_.adapter, on_connect_event, &incoming_,
-                                                          slot::on_create, &created, &listener_));
+    ASSERT_NT_SUCCESS(b_.adapter->Dispatch->NdkCreateListener(
+        b_.adapter, on_connect_event, &incoming_, slot::on_create, &created, &listener_));
     SOCKADDR_IN any = ipv4("0.0.0.0", 0);
     slot listened;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  listener_->Dispatch->NdkListen(listener_, reinterpret_cast<PSOCKADDR>(&any),
-                                                 sizeof any, slot::on_request, &listened));
+    ASSERT_NT_SUCCESS(listener_->Dispatch->NdkListen(listener_, reinterpret_cast<PSOCKADDR>(&any),
+                                                     sizeof any, slot::on_request, &listened));
     SOCKADDR_IN bound{};
     ULONG bound_size = sizeof bound;
-    ASSERT_STATUS(STATUS_SUCCESS, listener_->Dispatch->NdkGetLocalAddress(
-                                      listener_, reinterpret_cast<PSOCKADDR>(&bound), &bound_size));
+    ASSERT_NT_SUCCESS(listener_->Dispatch->NdkGetLocalAddress(
+        listener_, reinterpret_cast<PSOCKADDR>(&bound), &bound_size));
     port_ = static_cast<USHORT>((bound.sin_port >> 8) | (bound.sin_port << 8));
 
-    ASSERT_STATUS(STATUS_SUCCESS, a_.adapter->Dispatch->NdkCreateConnector(
-                                      a_.adapter, slot::on_create, &created, &a_.connector));
+    ASSERT_NT_SUCCESS(a_.adapter->Dispatch->NdkCreateConnector(a_.adapter, slot::on_create,
+                                                               &created, &a_.connector));
     SOCKADDR_IN src = ipv4("10.0.0.1", 0);
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
     char hello[] = "hello from a";
     slot connected;
-    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkConnect(
-                                      a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src),
-                                      sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8,
-                                      8, hello, sizeof hello, slot::on_request, &connected));
+    ASSERT_NT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkConnect(
+                                         a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src),
+                                         sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst,
+                                         8, 8, hello, sizeof hello, slot::on_request, &connected));
     ASSERT_TRUE(drive([&] { return incoming_ != nullptr; }, "the connect event"));
     b_.connector = incoming_;
     incoming_ = nullptr;
@@ -173,28 +168,28 @@ void RcPair::connect_pair() {
     ULONG length = sizeof data;
     ULONG ird = 0;
     ULONG ord = 0;
-    ASSERT_STATUS(STATUS_SUCCESS, b_.connector->Dispatch->NdkGetConnectionData(
-                                      b_.connector, &ird, &ord, data, &length));
+    ASSERT_NT_SUCCESS(
+        b_.connector->Dispatch->NdkGetConnectionData(b_.connector, &ird, &ord, data, &length));
     accepted_private_.assign(data, length - 1);
     char world[] = "hello from b";
     slot accepted;
-    ASSERT_STATUS(STATUS_PENDING, b_.connector->Dispatch->NdkAccept(
-                                      b_.connector, b_.qp, 8, 8, world, sizeof world,
-                                      side::on_disconnect, &b_, slot::on_request, &accepted));
+    ASSERT_NT_STATUS(STATUS_PENDING, b_.connector->Dispatch->NdkAccept(
+                                         b_.connector, b_.qp, 8, 8, world, sizeof world,
+                                         side::on_disconnect, &b_, slot::on_request, &accepted));
     ASSERT_TRUE(drive([&] { return connected.calls == 1; }, "Connect's completion"));
-    ASSERT_STATUS(STATUS_SUCCESS, connected.status);
+    ASSERT_NT_SUCCESS(connected.status);
     length = sizeof data;
-    ASSERT_STATUS(STATUS_SUCCESS, a_.connector->Dispatch->NdkGetConnectionData(
-                                      a_.connector, &ird, &ord, data, &length));
+    ASSERT_NT_SUCCESS(
+        a_.connector->Dispatch->NdkGetConnectionData(a_.connector, &ird, &ord, data, &length));
     connected_private_.assign(data, length - 1);
     slot completed;
-    ASSERT_STATUS(STATUS_PENDING,
-                  a_.connector->Dispatch->NdkCompleteConnect(a_.connector, side::on_disconnect, &a_,
-                                                             slot::on_request, &completed));
+    ASSERT_NT_STATUS(STATUS_PENDING,
+                     a_.connector->Dispatch->NdkCompleteConnect(a_.connector, side::on_disconnect,
+                                                                &a_, slot::on_request, &completed));
     ASSERT_TRUE(drive([&] { return completed.calls == 1 && accepted.calls == 1; },
                       "CompleteConnect and Accept"));
-    ASSERT_STATUS(STATUS_SUCCESS, completed.status);
-    ASSERT_STATUS(STATUS_SUCCESS, accepted.status);
+    ASSERT_NT_SUCCESS(completed.status);
+    ASSERT_NT_SUCCESS(accepted.status);
 }
 
 void RcPair::close_tracked(NDK_OBJECT_HEADER* o) {
@@ -210,9 +205,8 @@ void RcPair::close_tracked(NDK_OBJECT_HEADER* o) {
 NDK_CQ* RcPair::make_cq(side& s, ULONG depth, NDK_FN_CQ_NOTIFICATION_CALLBACK cb, PVOID ctx) {
     NDK_CQ* cq = nullptr;
     slot ignored;
-    EXPECT_STATUS(STATUS_SUCCESS,
-                  s.adapter->Dispatch->NdkCreateCq(s.adapter, depth, cb, ctx, nullptr,
-                                                   slot::on_create, &ignored, &cq));
+    EXPECT_NT_SUCCESS(s.adapter->Dispatch->NdkCreateCq(s.adapter, depth, cb, ctx, nullptr,
+                                                       slot::on_create, &ignored, &cq));
     if (cq != nullptr) {
         track(&cq->Header);
     }
@@ -227,7 +221,7 @@ NDK_QP* RcPair::make_qp(side& s, NDK_CQ* cq, NDK_SRQ* srq, PVOID context) {
                                                      slot::on_create, &ignored, &qp)
                        : s.pd->Dispatch->NdkCreateQpWithSrq(s.pd, cq, cq, srq, context, 64, 4, 128,
                                                             slot::on_create, &ignored, &qp);
-    EXPECT_STATUS(STATUS_SUCCESS, r);
+    EXPECT_NT_SUCCESS(r);
     if (qp != nullptr) {
         track(&qp->Header);
     }
@@ -237,8 +231,8 @@ NDK_QP* RcPair::make_qp(side& s, NDK_CQ* cq, NDK_SRQ* srq, PVOID context) {
 NDK_CONNECTOR* RcPair::make_connector(side& s) {
     NDK_CONNECTOR* c = nullptr;
     slot ignored;
-    EXPECT_STATUS(STATUS_SUCCESS, s.adapter->Dispatch->NdkCreateConnector(
-                                      s.adapter, slot::on_create, &ignored, &c));
+    EXPECT_NT_SUCCESS(
+        s.adapter->Dispatch->NdkCreateConnector(s.adapter, slot::on_create, &ignored, &c));
     if (c != nullptr) {
         track(&c->Header);
     }
@@ -253,23 +247,23 @@ link* RcPair::start_connection(NDK_QP* aqp, NDK_QP* bqp, slot& accepted, ULONG a
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_);
     incoming_ = nullptr;
     slot connected;
-    EXPECT_STATUS(STATUS_PENDING, l.active->Dispatch->NdkConnect(
-                                      l.active, aqp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
-                                      reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, a_ird, a_ord,
-                                      nullptr, 0, slot::on_request, &connected));
+    EXPECT_NT_STATUS(STATUS_PENDING, l.active->Dispatch->NdkConnect(
+                                         l.active, aqp, reinterpret_cast<PSOCKADDR>(&src),
+                                         sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst,
+                                         a_ird, a_ord, nullptr, 0, slot::on_request, &connected));
     if (!drive([&] { return incoming_ != nullptr; }, "the connect event")) {
         return nullptr;
     }
     l.passive = incoming_;
     incoming_ = nullptr;
     track(&l.passive->Header);
-    EXPECT_STATUS(STATUS_PENDING, l.passive->Dispatch->NdkAccept(l.passive, bqp, b_ird, b_ord,
-                                                                 nullptr, 0, link::on_passive_event,
-                                                                 &l, slot::on_request, &accepted));
+    EXPECT_NT_STATUS(STATUS_PENDING, l.passive->Dispatch->NdkAccept(
+                                         l.passive, bqp, b_ird, b_ord, nullptr, 0,
+                                         link::on_passive_event, &l, slot::on_request, &accepted));
     if (!wait(connected, "Connect's completion")) {
         return nullptr;
     }
-    EXPECT_STATUS(STATUS_SUCCESS, connected.status);
+    EXPECT_NT_SUCCESS(connected.status);
     return &l;
 }
 
@@ -282,13 +276,13 @@ link& RcPair::connect_qps(NDK_QP* aqp, NDK_QP* bqp, ULONG a_ird, ULONG a_ord, UL
     }
     link& l = *started;
     slot completed;
-    EXPECT_STATUS(STATUS_PENDING,
-                  l.active->Dispatch->NdkCompleteConnect(l.active, link::on_active_event, &l,
-                                                         slot::on_request, &completed));
+    EXPECT_NT_STATUS(STATUS_PENDING,
+                     l.active->Dispatch->NdkCompleteConnect(l.active, link::on_active_event, &l,
+                                                            slot::on_request, &completed));
     drive([&] { return completed.calls == 1 && accepted.calls == 1; },
           "CompleteConnect and Accept");
-    EXPECT_STATUS(STATUS_SUCCESS, completed.status);
-    EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
+    EXPECT_NT_SUCCESS(completed.status);
+    EXPECT_NT_SUCCESS(accepted.status);
     return l;
 }
 

@@ -185,58 +185,54 @@ void CaptureRun::check_file(std::uint64_t sent) {
 TEST_F(CaptureRun, SendInvalidateWriteReadAndAcks) {
     // SEND.
     NDK_SGE rsge = b_.buf.sge(0, 4096);
-    ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
+    ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
     NDK_SGE ssge = a_.buf.sge(0, 100);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
-    EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
+    EXPECT_NT_SUCCESS(next(b_.cq).Status);
     // Multi-packet WRITE: first, middle, middle, last.
     NDK_SGE wsge = a_.buf.sge(0, k_write_size);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1,
-                                                            b_.buf.address() + k_write_offset,
-                                                            b_.buf.remote_token, 0));
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(
+        a_.qp, nullptr, &wsge, 1, b_.buf.address() + k_write_offset, b_.buf.remote_token, 0));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
     // RDMA READ: request, then first, middle, last responses.
     NDK_SGE readsge = a_.buf.sge(k_read_offset, k_read_size);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &readsge, 1,
-                                                           b_.buf.address() + k_read_offset,
-                                                           b_.buf.remote_token, 0));
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkRead(
+        a_.qp, nullptr, &readsge, 1, b_.buf.address() + k_read_offset, b_.buf.remote_token, 0));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
     // SEND-and-invalidate of a memory window b bound for a.
     NDK_MW* mw = nullptr;
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  b_.pd->Dispatch->NdkCreateMw(b_.pd, slot::on_create, &created, &mw));
+    ASSERT_NT_SUCCESS(b_.pd->Dispatch->NdkCreateMw(b_.pd, slot::on_create, &created, &mw));
     track(&mw->Header);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  b_.qp->Dispatch->NdkBind(b_.qp, nullptr, b_.buf.mr, mw, b_.buf.bytes, 4096,
-                                           NDK_OP_FLAG_ALLOW_REMOTE_READ));
-    EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
+    ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkBind(b_.qp, nullptr, b_.buf.mr, mw, b_.buf.bytes, 4096,
+                                               NDK_OP_FLAG_ALLOW_REMOTE_READ));
+    EXPECT_NT_SUCCESS(next(b_.cq).Status);
     invalidated_token_ = mw->Dispatch->NdkGetRemoteTokenFromMw(mw);
-    ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &ssge, 1, 0,
-                                                                        invalidated_token_));
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
+    ASSERT_NT_SUCCESS(
+        a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &ssge, 1, 0, invalidated_token_));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
     const NDK_RESULT_EX r = next(b_.cq);
-    EXPECT_STATUS(STATUS_SUCCESS, r.Status);
+    EXPECT_NT_SUCCESS(r.Status);
     EXPECT_EQ(NdkOperationTypeReceiveAndInvalidate, r.Type);
     settle();
 }
 
 TEST(CapturePath, UnopenablePathFailsTheCreateWithInvalidParameter) {
     ndksim_loop* loop = nullptr;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop));
+    ASSERT_NT_SUCCESS(ndksim_loop_create(&loop));
     ndksim_adapter_config c;
     ndksim_adapter_config_init(&c);
     c.loop = loop;
     c.address = "10.0.0.7";
     c.pcap_path = "/nonexistent-directory/capture.pcap";
     ndksim_adapter* nic = nullptr;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_create(&c, &nic));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_create(&c, &nic));
     EXPECT_EQ(nullptr, nic);
     // The address was given back: the same configuration without the capture works.
     c.pcap_path = nullptr;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &nic));
+    ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, &nic));
     ndksim_adapter_destroy(nic);
     ndksim_loop_destroy(loop);
 }

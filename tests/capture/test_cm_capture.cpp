@@ -157,32 +157,32 @@ TEST_F(CmCaptureRun, HandshakeRefusalRejectAndDisconnect) {
     NDK_QP* qp = make_qp(a_, a_.cq);
     NDK_CONNECTOR* lost = make_connector(a_);
     slot refused;
-    ASSERT_STATUS(STATUS_PENDING,
-                  connect_from_a(lost, qp, static_cast<USHORT>(port_ + 1), refused));
+    ASSERT_NT_STATUS(STATUS_PENDING,
+                     connect_from_a(lost, qp, static_cast<USHORT>(port_ + 1), refused));
     ASSERT_TRUE(wait(refused, "the refused Connect"));
-    EXPECT_STATUS(STATUS_CONNECTION_REFUSED, refused.status);
+    EXPECT_NT_STATUS(STATUS_CONNECTION_REFUSED, refused.status);
 
     // A request the consumer rejects, with private data.
     NDK_QP* qp2 = make_qp(a_, a_.cq);
     NDK_CONNECTOR* turned_away = make_connector(a_);
     slot rejected;
-    ASSERT_STATUS(STATUS_PENDING, connect_from_a(turned_away, qp2, port_, rejected));
+    ASSERT_NT_STATUS(STATUS_PENDING, connect_from_a(turned_away, qp2, port_, rejected));
     ASSERT_TRUE(drive([&] { return incoming_ != nullptr; }, "the connect event"));
     NDK_CONNECTOR* passive = incoming_;
     incoming_ = nullptr;
     track(&passive->Header);
     char why[] = "not on this port";
     static_assert(sizeof why == sizeof k_refusal);
-    EXPECT_STATUS(STATUS_SUCCESS, passive->Dispatch->NdkReject(passive, why, sizeof why));
+    EXPECT_NT_SUCCESS(passive->Dispatch->NdkReject(passive, why, sizeof why));
     ASSERT_TRUE(wait(rejected, "the rejected Connect"));
-    EXPECT_STATUS(STATUS_CONNECTION_REFUSED, rejected.status);
+    EXPECT_NT_STATUS(STATUS_CONNECTION_REFUSED, rejected.status);
 
     // The pair's own connection ends with a graceful disconnect.
     slot disconnected;
-    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkDisconnect(
-                                      a_.connector, slot::on_request, &disconnected));
+    ASSERT_NT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkDisconnect(
+                                         a_.connector, slot::on_request, &disconnected));
     ASSERT_TRUE(wait(disconnected, "the Disconnect"));
-    EXPECT_STATUS(STATUS_SUCCESS, disconnected.status);
+    EXPECT_NT_SUCCESS(disconnected.status);
     settle();
 }
 

@@ -58,9 +58,9 @@ void Reliability::set_faults(ULONG drop, ULONG duplicate, ULONG reorder, ULONG c
     f.reorder_ppm = reorder;
     f.corrupt_ppm = corrupt;
     f.seed = seed;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &f));
+    ASSERT_NT_SUCCESS(ndksim_adapter_set_faults(a_.nic, &f));
     f.seed = seed == 0 ? 0 : seed + 1;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(b_.nic, &f));
+    ASSERT_NT_SUCCESS(ndksim_adapter_set_faults(b_.nic, &f));
 }
 
 void Reliability::run_mixed(std::uint32_t ops, std::uint64_t seed) {

@@ -125,7 +125,7 @@ class ConsumerScenario : public ::testing::Test {
   protected:
     void SetUp() override {
         g_life = &life_;
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop_));
+        ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
     }
     void TearDown() override {
         ndksim_loop_destroy(loop_);
@@ -158,10 +158,10 @@ class ConsumerScenario : public ::testing::Test {
         c.loop = loop_;
         c.address = address;
         ndksim_adapter* nic = nullptr;
-        EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, &nic));
+        EXPECT_NT_SUCCESS(ndksim_adapter_create(&c, &nic));
         NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
         p.Version = ndksim_highest_version();
-        EXPECT_STATUS(STATUS_SUCCESS, ndksim_open_ndk_adapter(nic, &p, adapter));
+        EXPECT_NT_SUCCESS(ndksim_open_ndk_adapter(nic, &p, adapter));
         return nic;
     }
 
@@ -182,10 +182,10 @@ class ConsumerScenario : public ::testing::Test {
         const NTSTATUS st = fn(sink::done, &s, &out);
         if (st == STATUS_PENDING) {
             drive([&] { return r.calls == 1; }, what);
-            EXPECT_STATUS(STATUS_SUCCESS, r.status);
+            EXPECT_NT_SUCCESS(r.status);
             out = reinterpret_cast<T*>(s.object);
         } else {
-            EXPECT_STATUS(STATUS_SUCCESS, st);
+            EXPECT_NT_SUCCESS(st);
         }
         return out;
     }
@@ -199,14 +199,13 @@ class ConsumerScenario : public ::testing::Test {
         MmBuildMdlForNonPagedPool(m.mdl);
         ULONG lam_size = 0;
         request built{adapter, "NdkBuildLAM"};
-        EXPECT_STATUS(STATUS_BUFFER_TOO_SMALL,
-                      adapter->Dispatch->NdkBuildLAM(adapter, m.mdl, size, request::done, &built,
-                                                     nullptr, &lam_size, &m.fbo));
+        EXPECT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                         adapter->Dispatch->NdkBuildLAM(adapter, m.mdl, size, request::done, &built,
+                                                        nullptr, &lam_size, &m.fbo));
         m.lam = static_cast<NDK_LOGICAL_ADDRESS_MAPPING*>(std::malloc(lam_size));
-        EXPECT_STATUS(STATUS_SUCCESS,
-                      finish(adapter->Dispatch->NdkBuildLAM(adapter, m.mdl, size, request::done,
-                                                            &built, m.lam, &lam_size, &m.fbo),
-                             built));
+        EXPECT_NT_SUCCESS(finish(adapter->Dispatch->NdkBuildLAM(adapter, m.mdl, size, request::done,
+                                                                &built, m.lam, &lam_size, &m.fbo),
+                                 built));
         return m;
     }
 
@@ -224,7 +223,7 @@ class ConsumerScenario : public ::testing::Test {
         c.name = name;
         const NTSTATUS r = reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, closing::done, &c);
         if (r != STATUS_PENDING) {
-            EXPECT_STATUS(STATUS_SUCCESS, r);
+            EXPECT_NT_SUCCESS(r);
             closing::done(&c);
         }
     }
@@ -259,7 +258,7 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     ASSERT_NE(nullptr, sa);
     NDK_ADAPTER_INFO info{};
     ULONG info_size = sizeof info;
-    ASSERT_STATUS(STATUS_SUCCESS, ca->Dispatch->NdkQueryAdapterInfo(ca, &info, &info_size));
+    ASSERT_NT_SUCCESS(ca->Dispatch->NdkQueryAdapterInfo(ca, &info, &info_size));
 
     NDK_PD* cpd = create<NDK_PD>("client PD", [&](auto done, auto ctx, NDK_PD** out) {
         return ca->Dispatch->NdkCreatePd(ca, done, ctx, out);
@@ -286,9 +285,8 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     });
     ASSERT_TRUE(cpd && spd && client.cq && server.cq && cqp && sqp && frmr);
     request init{frmr, "NdkInitializeFastRegisterMr"};
-    ASSERT_STATUS(STATUS_SUCCESS, finish(frmr->Dispatch->NdkInitializeFastRegisterMr(
-                                             frmr, 4, TRUE, request::done, &init),
-                                         init));
+    ASSERT_NT_SUCCESS(finish(
+        frmr->Dispatch->NdkInitializeFastRegisterMr(frmr, 4, TRUE, request::done, &init), init));
     UINT32 cpriv = 0;
     UINT32 spriv = 0;
     cpd->Dispatch->NdkGetPrivilegedMemoryRegionToken(cpd, &cpriv);
@@ -314,14 +312,14 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     events.listener = listener;
     SOCKADDR_IN any = ipv4("0.0.0.0", 0);
     request listened{listener, "NdkListen"};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(listener->Dispatch->NdkListen(listener, reinterpret_cast<PSOCKADDR>(&any),
-                                                       sizeof any, request::done, &listened),
-                         listened));
+    ASSERT_NT_SUCCESS(
+        finish(listener->Dispatch->NdkListen(listener, reinterpret_cast<PSOCKADDR>(&any),
+                                             sizeof any, request::done, &listened),
+               listened));
     SOCKADDR_IN bound{};
     ULONG bound_size = sizeof bound;
-    ASSERT_STATUS(STATUS_SUCCESS, listener->Dispatch->NdkGetLocalAddress(
-                                      listener, reinterpret_cast<PSOCKADDR>(&bound), &bound_size));
+    ASSERT_NT_SUCCESS(listener->Dispatch->NdkGetLocalAddress(
+        listener, reinterpret_cast<PSOCKADDR>(&bound), &bound_size));
     client.connector =
         create<NDK_CONNECTOR>("connector", [&](auto done, auto ctx, NDK_CONNECTOR** out) {
             return ca->Dispatch->NdkCreateConnector(ca, done, ctx, out);
@@ -330,71 +328,71 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     // Receives are posted before connecting, as SMB Direct does.
     NDK_SGE crecv = cctl.sge(0, k_page, cpriv);
     NDK_SGE srecv = sctl.sge(0, k_page, spriv);
-    ASSERT_STATUS(STATUS_SUCCESS, cqp->Dispatch->NdkReceive(cqp, &crecv, &crecv, 1));
-    ASSERT_STATUS(STATUS_SUCCESS, sqp->Dispatch->NdkReceive(sqp, &srecv, &srecv, 1));
-    ASSERT_STATUS(STATUS_SUCCESS, sqp->Dispatch->NdkReceive(sqp, nullptr, &srecv, 1));  // spare
+    ASSERT_NT_SUCCESS(cqp->Dispatch->NdkReceive(cqp, &crecv, &crecv, 1));
+    ASSERT_NT_SUCCESS(sqp->Dispatch->NdkReceive(sqp, &srecv, &srecv, 1));
+    ASSERT_NT_SUCCESS(sqp->Dispatch->NdkReceive(sqp, nullptr, &srecv, 1));  // spare
     SOCKADDR_IN src = ipv4("10.0.0.1", 0);
     SOCKADDR_IN dst = ipv4("10.0.0.2", port_of(bound));
     char negotiate[] = "SMBD negotiate: credits 16, max 1364";
     ASSERT_LE(sizeof negotiate, info.MaxCallerData);
     request connected{client.connector, "NdkConnect"};
-    ASSERT_STATUS(STATUS_PENDING, client.connector->Dispatch->NdkConnect(
-                                      client.connector, cqp, reinterpret_cast<PSOCKADDR>(&src),
-                                      sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 4,
-                                      4, negotiate, sizeof negotiate, request::done, &connected));
+    ASSERT_NT_STATUS(STATUS_PENDING,
+                     client.connector->Dispatch->NdkConnect(
+                         client.connector, cqp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
+                         reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 4, 4, negotiate,
+                         sizeof negotiate, request::done, &connected));
     ASSERT_TRUE(drive([&] { return events.incoming != nullptr; }, "the connect event"));
     server.connector = events.incoming;
     ULONG length = 0;
     ULONG ird = 0;
     ULONG ord = 0;
-    ASSERT_STATUS(STATUS_SUCCESS, server.connector->Dispatch->NdkGetConnectionData(
-                                      server.connector, &ird, &ord, nullptr, &length));
+    ASSERT_NT_SUCCESS(server.connector->Dispatch->NdkGetConnectionData(server.connector, &ird, &ord,
+                                                                       nullptr, &length));
     std::string got(length, '\0');
-    ASSERT_STATUS(STATUS_SUCCESS, server.connector->Dispatch->NdkGetConnectionData(
-                                      server.connector, nullptr, nullptr, got.data(), &length));
+    ASSERT_NT_SUCCESS(server.connector->Dispatch->NdkGetConnectionData(
+        server.connector, nullptr, nullptr, got.data(), &length));
     EXPECT_STREQ(negotiate, got.c_str());
     char accept_data[] = "SMBD negotiate response: credits 16";
     request accepted{server.connector, "NdkAccept"};
-    ASSERT_STATUS(STATUS_PENDING,
-                  server.connector->Dispatch->NdkAccept(
-                      server.connector, sqp, ird, ord, accept_data, sizeof accept_data,
-                      endpoint::on_disconnect, &server, request::done, &accepted));
+    ASSERT_NT_STATUS(STATUS_PENDING,
+                     server.connector->Dispatch->NdkAccept(
+                         server.connector, sqp, ird, ord, accept_data, sizeof accept_data,
+                         endpoint::on_disconnect, &server, request::done, &accepted));
     ASSERT_TRUE(drive([&] { return connected.calls == 1; }, "Connect's completion"));
-    ASSERT_STATUS(STATUS_SUCCESS, connected.status);
+    ASSERT_NT_SUCCESS(connected.status);
     char reply[64] = {};
     length = sizeof reply;
-    ASSERT_STATUS(STATUS_SUCCESS, client.connector->Dispatch->NdkGetConnectionData(
-                                      client.connector, nullptr, nullptr, reply, &length));
+    ASSERT_NT_SUCCESS(client.connector->Dispatch->NdkGetConnectionData(client.connector, nullptr,
+                                                                       nullptr, reply, &length));
     EXPECT_STREQ(accept_data, reply);
     request completed{client.connector, "NdkCompleteConnect"};
-    ASSERT_STATUS(STATUS_PENDING, client.connector->Dispatch->NdkCompleteConnect(
-                                      client.connector, endpoint::on_disconnect, &client,
-                                      request::done, &completed));
+    ASSERT_NT_STATUS(STATUS_PENDING, client.connector->Dispatch->NdkCompleteConnect(
+                                         client.connector, endpoint::on_disconnect, &client,
+                                         request::done, &completed));
     ASSERT_TRUE(drive([&] { return completed.calls == 1 && accepted.calls == 1; },
                       "CompleteConnect and Accept"));
-    ASSERT_STATUS(STATUS_SUCCESS, completed.status);
-    ASSERT_STATUS(STATUS_SUCCESS, accepted.status);
+    ASSERT_NT_SUCCESS(completed.status);
+    ASSERT_NT_SUCCESS(accepted.status);
 
     // ---- client: fast-register the data buffer (deferred) and send the request ---------------
     const UINT64 data_va = 0x20000000ULL + cdata.fbo;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  cqp->Dispatch->NdkFastRegister(
-                      cqp, frmr, frmr, cdata.lam->AdapterPageCount, cdata.lam->AdapterPageArray,
-                      cdata.fbo, cdata.size, reinterpret_cast<PVOID>(data_va),
-                      NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_DEFER));
+    ASSERT_NT_SUCCESS(cqp->Dispatch->NdkFastRegister(
+        cqp, frmr, frmr, cdata.lam->AdapterPageCount, cdata.lam->AdapterPageArray, cdata.fbo,
+        cdata.size, reinterpret_cast<PVOID>(data_va),
+        NDK_OP_FLAG_ALLOW_REMOTE_WRITE | NDK_OP_FLAG_DEFER));
     const UINT32 data_token = frmr->Dispatch->NdkGetRemoteTokenFromMr(frmr);
     read_request rq{data_va, data_token, 2 * k_page - 512};
     std::memcpy(cctl.block + k_page, &rq, sizeof rq);
     NDK_SGE csend = cctl.sge(1, sizeof rq, cpriv);
-    ASSERT_STATUS(STATUS_SUCCESS, cqp->Dispatch->NdkSend(cqp, &rq, &csend, 1, 0));
+    ASSERT_NT_SUCCESS(cqp->Dispatch->NdkSend(cqp, &rq, &csend, 1, 0));
     ASSERT_TRUE(drive([&] { return client.results.size() == 2 && server.results.size() == 1; },
                       "the fast-register, the send and its receive"));
     EXPECT_EQ(NdkOperationTypeFastRegister, client.results[0].Type);
-    EXPECT_STATUS(STATUS_SUCCESS, client.results[0].Status);
+    EXPECT_NT_SUCCESS(client.results[0].Status);
     EXPECT_EQ(NdkOperationTypeSend, client.results[1].Type);
-    EXPECT_STATUS(STATUS_SUCCESS, client.results[1].Status);
+    EXPECT_NT_SUCCESS(client.results[1].Status);
     const NDK_RESULT_EX& request_in = server.results[0];
-    ASSERT_STATUS(STATUS_SUCCESS, request_in.Status);
+    ASSERT_NT_SUCCESS(request_in.Status);
     EXPECT_EQ(&srecv, request_in.RequestContext);
     EXPECT_EQ(&server, request_in.QPContext);
     ASSERT_EQ(sizeof(read_request), request_in.BytesTransferred);
@@ -404,22 +402,21 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     std::memcpy(&seen, sctl.block, sizeof seen);
     EXPECT_EQ(rq.address, seen.address);
     NDK_SGE wsgl[2] = {sdata.sge(0, k_page, spriv), sdata.sge(1, seen.length - k_page, spriv)};
-    ASSERT_STATUS(STATUS_SUCCESS, sqp->Dispatch->NdkWrite(sqp, &seen, wsgl, 2, seen.address,
-                                                          seen.token, NDK_OP_FLAG_DEFER));
+    ASSERT_NT_SUCCESS(
+        sqp->Dispatch->NdkWrite(sqp, &seen, wsgl, 2, seen.address, seen.token, NDK_OP_FLAG_DEFER));
     read_response resp{0, seen.length};
     std::memcpy(sctl.block + k_page, &resp, sizeof resp);
     NDK_SGE ssend = sctl.sge(1, sizeof resp, spriv);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  sqp->Dispatch->NdkSendAndInvalidate(
-                      sqp, &resp, &ssend, 1, NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT, seen.token));
+    ASSERT_NT_SUCCESS(sqp->Dispatch->NdkSendAndInvalidate(
+        sqp, &resp, &ssend, 1, NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT, seen.token));
     ASSERT_TRUE(drive([&] { return client.results.size() == 3 && server.results.size() == 3; },
                       "the write, the response and its receive"));
     EXPECT_EQ(NdkOperationTypeWrite, server.results[1].Type);
-    EXPECT_STATUS(STATUS_SUCCESS, server.results[1].Status);
+    EXPECT_NT_SUCCESS(server.results[1].Status);
     EXPECT_EQ(NdkOperationTypeSend, server.results[2].Type);
-    EXPECT_STATUS(STATUS_SUCCESS, server.results[2].Status);
+    EXPECT_NT_SUCCESS(server.results[2].Status);
     const NDK_RESULT_EX& response_in = client.results[2];
-    EXPECT_STATUS(STATUS_SUCCESS, response_in.Status);
+    EXPECT_NT_SUCCESS(response_in.Status);
     EXPECT_EQ(NdkOperationTypeReceiveAndInvalidate, response_in.Type);
     EXPECT_EQ(static_cast<ULONG_PTR>(data_token), response_in.TypeSpecificCompletionOutput);
     EXPECT_EQ(sizeof(read_response), response_in.BytesTransferred);
@@ -427,18 +424,18 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
 
     // ---- orderly disconnect and flush ------------------------------------------------------
     request disconnected{client.connector, "NdkDisconnect"};
-    ASSERT_STATUS(STATUS_SUCCESS, finish(client.connector->Dispatch->NdkDisconnect(
-                                             client.connector, request::done, &disconnected),
-                                         disconnected));
+    ASSERT_NT_SUCCESS(finish(
+        client.connector->Dispatch->NdkDisconnect(client.connector, request::done, &disconnected),
+        disconnected));
     ASSERT_TRUE(drive([&] { return server.disconnect_events == 1; }, "the disconnect event"));
     request server_disconnected{server.connector, "NdkDisconnect"};
-    ASSERT_STATUS(STATUS_SUCCESS, finish(server.connector->Dispatch->NdkDisconnect(
-                                             server.connector, request::done, &server_disconnected),
-                                         server_disconnected));
+    ASSERT_NT_SUCCESS(finish(server.connector->Dispatch->NdkDisconnect(
+                                 server.connector, request::done, &server_disconnected),
+                             server_disconnected));
     cqp->Dispatch->NdkFlush(cqp);
     sqp->Dispatch->NdkFlush(sqp);
     ASSERT_TRUE(drive([&] { return server.results.size() == 4; }, "the spare receive's flush"));
-    EXPECT_STATUS(STATUS_CANCELLED, server.results[3].Status);
+    EXPECT_NT_STATUS(STATUS_CANCELLED, server.results[3].Status);
     EXPECT_EQ(NdkOperationTypeReceive, server.results[3].Type);
     ndksim_loop_run_until_idle(loop_);
     EXPECT_EQ(3U, client.results.size());
@@ -504,10 +501,10 @@ TEST_F(ConsumerScenario, SmbDirectLikeTransportRunsAndClosesEverythingCleanly) {
     EXPECT_FALSE(client.notifications.empty());
     EXPECT_FALSE(server.notifications.empty());
     for (NTSTATUS s : client.notifications) {
-        EXPECT_STATUS(STATUS_SUCCESS, s);
+        EXPECT_NT_SUCCESS(s);
     }
     for (NTSTATUS s : server.notifications) {
-        EXPECT_STATUS(STATUS_SUCCESS, s);
+        EXPECT_NT_SUCCESS(s);
     }
 }
 

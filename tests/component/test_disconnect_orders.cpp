@@ -63,8 +63,7 @@ TEST_P(DisconnectOrders, EveryRequestCompletesOnceWithItsStatus) {
     // Work outstanding at a when the connection ends: a receive and a send that the flush, or
     // the Disconnect's own flush (rule 12), completes with STATUS_CANCELLED.
     NDK_SGE r = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkReceive(a_.qp, reinterpret_cast<PVOID>(1), &r, 1));
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkReceive(a_.qp, reinterpret_cast<PVOID>(1), &r, 1));
     disconnect_call a_call;
     disconnect_call b_call;
     slot a_closed;
@@ -84,7 +83,7 @@ TEST_P(DisconnectOrders, EveryRequestCompletesOnceWithItsStatus) {
                 if (s == STATUS_SUCCESS) {
                     a_closed.calls = 1;
                 } else {
-                    ASSERT_STATUS(STATUS_PENDING, s);
+                    ASSERT_NT_STATUS(STATUS_PENDING, s);
                 }
                 break;
             }
@@ -117,7 +116,7 @@ TEST_P(DisconnectOrders, EveryRequestCompletesOnceWithItsStatus) {
         } else {
             EXPECT_EQ(0, call->done.calls) << who << "'s inline Disconnect also called back";
         }
-        EXPECT_STATUS(expected, call->final_status()) << who << "'s Disconnect";
+        EXPECT_NT_STATUS(expected, call->final_status()) << who << "'s Disconnect";
     }
     EXPECT_EQ(o.a_events, a_.disconnect_events);
     EXPECT_EQ(o.b_events, b_.disconnect_events);
@@ -125,12 +124,12 @@ TEST_P(DisconnectOrders, EveryRequestCompletesOnceWithItsStatus) {
     // connection or flushes a's QP, and a flush now returns whatever is still outstanding.
     a_.qp->Dispatch->NdkFlush(a_.qp);
     const NDK_RESULT_EX c = next(a_.cq);
-    EXPECT_STATUS(STATUS_CANCELLED, c.Status);
+    EXPECT_NT_STATUS(STATUS_CANCELLED, c.Status);
     EXPECT_EQ(reinterpret_cast<PVOID>(1), c.RequestContext);
     EXPECT_TRUE(cq_empty(a_.cq)) << "the receive completed more than once";
     // Both sides' posts are refused now: the connection is over whatever the order.
     NDK_SGE s = b_.buf.sge(0, 16);
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID, b_.qp->Dispatch->NdkSend(b_.qp, nullptr, &s, 1, 0));
+    EXPECT_NT_STATUS(STATUS_CONNECTION_INVALID, b_.qp->Dispatch->NdkSend(b_.qp, nullptr, &s, 1, 0));
 }
 
 // The orders. D: a's Disconnect; P: the peer's (b's) Disconnect; C: a's close; F: a's flush;

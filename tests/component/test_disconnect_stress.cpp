@@ -59,7 +59,7 @@ class DisconnectStress : public ::testing::Test, protected threaded::adapter_pai
             ndksim_adapter_config_init(&c);
             c.address = nic == &a_.nic ? shape().a_address : shape().b_address;
             c.cm_timeout_ms = threaded::board::k_cm_timeout_ms;
-            ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_create(&c, nic));
+            ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, nic));
         }
         open_and_connect();
         ASSERT_FALSE(HasFatalFailure());
@@ -71,8 +71,8 @@ class DisconnectStress : public ::testing::Test, protected threaded::adapter_pai
         }
         SOCKADDR_IN bound{};
         ULONG size = sizeof bound;
-        ASSERT_STATUS(STATUS_SUCCESS, listener_->Dispatch->NdkGetLocalAddress(
-                                          listener_, reinterpret_cast<PSOCKADDR>(&bound), &size));
+        ASSERT_NT_SUCCESS(listener_->Dispatch->NdkGetLocalAddress(
+            listener_, reinterpret_cast<PSOCKADDR>(&bound), &size));
         port_ = port_of(bound);
     }
 
@@ -106,11 +106,11 @@ class DisconnectStress : public ::testing::Test, protected threaded::adapter_pai
         SOCKADDR_IN src = ipv4(shape().a_address, 0);
         SOCKADDR_IN dst = ipv4(shape().b_address, port_);
         completion_slot connected{&board_};
-        EXPECT_STATUS(STATUS_PENDING,
-                      a.connector->Dispatch->NdkConnect(
-                          a.connector, a.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
-                          reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 1, 1, nullptr, 0,
-                          completion_slot::on_request, &connected));
+        EXPECT_NT_STATUS(STATUS_PENDING,
+                         a.connector->Dispatch->NdkConnect(
+                             a.connector, a.qp, reinterpret_cast<PSOCKADDR>(&src), sizeof src,
+                             reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 1, 1, nullptr, 0,
+                             completion_slot::on_request, &connected));
         if (!board_.wait([&] { return incoming_ != nullptr; }, "the connect event")) {
             return false;
         }
@@ -120,17 +120,17 @@ class DisconnectStress : public ::testing::Test, protected threaded::adapter_pai
             incoming_ = nullptr;
         }
         completion_slot accepted{&board_};
-        EXPECT_STATUS(STATUS_PENDING,
-                      b.connector->Dispatch->NdkAccept(b.connector, b.qp, 1, 1, nullptr, 0,
-                                                       end_point::on_disconnect, &b,
-                                                       completion_slot::on_request, &accepted));
-        EXPECT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, connected, "Connect"));
+        EXPECT_NT_STATUS(STATUS_PENDING,
+                         b.connector->Dispatch->NdkAccept(b.connector, b.qp, 1, 1, nullptr, 0,
+                                                          end_point::on_disconnect, &b,
+                                                          completion_slot::on_request, &accepted));
+        EXPECT_NT_SUCCESS(finish(STATUS_PENDING, connected, "Connect"));
         completion_slot completed{&board_};
-        EXPECT_STATUS(STATUS_SUCCESS, finish(a.connector->Dispatch->NdkCompleteConnect(
-                                                 a.connector, end_point::on_disconnect, &a,
-                                                 completion_slot::on_request, &completed),
-                                             completed, "CompleteConnect"));
-        EXPECT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, accepted, "Accept"));
+        EXPECT_NT_SUCCESS(finish(
+            a.connector->Dispatch->NdkCompleteConnect(a.connector, end_point::on_disconnect, &a,
+                                                      completion_slot::on_request, &completed),
+            completed, "CompleteConnect"));
+        EXPECT_NT_SUCCESS(finish(STATUS_PENDING, accepted, "Accept"));
         return !HasFailure();
     }
 
@@ -150,9 +150,8 @@ class DisconnectStress : public ::testing::Test, protected threaded::adapter_pai
     /// side saw at most one disconnect event, and none on a side whose connector closed first.
     void check(const end_point& e, const char* who) {
         if (!e.closed_early) {
-            EXPECT_STATUS(STATUS_SUCCESS,
-                          finish(e.disconnect_returned,
-                                 const_cast<completion_slot&>(e.disconnected), "a Disconnect"))
+            EXPECT_NT_SUCCESS(finish(e.disconnect_returned,
+                                     const_cast<completion_slot&>(e.disconnected), "a Disconnect"))
                 << who;
         }
         std::lock_guard lock(board_.m);

@@ -84,7 +84,7 @@ class IrqlBridge : public NdkStyleTest {
     // close_objects().
     void make_objects(notify_probe& probe) {
         auto pd = create_pd(nullptr, &probed("pd"));
-        ASSERT_NT(STATUS_SUCCESS, pd.status);
+        ASSERT_NT_SUCCESS(pd.status);
         pd_ = pd.object;
         auto cq = create<NDK_CQ>(
             "NdkCreateCq",
@@ -93,12 +93,12 @@ class IrqlBridge : public NdkStyleTest {
                                                         &probe, nullptr, done, ctx, out);
             },
             &probed("cq"));
-        ASSERT_NT(STATUS_SUCCESS, cq.status);
+        ASSERT_NT_SUCCESS(cq.status);
         cq_ = cq.object;
         auto qp = create_qp(pd_, cq_, cq_, {}, &probed("qp"));
-        ASSERT_NT(STATUS_SUCCESS, qp.status);
+        ASSERT_NT_SUCCESS(qp.status);
         qp_ = qp.object;
-        ASSERT_NT(STATUS_SUCCESS, qp_->Dispatch->NdkReceive(qp_, nullptr, nullptr, 0));
+        ASSERT_NT_SUCCESS(qp_->Dispatch->NdkReceive(qp_, nullptr, nullptr, 0));
     }
 
     // Flushing the QP completes its receive with STATUS_CANCELLED, which fires the armed CQ.
@@ -126,9 +126,9 @@ class IrqlBridge : public NdkStyleTest {
     }
 
     void close_objects() {
-        EXPECT_NT(STATUS_SUCCESS, close(qp_, &probed("qp.close")).status);
-        EXPECT_NT(STATUS_SUCCESS, close(cq_, &probed("cq.close")).status);
-        EXPECT_NT(STATUS_SUCCESS, close(pd_, &probed("pd.close")).status);
+        EXPECT_NT_SUCCESS(close(qp_, &probed("qp.close")).status);
+        EXPECT_NT_SUCCESS(close(cq_, &probed("cq.close")).status);
+        EXPECT_NT_SUCCESS(close(pd_, &probed("pd.close")).status);
     }
 
     NDK_PD* pd_ = nullptr;
@@ -145,7 +145,7 @@ TEST_P(IrqlBridge, EveryCallbackRunsAtDispatchLevel) {
     make_objects(probe);
     ASSERT_FALSE(HasFatalFailure());
     trigger_notification(probe, 1);
-    EXPECT_NT(STATUS_SUCCESS, resize_cq(cq_, 128, &probed("resize")).status);
+    EXPECT_NT_SUCCESS(resize_cq(cq_, 128, &probed("resize")).status);
     close_objects();
     const ULONG64 before = ndksim_kernel_irql_violations();
     for (KIRQL irql : probe.irqls()) {
@@ -175,7 +175,7 @@ TEST_P(IrqlBridge, QueryAdapterInfoFromACallbackIsAViolation) {
     const ULONG64 before = ndksim_kernel_irql_violations();
     trigger_notification(probe, 1);
     EXPECT_EQ(ndksim_kernel_irql_violations() - before, 1U);
-    EXPECT_NT(STATUS_SUCCESS, queried) << "log mode lets the call go on";
+    EXPECT_NT_SUCCESS(queried) << "log mode lets the call go on";
     probe.inside = nullptr;
     close_objects();
 }
@@ -197,7 +197,7 @@ TEST_P(IrqlBridge, ReturningWithASpinLockHeldOrAtARaisedIrqlIsCaught) {
         KeRaiseIrql(HIGH_LEVEL, &old);
     };
     before = ndksim_kernel_irql_violations();
-    ASSERT_NT(STATUS_SUCCESS, qp_->Dispatch->NdkReceive(qp_, nullptr, nullptr, 0));
+    ASSERT_NT_SUCCESS(qp_->Dispatch->NdkReceive(qp_, nullptr, nullptr, 0));
     trigger_notification(probe, 2);
     EXPECT_TRUE(violations_reach(before, 1)) << "raised IRQL";
     EXPECT_EQ(ndksim_kernel_irql_violations() - before, 1U);
@@ -224,7 +224,7 @@ TEST_P(IrqlBridge, WaitingWithATimeoutInACallbackIsReported) {
     const ULONG64 before = ndksim_kernel_irql_violations();
     trigger_notification(probe, 1);
     EXPECT_EQ(ndksim_kernel_irql_violations() - before, 1U);
-    EXPECT_NT(STATUS_TIMEOUT, waited);
+    EXPECT_NT_STATUS(STATUS_TIMEOUT, waited);
     probe.inside = nullptr;
     close_objects();
 }

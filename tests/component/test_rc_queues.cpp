@@ -63,10 +63,10 @@ class RcQueues : public RcPair {
     /// One send of `length` bytes from a over `aqp` into a receive posted on `bqp`.
     void send_one(NDK_QP* aqp, NDK_QP* bqp, ULONG flags = 0, ULONG length = 64) {
         NDK_SGE r = b_.buf.sge(0, 4096);
-        ASSERT_STATUS(STATUS_SUCCESS, bqp->Dispatch->NdkReceive(bqp, nullptr, &r, 1));
+        ASSERT_NT_SUCCESS(bqp->Dispatch->NdkReceive(bqp, nullptr, &r, 1));
         NDK_SGE s = a_.buf.sge(0, length);
-        ASSERT_STATUS(STATUS_SUCCESS, aqp->Dispatch->NdkSend(aqp, nullptr, &s, 1, flags));
-        EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+        ASSERT_NT_SUCCESS(aqp->Dispatch->NdkSend(aqp, nullptr, &s, 1, flags));
+        EXPECT_NT_SUCCESS(next(a_.cq).Status);
     }
 };
 
@@ -75,9 +75,8 @@ class RcQueues : public RcPair {
 TEST_F(RcQueues, SrqReceivesAreConsumedBySendsOnEitherConnection) {
     NDK_SRQ* srq = nullptr;
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  b_.pd->Dispatch->NdkCreateSrq(b_.pd, 16, 4, 0, nullptr, nullptr, nullptr,
-                                                slot::on_create, &created, &srq));
+    ASSERT_NT_SUCCESS(b_.pd->Dispatch->NdkCreateSrq(b_.pd, 16, 4, 0, nullptr, nullptr, nullptr,
+                                                    slot::on_create, &created, &srq));
     track(&srq->Header);
     int ctx1 = 1;
     int ctx2 = 2;
@@ -89,11 +88,10 @@ TEST_F(RcQueues, SrqReceivesAreConsumedBySendsOnEitherConnection) {
     connect_qps(a2, b2);
     // A QP with an SRQ has no receive queue of its own.
     NDK_SGE r0 = b_.buf.sge(0, 16);
-    EXPECT_STATUS(STATUS_INVALID_DEVICE_REQUEST, b1->Dispatch->NdkReceive(b1, nullptr, &r0, 1));
+    EXPECT_NT_STATUS(STATUS_INVALID_DEVICE_REQUEST, b1->Dispatch->NdkReceive(b1, nullptr, &r0, 1));
     for (std::uintptr_t i = 0; i < 4; ++i) {
         NDK_SGE r = b_.buf.sge(i * 4096, 4096);
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      srq->Dispatch->NdkSrqReceive(srq, reinterpret_cast<PVOID>(i), &r, 1));
+        ASSERT_NT_SUCCESS(srq->Dispatch->NdkSrqReceive(srq, reinterpret_cast<PVOID>(i), &r, 1));
     }
     // Messages alternate between the connections; receives are taken in posting order.
     NDK_QP* senders[4] = {a1, a2, a2, a1};
@@ -101,10 +99,10 @@ TEST_F(RcQueues, SrqReceivesAreConsumedBySendsOnEitherConnection) {
     for (std::uintptr_t i = 0; i < 4; ++i) {
         std::memset(a_.buf.bytes + i * 4096, static_cast<int>(0x10 + i), 100 + i);
         NDK_SGE s = a_.buf.sge(i * 4096, static_cast<ULONG>(100 + i));
-        ASSERT_STATUS(STATUS_SUCCESS, senders[i]->Dispatch->NdkSend(senders[i], nullptr, &s, 1, 0));
-        EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+        ASSERT_NT_SUCCESS(senders[i]->Dispatch->NdkSend(senders[i], nullptr, &s, 1, 0));
+        EXPECT_NT_SUCCESS(next(a_.cq).Status);
         const NDK_RESULT_EX r = next(b_.cq);
-        EXPECT_STATUS(STATUS_SUCCESS, r.Status);
+        EXPECT_NT_SUCCESS(r.Status);
         EXPECT_EQ(NdkOperationTypeReceive, r.Type);
         EXPECT_EQ(reinterpret_cast<PVOID>(i), r.RequestContext);
         EXPECT_EQ(contexts[i], r.QPContext);
@@ -118,9 +116,9 @@ TEST_F(RcQueues, SrqNotifyThresholdFiresOnceWhenTheQueueFallsBelowIt) {
     srq_notifications fired;
     NDK_SRQ* srq = nullptr;
     slot created;
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  b_.pd->Dispatch->NdkCreateSrq(b_.pd, 16, 4, 3, srq_notifications::on_notify,
-                                                &fired, nullptr, slot::on_create, &created, &srq));
+    ASSERT_NT_SUCCESS(b_.pd->Dispatch->NdkCreateSrq(b_.pd, 16, 4, 3, srq_notifications::on_notify,
+                                                    &fired, nullptr, slot::on_create, &created,
+                                                    &srq));
     track(&srq->Header);
     NDK_QP* b1 = make_qp(b_, b_.cq, srq);
     NDK_QP* b2 = make_qp(b_, b_.cq, srq);
@@ -130,7 +128,7 @@ TEST_F(RcQueues, SrqNotifyThresholdFiresOnceWhenTheQueueFallsBelowIt) {
     connect_qps(a2, b2);
     for (int i = 0; i < 5; ++i) {
         NDK_SGE r = b_.buf.sge(0, 4096);
-        ASSERT_STATUS(STATUS_SUCCESS, srq->Dispatch->NdkSrqReceive(srq, nullptr, &r, 1));
+        ASSERT_NT_SUCCESS(srq->Dispatch->NdkSrqReceive(srq, nullptr, &r, 1));
     }
     settle();
     EXPECT_TRUE(fired.statuses.empty()) << "fired while 5 receives were queued (threshold 3)";
@@ -138,21 +136,21 @@ TEST_F(RcQueues, SrqNotifyThresholdFiresOnceWhenTheQueueFallsBelowIt) {
     const std::size_t expected[5] = {0, 0, 1, 1, 1};  // queued after: 4, 3, 2, 1, 0
     for (int i = 0; i < 5; ++i) {
         NDK_QP* q = i % 2 == 0 ? a1 : a2;
-        ASSERT_STATUS(STATUS_SUCCESS, q->Dispatch->NdkSend(q, nullptr, &s, 1, 0));
-        EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
-        EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+        ASSERT_NT_SUCCESS(q->Dispatch->NdkSend(q, nullptr, &s, 1, 0));
+        EXPECT_NT_SUCCESS(next(b_.cq).Status);
+        EXPECT_NT_SUCCESS(next(a_.cq).Status);
         settle();
         EXPECT_EQ(expected[i], fired.statuses.size()) << "after message " << i;
     }
     ASSERT_EQ(1U, fired.statuses.size());
-    EXPECT_STATUS(STATUS_SUCCESS, fired.statuses[0]);
+    EXPECT_NT_SUCCESS(fired.statuses[0]);
     // Re-arming with the queue already below the threshold fires at once, from the engine.
     slot modified;
     const NTSTATUS m = srq->Dispatch->NdkModifySrq(srq, 0, 2, slot::on_request, &modified);
     if (m == STATUS_PENDING) {
         ASSERT_TRUE(wait(modified, "NdkModifySrq's completion"));
     } else {
-        EXPECT_STATUS(STATUS_SUCCESS, m);
+        EXPECT_NT_SUCCESS(m);
     }
     settle();
     EXPECT_EQ(2U, fired.statuses.size());
@@ -169,7 +167,7 @@ TEST_F(RcQueues, ArmAnyThenASendGivesExactlyOneNotification) {
     send_one(w.aqp, w.bqp);
     settle();
     ASSERT_EQ(1U, w.n.statuses.size());
-    EXPECT_STATUS(STATUS_SUCCESS, w.n.statuses[0]);
+    EXPECT_NT_SUCCESS(w.n.statuses[0]);
     // No re-arm: more completions notify nobody.
     send_one(w.aqp, w.bqp);
     send_one(w.aqp, w.bqp);
@@ -204,18 +202,18 @@ TEST_F(RcQueues, CallbackDrainsAndRearmsFromInsideItself) {
     }
     // Two completions close together: every completion is drained, by one callback or two.
     NDK_SGE r = b_.buf.sge(0, 4096);
-    ASSERT_STATUS(STATUS_SUCCESS, w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
-    ASSERT_STATUS(STATUS_SUCCESS, w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
+    ASSERT_NT_SUCCESS(w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
+    ASSERT_NT_SUCCESS(w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
     NDK_SGE s = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS, w.aqp->Dispatch->NdkSend(w.aqp, nullptr, &s, 1, 0));
-    ASSERT_STATUS(STATUS_SUCCESS, w.aqp->Dispatch->NdkSend(w.aqp, nullptr, &s, 1, 0));
+    ASSERT_NT_SUCCESS(w.aqp->Dispatch->NdkSend(w.aqp, nullptr, &s, 1, 0));
+    ASSERT_NT_SUCCESS(w.aqp->Dispatch->NdkSend(w.aqp, nullptr, &s, 1, 0));
     settle();
     EXPECT_EQ(5U, w.n.drained.size());
     EXPECT_LE(w.n.statuses.size(), 5U);
     EXPECT_GE(w.n.statuses.size(), 4U);
     EXPECT_FALSE(w.n.nested) << "the notification callback was re-entered";
     for (const NDK_RESULT& d : w.n.drained) {
-        EXPECT_STATUS(STATUS_SUCCESS, d.Status);
+        EXPECT_NT_SUCCESS(d.Status);
     }
     w.n.drain_and_rearm = false;
 }
@@ -230,7 +228,7 @@ TEST_F(RcQueues, NotifySolicitedIsSatisfiedOnlyByASolicitedSend) {
     send_one(w.aqp, w.bqp, NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT);
     settle();
     ASSERT_EQ(1U, w.n.statuses.size());
-    EXPECT_STATUS(STATUS_SUCCESS, w.n.statuses[0]);
+    EXPECT_NT_SUCCESS(w.n.statuses[0]);
 }
 
 TEST_F(RcQueues, NotifyErrorsIgnoresSuccessfulCompletions) {
@@ -242,7 +240,7 @@ TEST_F(RcQueues, NotifyErrorsIgnoresSuccessfulCompletions) {
     EXPECT_TRUE(w.n.statuses.empty());
     // A flushed receive is an error completion.
     NDK_SGE r = b_.buf.sge(0, 4096);
-    ASSERT_STATUS(STATUS_SUCCESS, w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
+    ASSERT_NT_SUCCESS(w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
     w.bqp->Dispatch->NdkFlush(w.bqp);
     settle();
     EXPECT_EQ(1U, w.n.statuses.size());
@@ -253,19 +251,20 @@ TEST_F(RcQueues, CqOverrunNotifiesBufferOverflowAndStopsTheQp) {
     make_watched(w, 2);
     for (int i = 0; i < 3; ++i) {
         NDK_SGE r = b_.buf.sge(static_cast<std::size_t>(i) * 4096, 4096);
-        ASSERT_STATUS(STATUS_SUCCESS, w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
+        ASSERT_NT_SUCCESS(w.bqp->Dispatch->NdkReceive(w.bqp, nullptr, &r, 1));
     }
     NDK_SGE s = a_.buf.sge(0, 64);
     for (int i = 0; i < 3; ++i) {
-        ASSERT_STATUS(STATUS_SUCCESS, w.aqp->Dispatch->NdkSend(w.aqp, nullptr, &s, 1, 0));
+        ASSERT_NT_SUCCESS(w.aqp->Dispatch->NdkSend(w.aqp, nullptr, &s, 1, 0));
     }
     settle();
     // Not armed, yet told: an overrun is fatal (rule 15).
     ASSERT_EQ(1U, w.n.statuses.size());
-    EXPECT_STATUS(STATUS_BUFFER_OVERFLOW, w.n.statuses[0]);
+    EXPECT_NT_STATUS(STATUS_BUFFER_OVERFLOW, w.n.statuses[0]);
     // The QP using the CQ is stopped.
     NDK_SGE bs = b_.buf.sge(0, 16);
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID, w.bqp->Dispatch->NdkSend(w.bqp, nullptr, &bs, 1, 0));
+    EXPECT_NT_STATUS(STATUS_CONNECTION_INVALID,
+                     w.bqp->Dispatch->NdkSend(w.bqp, nullptr, &bs, 1, 0));
     // What was queued before the overrun is still there; nothing after it.
     NDK_RESULT_EX r[4];
     EXPECT_EQ(2U, w.n.cq->Dispatch->NdkGetCqResultsEx(w.n.cq, r, 4));
@@ -286,14 +285,13 @@ TEST_F(RcQueues, WithOrdOneTwoOutstandingReadsBothCompleteInOrder) {
     }
     NDK_SGE s1 = a_.buf.sge(65536, 16384);
     NDK_SGE s2 = a_.buf.sge(65536 + 16384, 16384);
-    ASSERT_STATUS(STATUS_SUCCESS, aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(1), &s1, 1,
-                                                         b_.buf.address(), b_.buf.remote_token, 0));
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(2), &s2, 1,
-                                         b_.buf.address() + 16384, b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(1), &s1, 1,
+                                             b_.buf.address(), b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(2), &s2, 1,
+                                             b_.buf.address() + 16384, b_.buf.remote_token, 0));
     for (std::uintptr_t i = 1; i <= 2; ++i) {
         const NDK_RESULT_EX r = next(a_.cq);
-        EXPECT_STATUS(STATUS_SUCCESS, r.Status);
+        EXPECT_NT_SUCCESS(r.Status);
         EXPECT_EQ(reinterpret_cast<PVOID>(i), r.RequestContext);
         EXPECT_EQ(NdkOperationTypeRead, r.Type);
     }
@@ -309,18 +307,17 @@ TEST_F(RcQueues, APeerInboundReadLimitOfOneStillCompletesManyReadsInOrder) {
     }
     for (std::uintptr_t i = 0; i < 4; ++i) {
         NDK_SGE s = a_.buf.sge(65536 + i * 8192, 8192);
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(i), &s, 1,
-                                             b_.buf.address() + i * 8192, b_.buf.remote_token, 0));
+        ASSERT_NT_SUCCESS(aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(i), &s, 1,
+                                                 b_.buf.address() + i * 8192, b_.buf.remote_token,
+                                                 0));
     }
     // A write behind the reads completes after them.
     NDK_SGE ws = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  aqp->Dispatch->NdkWrite(aqp, reinterpret_cast<PVOID>(4), &ws, 1,
-                                          b_.buf.address() + 131072, b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(aqp->Dispatch->NdkWrite(aqp, reinterpret_cast<PVOID>(4), &ws, 1,
+                                              b_.buf.address() + 131072, b_.buf.remote_token, 0));
     for (std::uintptr_t i = 0; i < 5; ++i) {
         const NDK_RESULT_EX r = next(a_.cq);
-        EXPECT_STATUS(STATUS_SUCCESS, r.Status);
+        EXPECT_NT_SUCCESS(r.Status);
         EXPECT_EQ(reinterpret_cast<PVOID>(i), r.RequestContext);
     }
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes + 65536, b_.buf.bytes, 4 * 8192));
@@ -337,19 +334,19 @@ TEST_F(RcQueues, CqOverrunStopsEveryQpUsingTheCq) {
     connect_qps(a2, b2);
     for (int i = 0; i < 3; ++i) {
         NDK_SGE r = b_.buf.sge(0, 4096);
-        ASSERT_STATUS(STATUS_SUCCESS, b1->Dispatch->NdkReceive(b1, nullptr, &r, 1));
+        ASSERT_NT_SUCCESS(b1->Dispatch->NdkReceive(b1, nullptr, &r, 1));
     }
     NDK_SGE s = a_.buf.sge(0, 64);
     for (int i = 0; i < 3; ++i) {
-        ASSERT_STATUS(STATUS_SUCCESS, a1->Dispatch->NdkSend(a1, nullptr, &s, 1, 0));
+        ASSERT_NT_SUCCESS(a1->Dispatch->NdkSend(a1, nullptr, &s, 1, 0));
     }
     settle();
     ASSERT_EQ(1U, n.statuses.size());
-    EXPECT_STATUS(STATUS_BUFFER_OVERFLOW, n.statuses[0]);
+    EXPECT_NT_STATUS(STATUS_BUFFER_OVERFLOW, n.statuses[0]);
     // b2 never overran anything itself, but its CQ is dead: it is unusable too (rule 15).
     NDK_SGE bs = b_.buf.sge(0, 16);
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID, b2->Dispatch->NdkSend(b2, nullptr, &bs, 1, 0));
-    EXPECT_STATUS(
+    EXPECT_NT_STATUS(STATUS_CONNECTION_INVALID, b2->Dispatch->NdkSend(b2, nullptr, &bs, 1, 0));
+    EXPECT_NT_STATUS(
         STATUS_CONNECTION_INVALID,
         b2->Dispatch->NdkWrite(b2, nullptr, &bs, 1, a_.buf.address(), a_.buf.remote_token, 0));
     settle();

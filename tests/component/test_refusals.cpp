@@ -31,7 +31,7 @@ TEST_F(Refusals, APostAboveTheSgeLimitNamesTheCallTheStatusAndTheRule) {
     for (ULONG i = 0; i < 8; ++i) {
         s[i] = a_.buf.sge(i, 1);
     }
-    ASSERT_STATUS(
+    ASSERT_NT_STATUS(
         STATUS_INVALID_PARAMETER,
         a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, s, 8, b_.buf.address(), b_.buf.remote_token, 0));
     const std::string text = last_refusal(a_.nic);
@@ -51,7 +51,7 @@ TEST_F(Refusals, APostOnADisconnectedQpNamesRuleTen) {
         ASSERT_TRUE(wait(done, "Disconnect's completion"));
     }
     NDK_SGE s = a_.buf.sge(0, 16);
-    ASSERT_STATUS(STATUS_CONNECTION_INVALID, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, 0));
+    ASSERT_NT_STATUS(STATUS_CONNECTION_INVALID, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, 0));
     EXPECT_NE(
         std::string::npos,
         last_refusal(a_.nic).find(
@@ -61,9 +61,9 @@ TEST_F(Refusals, APostOnADisconnectedQpNamesRuleTen) {
 TEST_F(Refusals, AConnectionCallNamesWhatWasWrong) {
     slot done;
     // The connector is connected: a second NdkCompleteConnect has nothing to complete.
-    ASSERT_STATUS(STATUS_CONNECTION_INVALID,
-                  a_.connector->Dispatch->NdkCompleteConnect(a_.connector, side::on_disconnect, &a_,
-                                                             slot::on_request, &done));
+    ASSERT_NT_STATUS(STATUS_CONNECTION_INVALID,
+                     a_.connector->Dispatch->NdkCompleteConnect(a_.connector, side::on_disconnect,
+                                                                &a_, slot::on_request, &done));
     EXPECT_NE(std::string::npos, last_refusal(a_.nic).find("/connector#")) << last_refusal(a_.nic);
     EXPECT_NE(std::string::npos,
               last_refusal(a_.nic).find("NdkCompleteConnect refused with "
@@ -74,8 +74,8 @@ TEST_F(Refusals, AConnectionCallNamesWhatWasWrong) {
 
 TEST_F(Refusals, AnArgumentErrorIsTheThreadsLastRefusal) {
     // A NULL SGE array with a count: refused before any object state is looked at.
-    ASSERT_STATUS(STATUS_INVALID_PARAMETER,
-                  a_.qp->Dispatch->NdkSend(a_.qp, nullptr, nullptr, 1, 0));
+    ASSERT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     a_.qp->Dispatch->NdkSend(a_.qp, nullptr, nullptr, 1, 0));
     EXPECT_NE(std::string::npos, std::string(ndksim_thread_last_refusal())
                                      .find("NdkSend refused with STATUS_INVALID_PARAMETER"))
         << ndksim_thread_last_refusal();

@@ -93,10 +93,9 @@ TEST_F(Reliability, ALongWriteAsksForAnAckEvery16Packets) {
     const std::uint64_t sent_before = counters(a_).packets_sent.load();
     const std::uint64_t acks_before = counters(b_).acks_sent.load();
     NDK_SGE sge = a_.buf.sge(0, k_bytes);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
-                                            b_.buf.remote_token, 0));
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                                b_.buf.remote_token, 0));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, k_bytes));
     EXPECT_EQ(64U, counters(a_).packets_sent.load() - sent_before);
     EXPECT_EQ(4U, counters(b_).acks_sent.load() - acks_before);
@@ -114,19 +113,18 @@ TEST_F(Reliability, ARetryResumesAfterThePartOfAMessageThePeerAcknowledged) {
     const std::uint64_t received_before = counters(b_).packets_received.load();
     auto received = [&] { return counters(b_).packets_received.load() - received_before; };
     NDK_SGE sge = a_.buf.sge(0, k_bytes);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
-                                            b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                                b_.buf.remote_token, 0));
     ASSERT_TRUE(drive([&] { return received() >= 40; }, "40 packets at b"));
     ASSERT_EQ(40U, received()) << "one packet arrives per step of the loop";
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, TRUE));
+    ASSERT_NT_SUCCESS(ndksim_adapter_cut_link(b_.nic, TRUE));
     // Let what is on the wire arrive (and be lost), well within the ACK timeout. A packet that
     // had reached b's port before the cut is still handled: b heard the first `heard`.
     ndksim_loop_run_for(loop_, timing::microseconds(100));
     const std::uint64_t heard = received();
     ASSERT_GE(heard, 40U);
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, FALSE));
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(ndksim_adapter_cut_link(b_.nic, FALSE));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, k_bytes));
     EXPECT_EQ(1U, counters(a_).ack_timeouts.load());
     EXPECT_EQ(32U, counters(a_).retransmitted_packets.load()) << "packets 33..64 again, no more";
@@ -138,9 +136,8 @@ TEST_F(Reliability, ARetryResumesAfterThePartOfAMessageThePeerAcknowledged) {
 ULONG64 post_writes(RcPair&, side& a, side& b, int n) {
     for (int i = 0; i < n; ++i) {
         NDK_SGE sge = a.buf.sge(static_cast<std::size_t>(i) * 100, 100);
-        EXPECT_STATUS(STATUS_SUCCESS,
-                      a.qp->Dispatch->NdkWrite(a.qp, reinterpret_cast<void*>(i + 1), &sge, 1,
-                                               b.buf.address(), b.buf.remote_token, 0));
+        EXPECT_NT_SUCCESS(a.qp->Dispatch->NdkWrite(a.qp, reinterpret_cast<void*>(i + 1), &sge, 1,
+                                                   b.buf.address(), b.buf.remote_token, 0));
     }
     return ndksim_adapter_now(a.nic);
 }
@@ -152,11 +149,11 @@ class RetryExhaustion : public Reliability {
     void expect_timeout_and_teardown(ULONG64 posted_at, int n) {
         const NDK_RESULT_EX first = next(a_.cq);
         const ULONG64 failed_at = ndksim_loop_now(loop_);
-        EXPECT_STATUS(STATUS_IO_TIMEOUT, first.Status);
+        EXPECT_NT_STATUS(STATUS_IO_TIMEOUT, first.Status);
         EXPECT_EQ(reinterpret_cast<void*>(1), first.RequestContext);
         for (int i = 2; i <= n; ++i) {
             const NDK_RESULT_EX r = next(a_.cq);
-            EXPECT_STATUS(STATUS_CANCELLED, r.Status);
+            EXPECT_NT_STATUS(STATUS_CANCELLED, r.Status);
             EXPECT_EQ(reinterpret_cast<void*>(i), r.RequestContext);
         }
         ASSERT_TRUE(drive([&] { return a_.disconnect_events == 1; }, "the disconnect event"));
@@ -169,28 +166,28 @@ class RetryExhaustion : public Reliability {
         EXPECT_EQ(k_retry_limit, counters(a_).ack_timeouts.load());
         // Posts after the teardown fail inline (the QP is in error).
         NDK_SGE sge = a_.buf.sge(0, 8);
-        EXPECT_STATUS(STATUS_CONNECTION_INVALID,
-                      a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &sge, 1, 0));
+        EXPECT_NT_STATUS(STATUS_CONNECTION_INVALID,
+                         a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &sge, 1, 0));
         // A Disconnect on the torn-down connection completes at once.
         slot disconnected;
         const NTSTATUS d =
             a_.connector->Dispatch->NdkDisconnect(a_.connector, slot::on_request, &disconnected);
         if (d == STATUS_PENDING) {
             ASSERT_TRUE(wait(disconnected, "Disconnect"));
-            EXPECT_STATUS(STATUS_SUCCESS, disconnected.status);
+            EXPECT_NT_SUCCESS(disconnected.status);
         } else {
-            EXPECT_STATUS(STATUS_SUCCESS, d);
+            EXPECT_NT_SUCCESS(d);
         }
     }
 };
 
 TEST_F(RetryExhaustion, ACutLinkTimesOutFlushesAndDisconnects) {
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, TRUE));
+    ASSERT_NT_SUCCESS(ndksim_adapter_cut_link(b_.nic, TRUE));
     const ULONG64 posted_at = post_writes(*this, a_, b_, 4);
     expect_timeout_and_teardown(posted_at, 4);
     EXPECT_GT(faults(b_).cut_received.load(), 0U);
     EXPECT_EQ(0, b_.disconnect_events) << "b heard nothing: its link is cut";
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(b_.nic, FALSE));
+    ASSERT_NT_SUCCESS(ndksim_adapter_cut_link(b_.nic, FALSE));
 }
 
 TEST_F(RetryExhaustion, APeerQpInErrorTimesOutFlushesAndDisconnects) {
@@ -206,12 +203,12 @@ TEST_F(RetryExhaustion, APeerQpInErrorTimesOutFlushesAndDisconnects) {
 
 TEST_F(Reliability, SendAndInvalidateWithABadTokenDisconnectsBothSides) {
     NDK_SGE rsge = b_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
+    ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
     NDK_SGE sge = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &sge, 1, 0, 0x12345678));
-    EXPECT_STATUS(STATUS_CONNECTION_ABORTED, next(a_.cq).Status);
-    EXPECT_STATUS(STATUS_CONNECTION_ABORTED, next(b_.cq).Status);
+    ASSERT_NT_SUCCESS(
+        a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &sge, 1, 0, 0x12345678));
+    EXPECT_NT_STATUS(STATUS_CONNECTION_ABORTED, next(a_.cq).Status);
+    EXPECT_NT_STATUS(STATUS_CONNECTION_ABORTED, next(b_.cq).Status);
     // REFERENCE.md rule 22: the receiving provider aborts the connection; both consumers see
     // it as a disconnect event.
     ASSERT_TRUE(drive([&] { return a_.disconnect_events == 1 && b_.disconnect_events == 1; },
@@ -235,26 +232,26 @@ TEST_F(Reliability, DataAfterALostReadyToUseCompletesTheAcceptAndIsReceived) {
     // a's link loses every frame while CompleteConnect sends the ready-to-use message.
     ndksim_link_faults lossy{};
     lossy.drop_ppm = 1'000'000;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &lossy));
+    ASSERT_NT_SUCCESS(ndksim_adapter_set_faults(a_.nic, &lossy));
     slot completed;
-    ASSERT_STATUS(STATUS_PENDING,
-                  l.active->Dispatch->NdkCompleteConnect(l.active, link::on_active_event, &l,
-                                                         slot::on_request, &completed));
+    ASSERT_NT_STATUS(STATUS_PENDING,
+                     l.active->Dispatch->NdkCompleteConnect(l.active, link::on_active_event, &l,
+                                                            slot::on_request, &completed));
     ASSERT_TRUE(wait(completed, "CompleteConnect's completion"));
-    ASSERT_STATUS(STATUS_SUCCESS, completed.status);
+    ASSERT_NT_SUCCESS(completed.status);
     const ndksim_link_faults perfect{};
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &perfect));
+    ASSERT_NT_SUCCESS(ndksim_adapter_set_faults(a_.nic, &perfect));
     ASSERT_EQ(1U, faults(a_).dropped.load());
     EXPECT_EQ(0, accepted.calls);
 
     NDK_SGE r = b_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS, bq->Dispatch->NdkReceive(bq, nullptr, &r, 1));
+    ASSERT_NT_SUCCESS(bq->Dispatch->NdkReceive(bq, nullptr, &r, 1));
     NDK_SGE s = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS, aq->Dispatch->NdkSend(aq, nullptr, &s, 1, 0));
-    EXPECT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(aq->Dispatch->NdkSend(aq, nullptr, &s, 1, 0));
+    EXPECT_NT_SUCCESS(next(b_.cq).Status);
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
     EXPECT_EQ(1, accepted.calls);
-    EXPECT_STATUS(STATUS_SUCCESS, accepted.status);
+    EXPECT_NT_SUCCESS(accepted.status);
     // Taken at once: not dropped as for an unconnected QP, not resent, and the accept did not
     // wait for the connection manager to repeat its reply.
     EXPECT_EQ(0U, counters(b_).frames_for_unconnected_qp.load());
@@ -267,15 +264,15 @@ TEST_F(Reliability, DataAfterALostReadyToUseCompletesTheAcceptAndIsReceived) {
 
 TEST_F(Reliability, FaultSettingsAreValidated) {
     ndksim_link_faults f{};
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_set_faults(nullptr, &f));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_set_faults(a_.nic, nullptr));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_set_faults(nullptr, &f));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_set_faults(a_.nic, nullptr));
     f.corrupt_ppm = 1'000'001;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_set_faults(a_.nic, &f));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_set_faults(a_.nic, &f));
     f.corrupt_ppm = 1'000'000;
-    EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &f));
+    EXPECT_NT_SUCCESS(ndksim_adapter_set_faults(a_.nic, &f));
     f.corrupt_ppm = 0;
-    EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &f));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_cut_link(nullptr, TRUE));
+    EXPECT_NT_SUCCESS(ndksim_adapter_set_faults(a_.nic, &f));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_cut_link(nullptr, TRUE));
 }
 
 }  // namespace

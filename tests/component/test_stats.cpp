@@ -14,30 +14,29 @@ class Stats : public RcPair {
     static ndksim_adapter_stats adapter_stats(ndksim_adapter* nic) {
         ndksim_adapter_stats s{};
         s.size = sizeof(s);
-        EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(nic, &s));
+        EXPECT_NT_SUCCESS(ndksim_adapter_get_stats(nic, &s));
         return s;
     }
     static ndksim_qp_stats qp_stats(NDK_QP* qp) {
         ndksim_qp_stats s{};
         s.size = sizeof(s);
-        EXPECT_STATUS(STATUS_SUCCESS, ndksim_qp_get_stats(qp, &s));
+        EXPECT_NT_SUCCESS(ndksim_qp_get_stats(qp, &s));
         return s;
     }
     // `n` writes of `size` bytes from a to b, each completed before the next is posted.
     void writes(int n, ULONG size) {
         for (int i = 0; i < n; ++i) {
             NDK_SGE sge = a_.buf.sge(0, size);
-            ASSERT_STATUS(STATUS_SUCCESS,
-                          a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
-                                                    b_.buf.remote_token, 0));
-            ASSERT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+            ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                                        b_.buf.remote_token, 0));
+            ASSERT_NT_SUCCESS(next(a_.cq).Status);
         }
     }
     static std::string json_of(ndksim_adapter* nic) {
         SIZE_T length = 0;
-        EXPECT_STATUS(STATUS_BUFFER_TOO_SMALL, ndksim_adapter_stats_json(nic, nullptr, &length));
+        EXPECT_NT_STATUS(STATUS_BUFFER_TOO_SMALL, ndksim_adapter_stats_json(nic, nullptr, &length));
         std::string text(length, '\0');
-        EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_stats_json(nic, text.data(), &length));
+        EXPECT_NT_SUCCESS(ndksim_adapter_stats_json(nic, text.data(), &length));
         EXPECT_EQ(text.size(), length);
         EXPECT_EQ('\0', text.back());
         text.pop_back();
@@ -98,8 +97,7 @@ TEST_F(Stats, QpStatsMatchByPointerAndByNumber) {
     EXPECT_EQ(5U * 512, by_pointer.ops[NDKSIM_STATS_WRITE].bytes);
     ndksim_qp_stats by_number{};
     by_number.size = sizeof(by_number);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  ndksim_adapter_get_qp_stats(a_.nic, by_pointer.qp_number, &by_number));
+    ASSERT_NT_SUCCESS(ndksim_adapter_get_qp_stats(a_.nic, by_pointer.qp_number, &by_number));
     EXPECT_EQ(0, std::memcmp(&by_pointer, &by_number, sizeof(by_number)));
     EXPECT_EQ(1U, adapter_stats(a_.nic).qp_count);
 }
@@ -108,11 +106,11 @@ TEST_F(Stats, SendsCountOnBothSidesAndReceivesAreNotTimed) {
     constexpr int n = 4;
     for (int i = 0; i < n; ++i) {
         NDK_SGE rsge = b_.buf.sge(0, 4096);
-        ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
+        ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &rsge, 1));
         NDK_SGE ssge = a_.buf.sge(0, 300);
-        ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
-        ASSERT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
-        ASSERT_STATUS(STATUS_SUCCESS, next(b_.cq).Status);
+        ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &ssge, 1, 0));
+        ASSERT_NT_SUCCESS(next(a_.cq).Status);
+        ASSERT_NT_SUCCESS(next(b_.cq).Status);
     }
     const ndksim_op_stats sent = qp_stats(a_.qp).ops[NDKSIM_STATS_SEND];
     EXPECT_EQ(n, sent.completed);
@@ -126,14 +124,12 @@ TEST_F(Stats, SendsCountOnBothSidesAndReceivesAreNotTimed) {
 
 TEST_F(Stats, ReadsAndFailuresAreCountedApart) {
     NDK_SGE sge = a_.buf.sge(0, 8192);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sge, 1, b_.buf.address(),
-                                           b_.buf.remote_token, 0));
-    ASSERT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
-                                            b_.buf.remote_token ^ 0x100, 0));
-    EXPECT_STATUS(STATUS_ACCESS_VIOLATION, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                               b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                                b_.buf.remote_token ^ 0x100, 0));
+    EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, next(a_.cq).Status);
     const ndksim_qp_stats s = qp_stats(a_.qp);
     EXPECT_EQ(1U, s.ops[NDKSIM_STATS_READ].completed);
     EXPECT_EQ(8192U, s.ops[NDKSIM_STATS_READ].bytes);
@@ -185,17 +181,17 @@ TEST_F(Stats, JsonHasTheAdapterCountersAndOneEntryPerQp) {
 
 TEST_F(Stats, JsonNegotiatesTheBufferSize) {
     SIZE_T needed = 0;
-    ASSERT_STATUS(STATUS_BUFFER_TOO_SMALL, ndksim_adapter_stats_json(a_.nic, nullptr, &needed));
+    ASSERT_NT_STATUS(STATUS_BUFFER_TOO_SMALL, ndksim_adapter_stats_json(a_.nic, nullptr, &needed));
     ASSERT_GT(needed, 2U);
     std::string small(needed - 1, 'x');
     SIZE_T length = small.size();
-    EXPECT_STATUS(STATUS_BUFFER_TOO_SMALL,
-                  ndksim_adapter_stats_json(a_.nic, small.data(), &length));
+    EXPECT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                     ndksim_adapter_stats_json(a_.nic, small.data(), &length));
     EXPECT_EQ(needed, length);
     EXPECT_EQ(std::string(needed - 1, 'x'), small);  // untouched
     std::string exact(needed, 'x');
     length = needed;
-    EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_stats_json(a_.nic, exact.data(), &length));
+    EXPECT_NT_SUCCESS(ndksim_adapter_stats_json(a_.nic, exact.data(), &length));
     EXPECT_EQ(needed, length);
     EXPECT_TRUE(nlohmann::json::accept(exact.c_str()));
 }
@@ -203,21 +199,21 @@ TEST_F(Stats, JsonNegotiatesTheBufferSize) {
 TEST_F(Stats, BadCallsReturnExactStatuses) {
     ndksim_adapter_stats s{};
     s.size = sizeof(s);
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(nullptr, &s));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, nullptr));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(nullptr, &s));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, nullptr));
     s.size = 4;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, &s));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, &s));
     ndksim_qp_stats q{};
     q.size = sizeof(q);
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(nullptr, &q));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(a_.qp, nullptr));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  ndksim_qp_get_stats(reinterpret_cast<NDK_QP*>(a_.cq), &q));
-    EXPECT_STATUS(STATUS_INVALID_HANDLE, ndksim_adapter_get_qp_stats(a_.nic, 0xABCDEF, &q));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_qp_stats(nullptr, 1, &q));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(nullptr, &q));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(a_.qp, nullptr));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_qp_get_stats(reinterpret_cast<NDK_QP*>(a_.cq), &q));
+    EXPECT_NT_STATUS(STATUS_INVALID_HANDLE, ndksim_adapter_get_qp_stats(a_.nic, 0xABCDEF, &q));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_qp_stats(nullptr, 1, &q));
     q.size = sizeof(q) - 1;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(a_.qp, &q));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_stats_json(a_.nic, nullptr, nullptr));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_qp_get_stats(a_.qp, &q));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_stats_json(a_.nic, nullptr, nullptr));
     EXPECT_EQ(0.0, ndksim_latency_percentile_ns(nullptr, 0.5));
 }
 
@@ -228,7 +224,7 @@ TEST_F(Stats, ALargerStructFromANewerCallerGetsTheKnownFields) {
     } s{};
     s.v1.size = sizeof(s);
     s.later_field = 0x1234;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(a_.nic, &s.v1));
+    ASSERT_NT_SUCCESS(ndksim_adapter_get_stats(a_.nic, &s.v1));
     EXPECT_EQ(sizeof(ndksim_adapter_stats), s.v1.size);
     EXPECT_EQ(0x1234U, s.later_field);
 }
@@ -244,7 +240,7 @@ void expect_fields_of_version(ndksim_adapter* nic) {
     auto* stats = reinterpret_cast<ndksim_adapter_stats*>(&s);
     stats->size = Size;
     s.guard = 0x5A5A;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(nic, stats));
+    ASSERT_NT_SUCCESS(ndksim_adapter_get_stats(nic, stats));
     EXPECT_EQ(Size, stats->size);
     EXPECT_EQ(0x5A5AU, s.guard);
 }
@@ -253,7 +249,7 @@ TEST_F(Stats, AVersionOneCallerGetsVersionOneFieldsOnly) {
     expect_fields_of_version<NDKSIM_ADAPTER_STATS_V1_SIZE>(a_.nic);
     ndksim_adapter_stats s{};
     s.size = NDKSIM_ADAPTER_STATS_V1_SIZE - 1;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, &s));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_get_stats(a_.nic, &s));
 }
 
 TEST_F(Stats, AVersionThreeCallerGetsVersionThreeFieldsOnly) {
@@ -268,7 +264,7 @@ TEST_F(Stats, DroppedFramesShowInTheFaultAndReliabilityCounters) {
     ndksim_link_faults faults{};
     faults.drop_ppm = 200'000;  // one frame in five
     faults.seed = 7;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &faults));
+    ASSERT_NT_SUCCESS(ndksim_adapter_set_faults(a_.nic, &faults));
     constexpr int n = 20;
     writes(n, 10000);
     const ndksim_adapter_stats a = adapter_stats(a_.nic);
@@ -293,12 +289,11 @@ TEST_F(Stats, DroppedFramesShowInTheFaultAndReliabilityCounters) {
 }
 
 TEST_F(Stats, ACutLinkCountsItsLostFramesAndTheAbortedConnection) {
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(a_.nic, TRUE));
+    ASSERT_NT_SUCCESS(ndksim_adapter_cut_link(a_.nic, TRUE));
     NDK_SGE sge = a_.buf.sge(0, 64);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
-                                            b_.buf.remote_token, 0));
-    EXPECT_STATUS(STATUS_IO_TIMEOUT, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                                b_.buf.remote_token, 0));
+    EXPECT_NT_STATUS(STATUS_IO_TIMEOUT, next(a_.cq).Status);
     const ndksim_adapter_stats a = adapter_stats(a_.nic);
     EXPECT_EQ(1U, a.retries_exhausted);
     EXPECT_EQ(1U, a.connections_aborted);

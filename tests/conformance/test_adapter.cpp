@@ -39,7 +39,7 @@ TEST_P(AdapterOpen, NegotiatesHighestMinorOfRequestedMajorOrRefusesWithBadVersio
     const version_case& c = GetParam();
     NDK_ADAPTER* h = nullptr;
     const NDIS_STATUS s = open_handle(c.requested, &h);
-    ASSERT_NT(c.expected, s);
+    ASSERT_NT_STATUS(c.expected, s);
     if (c.expected != NDIS_STATUS_SUCCESS) {
         EXPECT_EQ(h, nullptr) << "a refused open must not hand out a handle";
         EXPECT_EQ(ndksim_adapter_live_objects(sim()), 1u) << "only the fixture's handle";
@@ -61,11 +61,11 @@ TEST_P(AdapterOpen, ReportsNegotiatedVersionInEveryObjectHeader) {
     const version_case& c = GetParam();
     if (c.expected != NDIS_STATUS_SUCCESS) {
         NDK_ADAPTER* h = nullptr;
-        EXPECT_NT(NDIS_STATUS_BAD_VERSION, open_handle(c.requested, &h));
+        EXPECT_NT_STATUS(NDIS_STATUS_BAD_VERSION, open_handle(c.requested, &h));
         return;
     }
     NDK_ADAPTER* h = nullptr;
-    ASSERT_NT(NDIS_STATUS_SUCCESS, open_handle(c.requested, &h));
+    ASSERT_NT_STATUS(NDIS_STATUS_SUCCESS, open_handle(c.requested, &h));
     const object_tree tree = create_tree(h);
     const std::vector<NDK_OBJECT_HEADER*> all = tree.all();
     ASSERT_EQ(all.size(), 10u) << "one object of every kind";
@@ -119,24 +119,24 @@ TEST_P(AdapterHandle, HeaderCarriesAdapterTypeNegotiatedVersionAndZeroedReserved
 TEST_P(AdapterHandle, QueryExtensionReturnsNotSupported) {
     GUID id{0xAABBCCDD, 1, 2, {3, 4, 5, 6, 7, 8, 9, 10}};
     NDK_EXTENSION_INTERFACE ext{};
-    EXPECT_NT(STATUS_NOT_SUPPORTED, adapter()->Dispatch->NdkQueryExtension(
-                                        &adapter()->Header, &id, NDK_VERSION{1, 0}, &ext));
+    EXPECT_NT_STATUS(STATUS_NOT_SUPPORTED, adapter()->Dispatch->NdkQueryExtension(
+                                               &adapter()->Header, &id, NDK_VERSION{1, 0}, &ext));
 }
 
 TEST_P(AdapterHandle, SeveralHandlesOpenAtOnceEachRunAtItsOwnVersion) {
     NDK_ADAPTER* v12 = nullptr;
     NDK_ADAPTER* v20 = nullptr;
-    ASSERT_NT(NDIS_STATUS_SUCCESS, open_handle({1, 2}, &v12));
-    ASSERT_NT(NDIS_STATUS_SUCCESS, open_handle({2, 0}, &v20));
+    ASSERT_NT_STATUS(NDIS_STATUS_SUCCESS, open_handle({1, 2}, &v12));
+    ASSERT_NT_STATUS(NDIS_STATUS_SUCCESS, open_handle({2, 0}, &v20));
     EXPECT_NE(v12, v20);
     EXPECT_NE(v12, adapter());
     EXPECT_EQ(ndksim_adapter_live_objects(sim()), 3u);
     auto pd12 = create_pd(v12);
     auto pd20 = create_pd(v20);
     auto pd21 = create_pd();
-    ASSERT_NT(STATUS_SUCCESS, pd12.status);
-    ASSERT_NT(STATUS_SUCCESS, pd20.status);
-    ASSERT_NT(STATUS_SUCCESS, pd21.status);
+    ASSERT_NT_SUCCESS(pd12.status);
+    ASSERT_NT_SUCCESS(pd20.status);
+    ASSERT_NT_SUCCESS(pd21.status);
     EXPECT_EQ(pd12.object->Header.Version.Minor, 2);
     EXPECT_EQ(pd12.object->Header.Version.Major, 1);
     EXPECT_EQ(pd20.object->Header.Version.Major, 2);
@@ -144,12 +144,12 @@ TEST_P(AdapterHandle, SeveralHandlesOpenAtOnceEachRunAtItsOwnVersion) {
     EXPECT_EQ(query_info(v12).Version.Minor, 2);
     EXPECT_EQ(query_info(v20).Version.Minor, 1);
     // Handles close independently, in an order other than the one they were opened in.
-    EXPECT_NT(STATUS_SUCCESS, close(pd20.object).status);
+    EXPECT_NT_SUCCESS(close(pd20.object).status);
     close_handle(v20);
     EXPECT_EQ(ndksim_adapter_live_objects(sim()), 4u);  // 2 handles, 2 PDs
-    EXPECT_NT(STATUS_SUCCESS, close(pd12.object).status);
+    EXPECT_NT_SUCCESS(close(pd12.object).status);
     close_handle(v12);
-    EXPECT_NT(STATUS_SUCCESS, close(pd21.object).status);
+    EXPECT_NT_SUCCESS(close(pd21.object).status);
     EXPECT_EQ(ndksim_adapter_live_objects(sim()), 1u);
     EXPECT_EQ(ndksim_adapter_leaked_objects(sim()), 0u);
 }
@@ -163,12 +163,12 @@ class AdapterQueryInfo : public NdkStyleTest {};
 
 TEST_P(AdapterQueryInfo, NullBufferReturnsBufferTooSmallWithRequiredSize) {
     ULONG size = 0;
-    EXPECT_NT(STATUS_BUFFER_TOO_SMALL,
-              adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), nullptr, &size));
+    EXPECT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                     adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), nullptr, &size));
     EXPECT_EQ(size, sizeof(NDK_ADAPTER_INFO));
     size = sizeof(NDK_ADAPTER_INFO);
-    EXPECT_NT(STATUS_BUFFER_TOO_SMALL,
-              adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), nullptr, &size))
+    EXPECT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                     adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), nullptr, &size))
         << "a NULL buffer is too small whatever size is claimed";
     EXPECT_EQ(size, sizeof(NDK_ADAPTER_INFO));
 }
@@ -178,9 +178,9 @@ TEST_P(AdapterQueryInfo, ShortBufferReturnsBufferTooSmallAndIsNotWritten) {
         unsigned char buffer[sizeof(NDK_ADAPTER_INFO)];
         std::memset(buffer, 0xAB, sizeof buffer);
         ULONG size = given;
-        EXPECT_NT(STATUS_BUFFER_TOO_SMALL,
-                  adapter()->Dispatch->NdkQueryAdapterInfo(
-                      adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer), &size))
+        EXPECT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                         adapter()->Dispatch->NdkQueryAdapterInfo(
+                             adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer), &size))
             << "buffer of " << given << " bytes";
         EXPECT_EQ(size, sizeof(NDK_ADAPTER_INFO)) << "buffer of " << given << " bytes";
         for (unsigned char b : buffer) {
@@ -193,7 +193,7 @@ TEST_P(AdapterQueryInfo, FullSizeSucceedsAndFillsEveryField) {
     NDK_ADAPTER_INFO info;
     std::memset(&info, 0xAB, sizeof info);
     ULONG size = sizeof info;
-    ASSERT_NT(STATUS_SUCCESS, adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), &info, &size));
+    ASSERT_NT_SUCCESS(adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), &info, &size));
     EXPECT_EQ(size, sizeof info);
     EXPECT_EQ(info.Version.Major, 2);
     EXPECT_EQ(info.Version.Minor, 1);
@@ -221,8 +221,8 @@ TEST_P(AdapterQueryInfo, LargerBufferSucceedsAndReportsTheStructureSize) {
     unsigned char buffer[sizeof(NDK_ADAPTER_INFO) + 32];
     std::memset(buffer, 0xAB, sizeof buffer);
     ULONG size = sizeof buffer;
-    ASSERT_NT(STATUS_SUCCESS, adapter()->Dispatch->NdkQueryAdapterInfo(
-                                  adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer), &size));
+    ASSERT_NT_SUCCESS(adapter()->Dispatch->NdkQueryAdapterInfo(
+        adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer), &size));
     EXPECT_EQ(size, sizeof(NDK_ADAPTER_INFO));
     for (std::size_t i = sizeof(NDK_ADAPTER_INFO); i < sizeof buffer; ++i) {
         ASSERT_EQ(buffer[i], 0xAB) << "byte " << i << " beyond NDK_ADAPTER_INFO was written";
@@ -233,8 +233,8 @@ TEST_P(AdapterQueryInfo, PreRdmaTechnologySizeSucceedsReportsItAndWritesNoFurthe
     unsigned char buffer[sizeof(NDK_ADAPTER_INFO)];
     std::memset(buffer, 0xAB, sizeof buffer);
     ULONG size = k_info_size_without_rdma_technology;
-    ASSERT_NT(STATUS_SUCCESS, adapter()->Dispatch->NdkQueryAdapterInfo(
-                                  adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer), &size));
+    ASSERT_NT_SUCCESS(adapter()->Dispatch->NdkQueryAdapterInfo(
+        adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer), &size));
     EXPECT_EQ(size, k_info_size_without_rdma_technology);
     for (std::size_t i = k_info_size_without_rdma_technology; i < sizeof buffer; ++i) {
         ASSERT_EQ(buffer[i], 0xAB) << "byte " << i << " (RdmaTechnology) was written";
@@ -248,12 +248,11 @@ TEST_P(AdapterQueryInfo, PreRdmaTechnologySizeSucceedsReportsItAndWritesNoFurthe
 
 TEST_P(AdapterQueryInfo, NullBufferThenRequiredSizeSucceeds) {
     ULONG size = 0;
-    ASSERT_NT(STATUS_BUFFER_TOO_SMALL,
-              adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), nullptr, &size));
+    ASSERT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                     adapter()->Dispatch->NdkQueryAdapterInfo(adapter(), nullptr, &size));
     std::vector<unsigned char> buffer(size);
-    ASSERT_NT(STATUS_SUCCESS,
-              adapter()->Dispatch->NdkQueryAdapterInfo(
-                  adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer.data()), &size));
+    ASSERT_NT_SUCCESS(adapter()->Dispatch->NdkQueryAdapterInfo(
+        adapter(), reinterpret_cast<NDK_ADAPTER_INFO*>(buffer.data()), &size));
     EXPECT_EQ(size, sizeof(NDK_ADAPTER_INFO));
 }
 
@@ -283,7 +282,7 @@ class AdapterCloseLeak : public NdkStyleTest {
 
 TEST_P(AdapterClose, BlocksUntilPendingChildClosesHaveCompleted) {
     NDK_ADAPTER* h = nullptr;
-    ASSERT_NT(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &h));
+    ASSERT_NT_STATUS(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &h));
     const object_tree tree = create_tree(h);
     const std::vector<NDK_OBJECT_HEADER*> all = tree.all();
     ASSERT_EQ(all.size(), 10u);
@@ -303,14 +302,14 @@ TEST_P(AdapterClose, BlocksUntilPendingChildClosesHaveCompleted) {
 
 TEST_P(AdapterClose, WithParentClosedBeforeChildrenStillWaitsForAllOfThem) {
     NDK_ADAPTER* h = nullptr;
-    ASSERT_NT(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &h));
+    ASSERT_NT_STATUS(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &h));
     auto pd = create_pd(h);
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
+    ASSERT_NT_SUCCESS(pd.status);
     auto mr = create_mr(pd.object);
-    ASSERT_NT(STATUS_SUCCESS, mr.status);
+    ASSERT_NT_SUCCESS(mr.status);
     recorder& pd_close = make_recorder("pd.close");
     recorder& mr_close = make_recorder("mr.close");
-    EXPECT_NT(STATUS_PENDING, start_close(&pd.object->Header, pd_close).returned);
+    EXPECT_NT_STATUS(STATUS_PENDING, start_close(&pd.object->Header, pd_close).returned);
     const call_result mc = start_close(&mr.object->Header, mr_close);
     close_handle(h);
     EXPECT_EQ(pd_close.calls(), 1);
@@ -321,14 +320,14 @@ TEST_P(AdapterClose, WithParentClosedBeforeChildrenStillWaitsForAllOfThem) {
 
 TEST_P(AdapterCloseLeak, WithAnOpenPdReportsOneLeakAndThePdCanStillBeClosed) {
     NDK_ADAPTER* h = nullptr;
-    ASSERT_NT(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &h));
+    ASSERT_NT_STATUS(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &h));
     auto pd = create_pd(h);
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
+    ASSERT_NT_SUCCESS(pd.status);
     expect_leaked_objects(1);
     close_handle(h);
     EXPECT_EQ(ndksim_adapter_leaked_objects(sim()), 1u);
     EXPECT_EQ(ndksim_adapter_live_objects(sim()), 2u) << "the fixture's handle and the PD";
-    EXPECT_NT(STATUS_SUCCESS, close(pd.object).status);
+    EXPECT_NT_SUCCESS(close(pd.object).status);
     drain();
     EXPECT_EQ(ndksim_adapter_live_objects(sim()), 1u);
     EXPECT_EQ(ndksim_adapter_leaked_objects(sim()), 1u) << "the count is a history";

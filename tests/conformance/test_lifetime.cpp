@@ -47,12 +47,12 @@ NDK_OBJECT_HEADER* create_kind(ndk_env& env, NDK_OBJECT_TYPE type, recorder* rec
     if (type == NdkObjectTypeMr || type == NdkObjectTypeMw || type == NdkObjectTypeSrq ||
         type == NdkObjectTypeQp) {
         auto p = env.create_pd();
-        EXPECT_NT(STATUS_SUCCESS, p.status);
+        EXPECT_NT_SUCCESS(p.status);
         pd = p.object;
     }
     if (type == NdkObjectTypeQp) {
         auto c = env.create_cq();
-        EXPECT_NT(STATUS_SUCCESS, c.status);
+        EXPECT_NT_SUCCESS(c.status);
         cq = c.object;
         antecedents.push_back(&cq->Header);
     }
@@ -132,7 +132,7 @@ class LifetimeKind : public testing::TestWithParam<kind_param>, public ndk_env {
     ndksim_completion_style style() const { return std::get<0>(GetParam()).style; }
     void close_all(const std::vector<NDK_OBJECT_HEADER*>& objects) {
         for (NDK_OBJECT_HEADER* o : objects) {
-            EXPECT_NT(STATUS_SUCCESS, close(o).status);
+            EXPECT_NT_SUCCESS(close(o).status);
         }
     }
 };
@@ -146,21 +146,21 @@ TEST_P(LifetimeCreateClose, CreateAndCloseFollowTheStyleAndCallBackExactlyWhenPe
     NTSTATUS status = STATUS_PENDING;
     recorder& create_rec = make_recorder("obj.create");
     NDK_OBJECT_HEADER* o = create_kind(*this, kind(), &create_rec, antecedents, returned, status);
-    ASSERT_NT(STATUS_SUCCESS, status);
+    ASSERT_NT_SUCCESS(status);
     ASSERT_NE(o, nullptr);
     EXPECT_EQ(o->ObjectType, kind());
     EXPECT_TRUE(reserved_is_zero(*o));
     recorder& close_rec = make_recorder("obj.close");
     const call_result c = close(o, &close_rec);
-    EXPECT_NT(STATUS_SUCCESS, c.status);
+    EXPECT_NT_SUCCESS(c.status);
     switch (style()) {
         case NDKSIM_COMPLETE_INLINE:
-            EXPECT_NT(STATUS_SUCCESS, returned);
-            EXPECT_NT(STATUS_SUCCESS, c.returned);
+            EXPECT_NT_SUCCESS(returned);
+            EXPECT_NT_SUCCESS(c.returned);
             break;
         case NDKSIM_COMPLETE_PENDING:
-            EXPECT_NT(STATUS_PENDING, returned);
-            EXPECT_NT(STATUS_PENDING, c.returned);
+            EXPECT_NT_STATUS(STATUS_PENDING, returned);
+            EXPECT_NT_STATUS(STATUS_PENDING, c.returned);
             break;
         case NDKSIM_COMPLETE_RANDOM:
             break;
@@ -190,9 +190,9 @@ TEST_P(LifetimeCloseInsideCreate, ObjectClosedFromItsCreateCompletionClosesAfter
         }
     });
     create_kind(*this, kind(), &create_rec, antecedents, returned, status);
-    ASSERT_NT(STATUS_PENDING, returned) << "this suite runs the PENDING style";
-    ASSERT_NT(STATUS_SUCCESS, status);
-    EXPECT_NT(STATUS_PENDING, inner.returned)
+    ASSERT_NT_STATUS(STATUS_PENDING, returned) << "this suite runs the PENDING style";
+    ASSERT_NT_SUCCESS(status);
+    EXPECT_NT_STATUS(STATUS_PENDING, inner.returned)
         << "the close was issued while its create completion was still running";
     ASSERT_TRUE(finish(inner, "close from inside the create completion"));
     close_all(antecedents);
@@ -223,30 +223,30 @@ class LifetimePendingRequest : public NdkStyleTest {};
 TEST_P(LifetimeOrder, PdCloseWaitsForMrMwSrqAndQpThenCompletesOnce) {
     auto pd = create_pd();
     auto cq = create_cq();
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
-    ASSERT_NT(STATUS_SUCCESS, cq.status);
+    ASSERT_NT_SUCCESS(pd.status);
+    ASSERT_NT_SUCCESS(cq.status);
     auto mr = create_mr(pd.object);
     auto mw = create_mw(pd.object);
     auto srq = create_srq(pd.object);
     auto qp = create_qp(pd.object, cq.object, cq.object);
-    ASSERT_NT(STATUS_SUCCESS, mr.status);
-    ASSERT_NT(STATUS_SUCCESS, mw.status);
-    ASSERT_NT(STATUS_SUCCESS, srq.status);
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
+    ASSERT_NT_SUCCESS(mr.status);
+    ASSERT_NT_SUCCESS(mw.status);
+    ASSERT_NT_SUCCESS(srq.status);
+    ASSERT_NT_SUCCESS(qp.status);
     expect_close_waits_for(&pd.object->Header, {&qp.object->Header, &mr.object->Header,
                                                 &srq.object->Header, &mw.object->Header});
-    EXPECT_NT(STATUS_SUCCESS, close(cq.object).status);
+    EXPECT_NT_SUCCESS(close(cq.object).status);
 }
 
 TEST_P(LifetimeOrder, AntecedentsClosedFirstCompleteOnlyAfterTheirLastSuccessor) {
     auto pd = create_pd();
     auto cq = create_cq();
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
-    ASSERT_NT(STATUS_SUCCESS, cq.status);
+    ASSERT_NT_SUCCESS(pd.status);
+    ASSERT_NT_SUCCESS(cq.status);
     auto srq = create_srq(pd.object);
-    ASSERT_NT(STATUS_SUCCESS, srq.status);
+    ASSERT_NT_SUCCESS(srq.status);
     auto qp = create_qp_with_srq(pd.object, cq.object, cq.object, srq.object);
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
+    ASSERT_NT_SUCCESS(qp.status);
     log().clear();
     recorder& pd_close = make_recorder("pd.close");
     recorder& cq_close = make_recorder("cq.close");
@@ -254,9 +254,9 @@ TEST_P(LifetimeOrder, AntecedentsClosedFirstCompleteOnlyAfterTheirLastSuccessor)
     const call_result pc = start_close(&pd.object->Header, pd_close);
     const call_result cc = start_close(&cq.object->Header, cq_close);
     const call_result sc = start_close(&srq.object->Header, srq_close);
-    EXPECT_NT(STATUS_PENDING, pc.returned);
-    EXPECT_NT(STATUS_PENDING, cc.returned);
-    EXPECT_NT(STATUS_PENDING, sc.returned);
+    EXPECT_NT_STATUS(STATUS_PENDING, pc.returned);
+    EXPECT_NT_STATUS(STATUS_PENDING, cc.returned);
+    EXPECT_NT_STATUS(STATUS_PENDING, sc.returned);
     drain();
     EXPECT_EQ(pd_close.calls() + cq_close.calls() + srq_close.calls(), 0)
         << "nothing may complete while the QP is open";
@@ -283,12 +283,12 @@ TEST_P(LifetimeOrder, AntecedentsClosedFirstCompleteOnlyAfterTheirLastSuccessor)
 TEST_P(LifetimeOrder, ParentClosedFromInsideChildCloseCompletionCompletesAfterIt) {
     auto pd = create_pd();
     auto cq = create_cq();
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
-    ASSERT_NT(STATUS_SUCCESS, cq.status);
+    ASSERT_NT_SUCCESS(pd.status);
+    ASSERT_NT_SUCCESS(cq.status);
     auto srq = create_srq(pd.object);
-    ASSERT_NT(STATUS_SUCCESS, srq.status);
+    ASSERT_NT_SUCCESS(srq.status);
     auto qp = create_qp_with_srq(pd.object, cq.object, cq.object, srq.object);
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
+    ASSERT_NT_SUCCESS(qp.status);
     // The SRQ's close pends in every style while its QP is open; from inside its completion the
     // consumer closes the PD, whose close must then wait for the SRQ's completion to return.
     log().clear();
@@ -297,10 +297,10 @@ TEST_P(LifetimeOrder, ParentClosedFromInsideChildCloseCompletionCompletesAfterIt
     call_result pc;
     srq_close.set_hook([&](recorder&) { pc = start_close(&pd.object->Header, pd_close); });
     const call_result sc = start_close(&srq.object->Header, srq_close);
-    ASSERT_NT(STATUS_PENDING, sc.returned);
-    EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
+    ASSERT_NT_STATUS(STATUS_PENDING, sc.returned);
+    EXPECT_NT_SUCCESS(close(qp.object).status);
     ASSERT_TRUE(finish(sc, "NdkCloseSrq"));
-    EXPECT_NT(STATUS_PENDING, pc.returned)
+    EXPECT_NT_STATUS(STATUS_PENDING, pc.returned)
         << "the SRQ still counts as open while its close completion runs (rule 6)";
     ASSERT_TRUE(finish(pc, "NdkClosePd (issued from the SRQ's close completion)"));
     drain();
@@ -314,12 +314,12 @@ TEST_P(LifetimeOrder, ParentClosedFromInsideChildCloseCompletionCompletesAfterIt
         }
     }
     EXPECT_EQ(closes, expected);
-    EXPECT_NT(STATUS_SUCCESS, close(cq.object).status);
+    EXPECT_NT_SUCCESS(close(cq.object).status);
 }
 
 TEST_P(LifetimeOrder, ProviderNeverReadsDispatchBack) {
     auto pd = create_pd();
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
+    ASSERT_NT_SUCCESS(pd.status);
     // A consumer may interpose on Dispatch (rule 7): the provider must work without reading it.
     const NDK_PD_DISPATCH* table = pd.object->Dispatch;
     pd.object->Dispatch = nullptr;
@@ -330,7 +330,7 @@ TEST_P(LifetimeOrder, ProviderNeverReadsDispatchBack) {
             return table->NdkCreateMr(pd.object, FALSE, cb, ctx, out);
         },
         &mr_create);
-    ASSERT_NT(STATUS_SUCCESS, mr.status);
+    ASSERT_NT_SUCCESS(mr.status);
     const NDK_MR_DISPATCH* mr_table = mr.object->Dispatch;
     mr.object->Dispatch = nullptr;
     recorder& mr_close = make_recorder("mr.close");
@@ -352,8 +352,8 @@ TEST_P(LifetimeOrder, ProviderNeverReadsDispatchBack) {
 TEST_P(LifetimeOrder, ProviderNeverTouchesNdkReserved) {
     auto pd = create_pd();
     auto cq = create_cq();
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
-    ASSERT_NT(STATUS_SUCCESS, cq.status);
+    ASSERT_NT_SUCCESS(pd.status);
+    ASSERT_NT_SUCCESS(cq.status);
     NDK_OBJECT_HEADER* headers[] = {&adapter()->Header, &pd.object->Header, &cq.object->Header};
     int cookie[3] = {};
     for (int i = 0; i < 3; ++i) {
@@ -364,11 +364,11 @@ TEST_P(LifetimeOrder, ProviderNeverTouchesNdkReserved) {
     // Work that touches the PD's and CQ's bookkeeping: successors come and go, a resize.
     auto mr = create_mr(pd.object);
     auto qp = create_qp(pd.object, cq.object, cq.object);
-    ASSERT_NT(STATUS_SUCCESS, mr.status);
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
-    EXPECT_NT(STATUS_SUCCESS, resize_cq(cq.object, 128).status);
-    EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
-    EXPECT_NT(STATUS_SUCCESS, close(mr.object).status);
+    ASSERT_NT_SUCCESS(mr.status);
+    ASSERT_NT_SUCCESS(qp.status);
+    EXPECT_NT_SUCCESS(resize_cq(cq.object, 128).status);
+    EXPECT_NT_SUCCESS(close(qp.object).status);
+    EXPECT_NT_SUCCESS(close(mr.object).status);
     drain();
     for (int i = 0; i < 3; ++i) {
         for (PVOID slot : headers[i]->NdkReserved.rf) {
@@ -377,22 +377,22 @@ TEST_P(LifetimeOrder, ProviderNeverTouchesNdkReserved) {
         }
     }
     std::memset(&adapter()->Header.NdkReserved, 0, sizeof adapter()->Header.NdkReserved);
-    EXPECT_NT(STATUS_SUCCESS, close(cq.object).status);
-    EXPECT_NT(STATUS_SUCCESS, close(pd.object).status);
+    EXPECT_NT_SUCCESS(close(cq.object).status);
+    EXPECT_NT_SUCCESS(close(pd.object).status);
 }
 
 TEST_P(LifetimePendingRequest, CloseCompletionComesAfterPendingResizeCompletion) {
     auto cq = create_cq(64);
-    ASSERT_NT(STATUS_SUCCESS, cq.status);
+    ASSERT_NT_SUCCESS(cq.status);
     log().clear();
     recorder& resize = make_recorder("cq.resize");
     const NTSTATUS r =
         cq.object->Dispatch->NdkResizeCq(cq.object, 256, &recorder::on_request, &resize);
-    ASSERT_NT(STATUS_PENDING, r);
+    ASSERT_NT_STATUS(STATUS_PENDING, r);
     resize.expect_calls(1);
     recorder& closing = make_recorder("cq.close");
     const call_result c = start_close(&cq.object->Header, closing);
-    EXPECT_NT(STATUS_PENDING, c.returned);
+    EXPECT_NT_STATUS(STATUS_PENDING, c.returned);
     ASSERT_TRUE(finish(c, "NdkCloseCq"));
     drain();
     EXPECT_EQ(resize.calls(), 1);
@@ -402,15 +402,15 @@ TEST_P(LifetimePendingRequest, CloseCompletionComesAfterPendingResizeCompletion)
 
 TEST_P(LifetimePendingRequest, CqClosedFromInsideItsResizeCompletionClosesAfterItReturns) {
     auto cq = create_cq(64);
-    ASSERT_NT(STATUS_SUCCESS, cq.status);
+    ASSERT_NT_SUCCESS(cq.status);
     log().clear();
     recorder& resize = make_recorder("cq.resize");
     recorder& closing = make_recorder("cq.close");
     call_result c;
     resize.set_hook([&](recorder&) { c = start_close(&cq.object->Header, closing); });
     const call_result r = resize_cq(cq.object, 256, &resize);
-    ASSERT_NT(STATUS_PENDING, r.returned);
-    EXPECT_NT(STATUS_PENDING, c.returned);
+    ASSERT_NT_STATUS(STATUS_PENDING, r.returned);
+    EXPECT_NT_STATUS(STATUS_PENDING, c.returned);
     ASSERT_TRUE(finish(c, "NdkCloseCq (from the resize completion)"));
     drain();
     const std::vector<std::string> expected{"cq.resize", "~cq.resize", "cq.close", "~cq.close"};
@@ -419,7 +419,7 @@ TEST_P(LifetimePendingRequest, CqClosedFromInsideItsResizeCompletionClosesAfterI
 
 TEST_P(LifetimePendingRequest, ListenerClosedFromInsideItsListenCompletionClosesAfterIt) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     log().clear();
     recorder& listening = make_recorder("listener.listen");
     recorder& closing = make_recorder("listener.close");
@@ -428,9 +428,9 @@ TEST_P(LifetimePendingRequest, ListenerClosedFromInsideItsListenCompletionCloses
     const SOCKADDR_INET a = local_address(0);
     const call_result r =
         listen(l.object, reinterpret_cast<const SOCKADDR*>(&a), length_of(a), &listening);
-    ASSERT_NT(STATUS_PENDING, r.returned);
-    EXPECT_NT(STATUS_SUCCESS, r.status);
-    EXPECT_NT(STATUS_PENDING, c.returned);
+    ASSERT_NT_STATUS(STATUS_PENDING, r.returned);
+    EXPECT_NT_SUCCESS(r.status);
+    EXPECT_NT_STATUS(STATUS_PENDING, c.returned);
     ASSERT_TRUE(finish(c, "NdkCloseListener (from the listen completion)"));
     drain();
     const std::vector<std::string> expected{"listener.listen", "~listener.listen", "listener.close",

@@ -31,13 +31,13 @@ class ListenerIpv6 : public NdkStyleTest {
 
 TEST_P(ListenerCreate, DeliversListenerWithTypeVersionZeroedReservedAndDispatch) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     EXPECT_EQ(l.object->Header.ObjectType, NdkObjectTypeListener);
     EXPECT_EQ(l.object->Header.Version.Major, 2);
     EXPECT_EQ(l.object->Header.Version.Minor, 1);
     EXPECT_TRUE(reserved_is_zero(l.object->Header));
     EXPECT_NE(l.object->Dispatch, nullptr);
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerCreate, RejectsMissingConnectEventCallbackWithInvalidParameter) {
@@ -47,50 +47,50 @@ TEST_P(ListenerCreate, RejectsMissingConnectEventCallbackWithInvalidParameter) {
                                       return h->Dispatch->NdkCreateListener(h, nullptr, nullptr, cb,
                                                                             ctx, out);
                                   });
-    EXPECT_NT(STATUS_INVALID_PARAMETER, l.returned);
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, l.returned);
 }
 
 TEST_P(ListenerCreate, QueryExtensionReturnsNotSupported) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     GUID id{6, 6, 6, {6, 6, 6, 6, 6, 6, 6, 6}};
     NDK_EXTENSION_INTERFACE ext{};
-    EXPECT_NT(STATUS_NOT_SUPPORTED, l.object->Dispatch->NdkQueryExtension(&l.object->Header, &id,
-                                                                          NDK_VERSION{1, 0}, &ext));
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_STATUS(STATUS_NOT_SUPPORTED, l.object->Dispatch->NdkQueryExtension(
+                                               &l.object->Header, &id, NDK_VERSION{1, 0}, &ext));
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerListen, OnOwnAddressSucceedsAndGetterReturnsItWithSize16) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
-    EXPECT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status);
+    EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN));
     EXPECT_EQ(got.si_family, WS_AF_INET);
     EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "127.0.0.1");
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerListen, WildcardAddressBindsTheAdaptersOwnAddress) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN a = ipv4("0.0.0.0", k_port);
-    EXPECT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status);
+    EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN));
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "127.0.0.1");
     EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerListen, PortZeroPicksDistinctEphemeralPorts) {
     auto a = create_listener();
     auto b = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, a.status);
-    ASSERT_NT(STATUS_SUCCESS, b.status);
+    ASSERT_NT_SUCCESS(a.status);
+    ASSERT_NT_SUCCESS(b.status);
     SOCKADDR_IN any = ipv4("127.0.0.1", 0);
-    EXPECT_NT(STATUS_SUCCESS, listen(a.object, as_sockaddr(any), sizeof any).status);
-    EXPECT_NT(STATUS_SUCCESS, listen(b.object, as_sockaddr(any), sizeof any).status);
+    EXPECT_NT_SUCCESS(listen(a.object, as_sockaddr(any), sizeof any).status);
+    EXPECT_NT_SUCCESS(listen(b.object, as_sockaddr(any), sizeof any).status);
     const SOCKADDR_INET ga = read_local_address(a.object, sizeof(SOCKADDR_IN));
     const SOCKADDR_INET gb = read_local_address(b.object, sizeof(SOCKADDR_IN));
     const USHORT pa = port_of(*reinterpret_cast<const SOCKADDR*>(&ga));
@@ -100,80 +100,81 @@ TEST_P(ListenerListen, PortZeroPicksDistinctEphemeralPorts) {
     EXPECT_LE(pa, 65535);
     EXPECT_LE(pb, 65535);
     EXPECT_NE(pa, pb);
-    EXPECT_NT(STATUS_SUCCESS, close(a.object).status);
-    EXPECT_NT(STATUS_SUCCESS, close(b.object).status);
+    EXPECT_NT_SUCCESS(close(a.object).status);
+    EXPECT_NT_SUCCESS(close(b.object).status);
 }
 
 TEST_P(ListenerListen, SecondListenerOnSamePortGetsSharingViolation) {
     auto first = create_listener();
     auto second = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, first.status);
-    ASSERT_NT(STATUS_SUCCESS, second.status);
+    ASSERT_NT_SUCCESS(first.status);
+    ASSERT_NT_SUCCESS(second.status);
     SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
-    ASSERT_NT(STATUS_SUCCESS, listen(first.object, as_sockaddr(a), sizeof a).status);
+    ASSERT_NT_SUCCESS(listen(first.object, as_sockaddr(a), sizeof a).status);
     const call_result r = listen(second.object, as_sockaddr(a), sizeof a);
-    EXPECT_NT(STATUS_SHARING_VIOLATION, r.returned);
+    EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION, r.returned);
     SOCKADDR_IN wildcard = ipv4("0.0.0.0", k_port);
-    EXPECT_NT(STATUS_SHARING_VIOLATION,
-              listen(second.object, as_sockaddr(wildcard), sizeof wildcard).returned)
+    EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION,
+                     listen(second.object, as_sockaddr(wildcard), sizeof wildcard).returned)
         << "the wildcard binds the same address and port";
-    EXPECT_NT(STATUS_SUCCESS, close(first.object).status);
-    EXPECT_NT(STATUS_SUCCESS, close(second.object).status);
+    EXPECT_NT_SUCCESS(close(first.object).status);
+    EXPECT_NT_SUCCESS(close(second.object).status);
 }
 
 TEST_P(ListenerListen, SharedEndpointOnTheListenersPortGetsSharingViolation) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
-    ASSERT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status);
+    ASSERT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
-    EXPECT_NT(STATUS_SHARING_VIOLATION, sep.returned);
+    EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION, sep.returned);
     EXPECT_EQ(sep.object, nullptr);
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerListen, AddressOfAnotherHostGetsInvalidAddress) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN other = ipv4("10.9.8.7", k_port);
-    EXPECT_NT(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(other), sizeof other).returned);
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
+                     listen(l.object, as_sockaddr(other), sizeof other).returned);
     SOCKADDR_IN6 v6 = ipv6("::1", k_port);
-    EXPECT_NT(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(v6), sizeof v6).returned)
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(v6), sizeof v6).returned)
         << "an IPv6 address on an IPv4 adapter";
     // The refused listens reserved nothing: the port is still free.
     SOCKADDR_IN own = ipv4("127.0.0.1", k_port);
-    EXPECT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(own), sizeof own).status);
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(own), sizeof own).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerListen, UnknownFamilyOrShortLengthGetsInvalidAddress) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
     a.sin_family = 99;
-    EXPECT_NT(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(a), sizeof a).returned);
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(a), sizeof a).returned);
     SOCKADDR_IN b = ipv4("127.0.0.1", k_port);
-    EXPECT_NT(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(b), sizeof b - 1).returned);
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
+                     listen(l.object, as_sockaddr(b), sizeof b - 1).returned);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerClose, ReleasesThePortForTheNextListener) {
     SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
     for (int round = 0; round < 3; ++round) {
         auto l = create_listener();
-        ASSERT_NT(STATUS_SUCCESS, l.status);
-        EXPECT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status)
-            << "round " << round;
-        EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+        ASSERT_NT_SUCCESS(l.status);
+        EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status) << "round " << round;
+        EXPECT_NT_SUCCESS(close(l.object).status);
         drain();
     }
 }
 
 TEST_P(ListenerClose, PortIsFreeOnceTheCloseCompletionRuns) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
-    ASSERT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status);
+    ASSERT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     // From inside the close completion the listener is closed (rule 4: it is the last callback),
     // so its port must be free to reuse - with no further event needed.
     NDK_ADAPTER* h = adapter();
@@ -190,43 +191,43 @@ TEST_P(ListenerClose, PortIsFreeOnceTheCloseCompletionRuns) {
     if (c.returned != STATUS_PENDING) {
         // Inline close: the port is free as soon as the close returns.
         auto again = create_shared_endpoint(as_sockaddr(a), sizeof a);
-        EXPECT_NT(STATUS_SUCCESS, again.status);
+        EXPECT_NT_SUCCESS(again.status);
         if (again.object != nullptr) {
-            EXPECT_NT(STATUS_SUCCESS, close(again.object).status);
+            EXPECT_NT_SUCCESS(close(again.object).status);
         }
         return;
     }
     ASSERT_EQ(closing.calls(), 1);
     if (inside == STATUS_PENDING) {
         ASSERT_TRUE(await(sep_create, 1, "NdkCreateSharedEndpoint (from a close completion)"));
-        EXPECT_NT(STATUS_SUCCESS, sep_create.status());
+        EXPECT_NT_SUCCESS(sep_create.status());
         sep = reinterpret_cast<NDK_SHARED_ENDPOINT*>(sep_create.object());
     } else {
-        EXPECT_NT(STATUS_SUCCESS, inside)
+        EXPECT_NT_SUCCESS(inside)
             << "NdkCreateSharedEndpoint on the closed listener's port from inside its close "
                "completion";
     }
     if (sep != nullptr) {
-        EXPECT_NT(STATUS_SUCCESS, close(sep).status);
+        EXPECT_NT_SUCCESS(close(sep).status);
     }
 }
 
 TEST_P(ListenerCloseWithPendingListen, CloseCompletionComesAfterListenCompletion) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
     log().clear();
     recorder& listening = make_recorder("listener.listen");
     const NTSTATUS r = l.object->Dispatch->NdkListen(l.object, as_sockaddr(a), sizeof a,
                                                      &recorder::on_request, &listening);
-    ASSERT_NT(STATUS_PENDING, r);
+    ASSERT_NT_STATUS(STATUS_PENDING, r);
     listening.expect_calls(1);
     recorder& closing = make_recorder("listener.close");
     const call_result c = start_close(&l.object->Header, closing);
-    EXPECT_NT(STATUS_PENDING, c.returned);
+    EXPECT_NT_STATUS(STATUS_PENDING, c.returned);
     ASSERT_TRUE(finish(c, "NdkCloseListener"));
     drain();
-    EXPECT_NT(STATUS_SUCCESS, listening.status());
+    EXPECT_NT_SUCCESS(listening.status());
     const std::vector<std::string> expected{"listener.listen", "~listener.listen", "listener.close",
                                             "~listener.close"};
     EXPECT_EQ(log().entries(), expected) << "the close completion is the last callback";
@@ -234,64 +235,66 @@ TEST_P(ListenerCloseWithPendingListen, CloseCompletionComesAfterListenCompletion
 
 TEST_P(ListenerIpv6, WindowsFamily23IsAcceptedAndReturned) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN6 a = ipv6("::1", k_port, WS_AF_INET6);
-    EXPECT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status);
+    EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN6));
     EXPECT_EQ(got.si_family, WS_AF_INET6);
     EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "::1");
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerIpv6, LinuxFamily10IsAcceptedAndReturned) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN6 a = ipv6("::1", k_port, 10);
-    EXPECT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status);
+    EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN6));
     EXPECT_EQ(got.si_family, 10);
     EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "::1");
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerIpv6, WildcardBindsTheAdaptersOwnIpv6Address) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN6 a = ipv6("::", 0);
-    EXPECT_NT(STATUS_SUCCESS, listen(l.object, as_sockaddr(a), sizeof a).status);
+    EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN6));
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "::1");
     EXPECT_GE(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), 49152);
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerIpv6, Ipv4AddressOrForeignIpv6AddressGetsInvalidAddress) {
     auto l = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, l.status);
+    ASSERT_NT_SUCCESS(l.status);
     SOCKADDR_IN v4 = ipv4("127.0.0.1", k_port);
-    EXPECT_NT(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(v4), sizeof v4).returned);
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(v4), sizeof v4).returned);
     SOCKADDR_IN6 other = ipv6("2001:db8::7", k_port);
-    EXPECT_NT(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(other), sizeof other).returned);
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
+                     listen(l.object, as_sockaddr(other), sizeof other).returned);
     SOCKADDR_IN6 own = ipv6("::1", k_port);
-    EXPECT_NT(STATUS_INVALID_ADDRESS,
-              listen(l.object, as_sockaddr(own), sizeof(SOCKADDR_IN)).returned)
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
+                     listen(l.object, as_sockaddr(own), sizeof(SOCKADDR_IN)).returned)
         << "an IPv6 address needs a SOCKADDR_IN6-sized length";
-    EXPECT_NT(STATUS_SUCCESS, close(l.object).status);
+    EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerIpv6, SecondListenerOnSamePortGetsSharingViolationWhateverTheFamilyValue) {
     auto first = create_listener();
     auto second = create_listener();
-    ASSERT_NT(STATUS_SUCCESS, first.status);
-    ASSERT_NT(STATUS_SUCCESS, second.status);
+    ASSERT_NT_SUCCESS(first.status);
+    ASSERT_NT_SUCCESS(second.status);
     SOCKADDR_IN6 a = ipv6("::1", k_port, WS_AF_INET6);
     SOCKADDR_IN6 b = ipv6("::1", k_port, 10);
-    ASSERT_NT(STATUS_SUCCESS, listen(first.object, as_sockaddr(a), sizeof a).status);
-    EXPECT_NT(STATUS_SHARING_VIOLATION, listen(second.object, as_sockaddr(b), sizeof b).returned);
-    EXPECT_NT(STATUS_SUCCESS, close(first.object).status);
-    EXPECT_NT(STATUS_SUCCESS, close(second.object).status);
+    ASSERT_NT_SUCCESS(listen(first.object, as_sockaddr(a), sizeof a).status);
+    EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION,
+                     listen(second.object, as_sockaddr(b), sizeof b).returned);
+    EXPECT_NT_SUCCESS(close(first.object).status);
+    EXPECT_NT_SUCCESS(close(second.object).status);
 }
 
 NDKSIM_TEST_INSTANTIATE_STYLES(ListenerCreate);

@@ -21,27 +21,27 @@ class QpTest : public NdkStyleTest {
         info_ = query_info();
         auto pd = create_pd();
         auto cq = create_cq();
-        ASSERT_NT(STATUS_SUCCESS, pd.status);
-        ASSERT_NT(STATUS_SUCCESS, cq.status);
+        ASSERT_NT_SUCCESS(pd.status);
+        ASSERT_NT_SUCCESS(cq.status);
         pd_ = pd.object;
         cq_ = cq.object;
     }
     void TearDown() override {
         if (srq_ != nullptr) {
-            EXPECT_NT(STATUS_SUCCESS, close(srq_).status);
+            EXPECT_NT_SUCCESS(close(srq_).status);
         }
         if (cq_ != nullptr) {
-            EXPECT_NT(STATUS_SUCCESS, close(cq_).status);
+            EXPECT_NT_SUCCESS(close(cq_).status);
         }
         if (pd_ != nullptr) {
-            EXPECT_NT(STATUS_SUCCESS, close(pd_).status);
+            EXPECT_NT_SUCCESS(close(pd_).status);
         }
         NdkStyleTest::TearDown();
     }
     NDK_SRQ* srq() {
         if (srq_ == nullptr) {
             auto s = create_srq(pd_);
-            EXPECT_NT(STATUS_SUCCESS, s.status);
+            EXPECT_NT_SUCCESS(s.status);
             srq_ = s.object;
         }
         return srq_;
@@ -49,24 +49,24 @@ class QpTest : public NdkStyleTest {
     // Creates a QP with `p`, expects `expected`, and closes it when it was created.
     void expect_create_qp(const qp_params& p, NTSTATUS expected, const std::string& what) {
         auto qp = create_qp(pd_, cq_, cq_, p);
-        EXPECT_NT(expected, qp.status) << what;
+        EXPECT_NT_STATUS(expected, qp.status) << what;
         if (expected != STATUS_SUCCESS) {
-            EXPECT_NT(expected, qp.returned) << what << ": validation fails inline";
+            EXPECT_NT_STATUS(expected, qp.returned) << what << ": validation fails inline";
             EXPECT_EQ(qp.object, nullptr) << what;
         }
         if (qp.object != nullptr) {
-            EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
+            EXPECT_NT_SUCCESS(close(qp.object).status);
         }
     }
     void expect_create_qp_with_srq(const qp_params& p, NTSTATUS expected, const std::string& what) {
         auto qp = create_qp_with_srq(pd_, cq_, cq_, srq(), p);
-        EXPECT_NT(expected, qp.status) << what;
+        EXPECT_NT_STATUS(expected, qp.status) << what;
         if (expected != STATUS_SUCCESS) {
-            EXPECT_NT(expected, qp.returned) << what << ": validation fails inline";
+            EXPECT_NT_STATUS(expected, qp.returned) << what << ": validation fails inline";
             EXPECT_EQ(qp.object, nullptr) << what;
         }
         if (qp.object != nullptr) {
-            EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
+            EXPECT_NT_SUCCESS(close(qp.object).status);
         }
     }
 
@@ -84,14 +84,14 @@ TEST_P(QpCreate, DeliversQpWithTypeVersionZeroedReservedAndFullDispatch) {
     qp_params p;
     p.qp_context = &context;
     auto qp = create_qp(pd_, cq_, cq_, p);
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
+    ASSERT_NT_SUCCESS(qp.status);
     EXPECT_EQ(qp.object->Header.ObjectType, NdkObjectTypeQp);
     EXPECT_EQ(qp.object->Header.Version.Major, 2);
     EXPECT_EQ(qp.object->Header.Version.Minor, 1);
     EXPECT_TRUE(reserved_is_zero(qp.object->Header));
     ASSERT_NE(qp.object->Dispatch, nullptr);
     EXPECT_NE(qp.object->Dispatch->NdkSendAndInvalidate, nullptr) << "1.2+ entry";
-    EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
+    EXPECT_NT_SUCCESS(close(qp.object).status);
 }
 
 TEST_P(QpCreate, AcceptsEveryLimitExactly) {
@@ -140,15 +140,15 @@ TEST_P(QpCreate, RejectsInlineDataSizeAboveLimitWithInvalidParameter) {
 TEST_P(QpCreate, AcceptsCqOfAnotherHandleOfTheSameAdapter) {
     // Objects belong to the NIC, not to the handle they came through (docs/object-model.md).
     NDK_ADAPTER* other = nullptr;
-    ASSERT_NT(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &other));
+    ASSERT_NT_STATUS(NDIS_STATUS_SUCCESS, open_handle({2, 1}, &other));
     auto second = create_cq(16, other);
-    ASSERT_NT(STATUS_SUCCESS, second.status);
+    ASSERT_NT_SUCCESS(second.status);
     auto qp = create_qp(pd_, second.object, cq_);
-    EXPECT_NT(STATUS_SUCCESS, qp.status);
+    EXPECT_NT_SUCCESS(qp.status);
     if (qp.object != nullptr) {
-        EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
+        EXPECT_NT_SUCCESS(close(qp.object).status);
     }
-    EXPECT_NT(STATUS_SUCCESS, close(second.object).status);
+    EXPECT_NT_SUCCESS(close(second.object).status);
     close_handle(other);
 }
 
@@ -156,38 +156,38 @@ TEST_P(QpCreate, RefusedCreateLeavesItsAntecedentsFreeToCloseAtOnce) {
     qp_params p;
     p.inline_data_size = info_.MaxInlineDataSize + 1;
     auto qp = create_qp(pd_, cq_, cq_, p);
-    ASSERT_NT(STATUS_INVALID_PARAMETER, qp.returned);
+    ASSERT_NT_STATUS(STATUS_INVALID_PARAMETER, qp.returned);
     // Nothing depends on the CQ and PD: under INLINE style their closes complete inline.
     const call_result c = close(cq_);
     cq_ = nullptr;
     const call_result d = close(pd_);
     pd_ = nullptr;
-    EXPECT_NT(STATUS_SUCCESS, c.status);
-    EXPECT_NT(STATUS_SUCCESS, d.status);
+    EXPECT_NT_SUCCESS(c.status);
+    EXPECT_NT_SUCCESS(d.status);
     if (GetParam().style == NDKSIM_COMPLETE_INLINE) {
-        EXPECT_NT(STATUS_SUCCESS, c.returned);
-        EXPECT_NT(STATUS_SUCCESS, d.returned);
+        EXPECT_NT_SUCCESS(c.returned);
+        EXPECT_NT_SUCCESS(d.returned);
     }
 }
 
 TEST_P(QpCreate, QueryExtensionReturnsNotSupported) {
     auto qp = create_qp(pd_, cq_, cq_);
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
+    ASSERT_NT_SUCCESS(qp.status);
     GUID id{7, 7, 7, {7, 7, 7, 7, 7, 7, 7, 7}};
     NDK_EXTENSION_INTERFACE ext{};
-    EXPECT_NT(STATUS_NOT_SUPPORTED, qp.object->Dispatch->NdkQueryExtension(
-                                        &qp.object->Header, &id, NDK_VERSION{1, 0}, &ext));
-    EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
+    EXPECT_NT_STATUS(STATUS_NOT_SUPPORTED, qp.object->Dispatch->NdkQueryExtension(
+                                               &qp.object->Header, &id, NDK_VERSION{1, 0}, &ext));
+    EXPECT_NT_SUCCESS(close(qp.object).status);
 }
 
 TEST_P(QpCreateWithSrq, DeliversQpWithTypeAndVersion) {
     auto qp = create_qp_with_srq(pd_, cq_, cq_, srq());
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
+    ASSERT_NT_SUCCESS(qp.status);
     EXPECT_EQ(qp.object->Header.ObjectType, NdkObjectTypeQp);
     EXPECT_EQ(qp.object->Header.Version.Major, 2);
     EXPECT_EQ(qp.object->Header.Version.Minor, 1);
     EXPECT_TRUE(reserved_is_zero(qp.object->Header));
-    EXPECT_NT(STATUS_SUCCESS, close(qp.object).status);
+    EXPECT_NT_SUCCESS(close(qp.object).status);
 }
 
 TEST_P(QpCreateWithSrq, AcceptsEveryLimitExactly) {
@@ -221,7 +221,7 @@ TEST_P(QpCreateWithSrq, RejectsInlineDataSizeAboveLimitWithInvalidParameter) {
 
 TEST_P(QpCreateWithSrq, SrqClosePendsUntilItsQpCloses) {
     auto qp = create_qp_with_srq(pd_, cq_, cq_, srq());
-    ASSERT_NT(STATUS_SUCCESS, qp.status);
+    ASSERT_NT_SUCCESS(qp.status);
     expect_close_waits_for(&srq_->Header, {&qp.object->Header});
     srq_ = nullptr;
 }

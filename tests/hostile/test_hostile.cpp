@@ -93,15 +93,14 @@ class Hostile : public CapturingPair {
         g_.mdl = IoAllocateMdl(g_.window(), k_page, FALSE, FALSE, nullptr);
         MmBuildMdlForNonPagedPool(g_.mdl);
         slot created;
-        ASSERT_STATUS(STATUS_SUCCESS, b_.pd->Dispatch->NdkCreateMr(b_.pd, FALSE, slot::on_create,
-                                                                   &created, &g_.mr));
+        ASSERT_NT_SUCCESS(
+            b_.pd->Dispatch->NdkCreateMr(b_.pd, FALSE, slot::on_create, &created, &g_.mr));
         slot registered;
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      g_.mr->Dispatch->NdkRegisterMr(g_.mr, g_.mdl, k_page,
-                                                     NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
-                                                         NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                                                         NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                                                     slot::on_request, &registered));
+        ASSERT_NT_SUCCESS(g_.mr->Dispatch->NdkRegisterMr(g_.mr, g_.mdl, k_page,
+                                                         NDK_MR_FLAG_ALLOW_LOCAL_WRITE |
+                                                             NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                                             NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                                         slot::on_request, &registered));
         g_.token = g_.mr->Dispatch->NdkGetRemoteTokenFromMr(g_.mr);
         at_teardown([this] {
             slot deregistered;
@@ -170,9 +169,8 @@ class Hostile : public CapturingPair {
     }
 
     void inject_into(side& s, const std::vector<std::byte>& frame, const char* from) {
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      ndksim_adapter_inject_frame(s.nic, frame.data(),
-                                                  static_cast<ULONG>(frame.size()), from));
+        ASSERT_NT_SUCCESS(ndksim_adapter_inject_frame(s.nic, frame.data(),
+                                                      static_cast<ULONG>(frame.size()), from));
         settle();
     }
 
@@ -214,31 +212,31 @@ class Hostile : public CapturingPair {
     /// A SEND of 64 bytes from `aqp` to `bqp`; returns the receive's status.
     NTSTATUS send_over(NDK_QP* aqp, NDK_QP* bqp) {
         NDK_SGE r = b_.buf.sge(b_.buf.size - 4096, 64);
-        EXPECT_STATUS(STATUS_SUCCESS, bqp->Dispatch->NdkReceive(bqp, nullptr, &r, 1));
+        EXPECT_NT_SUCCESS(bqp->Dispatch->NdkReceive(bqp, nullptr, &r, 1));
         NDK_SGE s = a_.buf.sge(0, 64);
-        EXPECT_STATUS(STATUS_SUCCESS, aqp->Dispatch->NdkSend(aqp, nullptr, &s, 1, 0));
+        EXPECT_NT_SUCCESS(aqp->Dispatch->NdkSend(aqp, nullptr, &s, 1, 0));
         const NDK_RESULT_EX sent = next(a_.cq);
         const NDK_RESULT_EX received = next(b_.cq);
-        EXPECT_STATUS(sent.Status, received.Status);
+        EXPECT_NT_STATUS(sent.Status, received.Status);
         return received.Status;
     }
 
     /// The second connection carries a SEND (bad input kills at most its own connection).
-    void expect_second_connection_works() { EXPECT_STATUS(STATUS_SUCCESS, send_over(a2_, b2_)); }
+    void expect_second_connection_works() { EXPECT_NT_SUCCESS(send_over(a2_, b2_)); }
 
     /// The attacked connection is dead on b's side: its QP is in error and a post on it
     /// completes with a flush status.
     void expect_victim_killed() {
         EXPECT_EQ(core::qp_state::error, core_qp(b_.qp).state());
         NDK_SGE r = b_.buf.sge(0, 64);
-        ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
-        EXPECT_STATUS(STATUS_CANCELLED, next(b_.cq).Status);
+        ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
+        EXPECT_NT_STATUS(STATUS_CANCELLED, next(b_.cq).Status);
     }
 
     /// The attacked connection still works.
     void expect_victim_alive() {
         EXPECT_EQ(core::qp_state::connected, core_qp(b_.qp).state());
-        EXPECT_STATUS(STATUS_SUCCESS, send_over(a_.qp, b_.qp));
+        EXPECT_NT_SUCCESS(send_over(a_.qp, b_.qp));
     }
 
     // Reads the capture after teardown: b sent exactly the NAKs expected_naks_ names (and, when
@@ -490,8 +488,7 @@ TEST_F(Hostile, ReadsBeyondTheNegotiatedIrdAreRefusedWithInvalidRequest) {
     constexpr ULONG length = 4096;  // one response packet each
     for (ULONG i = 0; i < reads; ++i) {
         NDK_SGE s = a_.buf.sge(i * length, length);
-        ASSERT_STATUS(
-            STATUS_SUCCESS,
+        ASSERT_NT_SUCCESS(
             aqp->Dispatch->NdkRead(aqp, reinterpret_cast<PVOID>(std::uintptr_t{i} + 1), &s, 1,
                                    b_.buf.address() + i * length, b_.buf.remote_token, 0));
     }
@@ -501,7 +498,7 @@ TEST_F(Hostile, ReadsBeyondTheNegotiatedIrdAreRefusedWithInvalidRequest) {
         const NTSTATUS expected = i < 4    ? STATUS_SUCCESS
                                   : i == 4 ? STATUS_REMOTE_RESOURCES
                                            : STATUS_CANCELLED;
-        EXPECT_STATUS(expected, r.Status) << "read " << i;
+        EXPECT_NT_STATUS(expected, r.Status) << "read " << i;
         if (i == 4) {
             EXPECT_EQ(0x100u | static_cast<unsigned>(wire::nak_code::invalid_request),
                       r.ProviderErrorCode);
@@ -530,9 +527,8 @@ TEST_F(Hostile, DuplicateReadsBeyondTheIrdAreDroppedQuietly) {
     h.bth.psn = wire::psn_mask;  // forge() adds the expected PSN: one behind it
     const std::vector<std::byte> frame = forge(h);
     for (int i = 0; i < 16; ++i) {
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      ndksim_adapter_inject_frame(b_.nic, frame.data(),
-                                                  static_cast<ULONG>(frame.size()), "10.0.0.1"));
+        ASSERT_NT_SUCCESS(ndksim_adapter_inject_frame(
+            b_.nic, frame.data(), static_cast<ULONG>(frame.size()), "10.0.0.1"));
     }
     settle();
     EXPECT_EQ(16u, counters().duplicate_packets.load());
@@ -568,21 +564,21 @@ TEST_F(Hostile, PayloadLongerThanTheMtuIsRefused) {
 
 TEST_F(Hostile, InjectRefusesBadArguments) {
     const std::byte bytes[16] = {};
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  ndksim_adapter_inject_frame(nullptr, bytes, 16, "10.0.0.1"));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  ndksim_adapter_inject_frame(b_.nic, nullptr, 16, "10.0.0.1"));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  ndksim_adapter_inject_frame(b_.nic, bytes, 16, nullptr));
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  ndksim_adapter_inject_frame(b_.nic, bytes, 16, "not an address"));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_adapter_inject_frame(nullptr, bytes, 16, "10.0.0.1"));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_adapter_inject_frame(b_.nic, nullptr, 16, "10.0.0.1"));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_adapter_inject_frame(b_.nic, bytes, 16, nullptr));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_adapter_inject_frame(b_.nic, bytes, 16, "not an address"));
     // An empty frame: nothing to deliver (and nothing to copy from).
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  ndksim_adapter_inject_frame(b_.nic, bytes, 0, "10.0.0.1"));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_adapter_inject_frame(b_.nic, bytes, 0, "10.0.0.1"));
     std::vector<std::byte> big(wire::k_max_frame_bytes + 1);
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER,
-                  ndksim_adapter_inject_frame(b_.nic, big.data(), static_cast<ULONG>(big.size()),
-                                              "10.0.0.1"));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_adapter_inject_frame(b_.nic, big.data(), static_cast<ULONG>(big.size()),
+                                                 "10.0.0.1"));
     settle();
     expect_victim_alive();
 }

@@ -86,13 +86,12 @@ UINT32 SocketPair::bind_window_on_b(std::size_t offset, SIZE_T length, NDK_MW*& 
     }
     b_.windows.push_back(mw);
     const std::size_t n = result_count(b_) + 1;
-    EXPECT_STATUS(
-        STATUS_SUCCESS,
+    EXPECT_NT_SUCCESS(
         b_.qp->Dispatch->NdkBind(b_.qp, mw, b_.buf.mr, mw, b_.buf.bytes + offset, length,
                                  NDK_OP_FLAG_ALLOW_REMOTE_READ | NDK_OP_FLAG_ALLOW_REMOTE_WRITE));
     const UINT32 token = mw->Dispatch->NdkGetRemoteTokenFromMw(mw);
     const NDK_RESULT_EX r = result(b_, n, "the bind's completion");
-    EXPECT_STATUS(STATUS_SUCCESS, r.Status);
+    EXPECT_NT_SUCCESS(r.Status);
     EXPECT_EQ(NdkOperationTypeBind, r.Type);
     return token;
 }

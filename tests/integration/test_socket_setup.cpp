@@ -21,13 +21,13 @@ class SocketSetup : public ::testing::TestWithParam<ndksim_wire> {};
 
 TEST_P(SocketSetup, ASocketWireOnADeterministicLoopIsAnInvalidParameter) {
     ndksim_loop* loop = nullptr;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop));
+    ASSERT_NT_SUCCESS(ndksim_loop_create(&loop));
     ndksim_adapter_config c;
     ndksim_adapter_config_init(&c);
     c.wire = GetParam();
     c.loop = loop;
     ndksim_adapter* nic = nullptr;
-    EXPECT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_create(&c, &nic));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_adapter_create(&c, &nic));
     EXPECT_EQ(nullptr, nic);
     ndksim_loop_destroy(loop);
 }
@@ -52,7 +52,7 @@ TEST_P(SocketSetup, APortTakenByAnotherSocketIsAddressAlreadyExists) {
     c.address = "127.0.0.4";
     c.port = ntohs(a.sin_port);
     ndksim_adapter* nic = nullptr;
-    EXPECT_STATUS(STATUS_ADDRESS_ALREADY_EXISTS, ndksim_adapter_create(&c, &nic));
+    EXPECT_NT_STATUS(STATUS_ADDRESS_ALREADY_EXISTS, ndksim_adapter_create(&c, &nic));
     EXPECT_EQ(nullptr, nic);
     ::close(fd);
 }
@@ -63,7 +63,7 @@ TEST_P(SocketSetup, AnAddressThisHostDoesNotOwnIsInvalidAddress) {
     c.wire = GetParam();
     c.address = "192.0.2.77";  // TEST-NET-1 (RFC 5737): never a local address
     ndksim_adapter* nic = nullptr;
-    EXPECT_STATUS(STATUS_INVALID_ADDRESS, ndksim_adapter_create(&c, &nic));
+    EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, ndksim_adapter_create(&c, &nic));
     EXPECT_EQ(nullptr, nic);
 }
 

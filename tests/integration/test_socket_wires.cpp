@@ -79,12 +79,12 @@ class SocketWire : public SocketPair {
         const std::size_t na = result_count(a_) + 1;
         const std::size_t nb = result_count(b_) + 1;
         NDK_SGE r = b_.buf.sge(dst, length);
-        ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
+        ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
         NDK_SGE s = a_.buf.sge(src, length);
-        ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, 0));
-        EXPECT_STATUS(STATUS_SUCCESS, result(a_, na, "the send's completion").Status);
+        ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, 0));
+        EXPECT_NT_SUCCESS(result(a_, na, "the send's completion").Status);
         const NDK_RESULT_EX got = result(b_, nb, "the receive's completion");
-        EXPECT_STATUS(STATUS_SUCCESS, got.Status);
+        EXPECT_NT_SUCCESS(got.Status);
         EXPECT_EQ(length, got.BytesTransferred);
         EXPECT_EQ(0, std::memcmp(a_.buf.bytes + src, b_.buf.bytes + dst, length));
     }
@@ -112,8 +112,8 @@ TEST_P(SocketWire, WritesOfEverySizeArriveIntact) {
     unsigned seed = 1;
     for (const shape& s : shapes) {
         fill(a_.buf.bytes + offset, s.length, seed++);
-        EXPECT_STATUS(STATUS_SUCCESS, write_from_a(offset, s.length, b_.buf.address() + offset,
-                                                   b_.buf.remote_token, s.flags))
+        EXPECT_NT_SUCCESS(
+            write_from_a(offset, s.length, b_.buf.address() + offset, b_.buf.remote_token, s.flags))
             << s.what;
         settle(b_);
         EXPECT_EQ(0, std::memcmp(a_.buf.bytes + offset, b_.buf.bytes + offset, s.length)) << s.what;
@@ -178,8 +178,8 @@ TEST_P(SocketWire, AStarvedEngineThreadIsNotTakenForASilentWire) {
         sched.post_after(0, busy{&sched, &arrived, &peer, sent_before, acks_before, timeout,
                                  &starved_long_enough});
     });
-    ASSERT_STATUS(STATUS_SUCCESS, posted.get_future().get());
-    EXPECT_STATUS(STATUS_SUCCESS, result(a_, n, "the write's completion").Status);
+    ASSERT_NT_SUCCESS(posted.get_future().get());
+    EXPECT_NT_SUCCESS(result(a_, n, "the write's completion").Status);
     ASSERT_TRUE(starved_long_enough.load())
         << "b's ACK did not leave within " << board::k_timeout.count() << " s";
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, length));
@@ -192,10 +192,10 @@ TEST_P(SocketWire, ReadsBringTheRemoteBytes) {
     fill(b_.buf.bytes, size, 42);
     settle(b_);  // b's engine reads these bytes, reached from here only through a's socket
     NDK_SGE r = a_.buf.sge(2 * size, size);
-    ASSERT_STATUS(STATUS_SUCCESS, a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &r, 1, b_.buf.address(),
-                                                           b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(
+        a_.qp->Dispatch->NdkRead(a_.qp, nullptr, &r, 1, b_.buf.address(), b_.buf.remote_token, 0));
     const NDK_RESULT_EX got = result(a_, 1, "the read's completion");
-    EXPECT_STATUS(STATUS_SUCCESS, got.Status);
+    EXPECT_NT_SUCCESS(got.Status);
     EXPECT_EQ(NdkOperationTypeRead, got.Type);
     EXPECT_EQ(0, std::memcmp(b_.buf.bytes, a_.buf.bytes + 2 * size, size));
 }
@@ -213,18 +213,17 @@ TEST_P(SocketWire, SendAndInvalidateInvalidatesTheWindowAtTheReceiver) {
     ASSERT_NE(nullptr, mw);
     const std::size_t nb = result_count(b_) + 1;
     NDK_SGE r = b_.buf.sge(131072, 4096);
-    ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
+    ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkReceive(b_.qp, nullptr, &r, 1));
     fill(a_.buf.bytes, 200, 3);
     NDK_SGE s = a_.buf.sge(0, 200);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1, 0, token));
-    EXPECT_STATUS(STATUS_SUCCESS, result(a_, 1, "the send's completion").Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkSendAndInvalidate(a_.qp, nullptr, &s, 1, 0, token));
+    EXPECT_NT_SUCCESS(result(a_, 1, "the send's completion").Status);
     const NDK_RESULT_EX got = result(b_, nb, "the receive's completion");
-    EXPECT_STATUS(STATUS_SUCCESS, got.Status);
+    EXPECT_NT_SUCCESS(got.Status);
     EXPECT_EQ(NdkOperationTypeReceiveAndInvalidate, got.Type);
     EXPECT_EQ(static_cast<ULONG_PTR>(token), got.TypeSpecificCompletionOutput);
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes + 131072, 200));
-    EXPECT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 64, b_.buf.address(), token));
+    EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 64, b_.buf.address(), token));
 }
 
 TEST_P(SocketWire, BoundWindowTakesAWriteAndRefusesItAfterInvalidate) {
@@ -232,15 +231,15 @@ TEST_P(SocketWire, BoundWindowTakesAWriteAndRefusesItAfterInvalidate) {
     const UINT32 token = bind_window_on_b(65536, 65536, mw);
     ASSERT_NE(nullptr, mw);
     fill(a_.buf.bytes, 4096, 5);
-    EXPECT_STATUS(STATUS_SUCCESS, write_from_a(0, 4096, b_.buf.address() + 65536, token));
+    EXPECT_NT_SUCCESS(write_from_a(0, 4096, b_.buf.address() + 65536, token));
     settle(b_);
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes + 65536, 4096));
     const std::size_t nb = result_count(b_) + 1;
-    ASSERT_STATUS(STATUS_SUCCESS, b_.qp->Dispatch->NdkInvalidate(b_.qp, mw, &mw->Header, 0));
+    ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkInvalidate(b_.qp, mw, &mw->Header, 0));
     const NDK_RESULT_EX inv = result(b_, nb, "the invalidate's completion");
-    EXPECT_STATUS(STATUS_SUCCESS, inv.Status);
+    EXPECT_NT_SUCCESS(inv.Status);
     EXPECT_EQ(NdkOperationTypeInvalidate, inv.Type);
-    EXPECT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 64, b_.buf.address() + 65536, token));
+    EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 64, b_.buf.address() + 65536, token));
 }
 
 TEST_P(SocketWire, DisconnectReachesThePeer) {
@@ -527,7 +526,7 @@ TEST_P(SocketWire, ADepartureBeyondTheBoundIsRefusedAndOverTcpEndsItsConnection)
     send_and_check(0, 0, 300, 13);
     ndksim_adapter_stats stats{};
     stats.size = sizeof stats;
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(b_.nic, &stats));
+    ASSERT_NT_SUCCESS(ndksim_adapter_get_stats(b_.nic, &stats));
     EXPECT_EQ(1U, stats.socket_departures_refused);
 }
 
@@ -683,8 +682,7 @@ TEST_P(SocketWireStranger, EveryMessageWithGuessedIdsLeavesTheLiveConnectionAlon
     // The live connection carries a send and a write both ways of the check.
     send_and_check(0, 0, 300, 17);
     fill(a_.buf.bytes + 8192, 4096, 18);
-    EXPECT_STATUS(STATUS_SUCCESS,
-                  write_from_a(8192, 4096, b_.buf.address() + 8192, b_.buf.remote_token));
+    EXPECT_NT_SUCCESS(write_from_a(8192, 4096, b_.buf.address() + 8192, b_.buf.remote_token));
     settle(b_);
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes + 8192, b_.buf.bytes + 8192, 4096));
 }

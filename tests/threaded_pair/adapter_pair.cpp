@@ -40,13 +40,13 @@ void adapter_pair::close(NDK_OBJECT_HEADER* o) {
     // Every dispatch table starts with its close function; the QP's serves for all kinds.
     const NTSTATUS r =
         reinterpret_cast<NDK_QP*>(o)->Dispatch->NdkCloseQp(o, completion_slot::on_close, &s);
-    EXPECT_STATUS(STATUS_SUCCESS, finish(r, s, "a close completion"));
+    EXPECT_NT_SUCCESS(finish(r, s, "a close completion"));
 }
 
 void adapter_pair::make_objects(pair_side& s) {
     NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
     p.Version = ndksim_highest_version();
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_open_ndk_adapter(s.nic, &p, &s.adapter));
+    ASSERT_NT_SUCCESS(ndksim_open_ndk_adapter(s.nic, &p, &s.adapter));
     NDK_ADAPTER* ad = s.adapter;
     s.pd = create<NDK_PD>("NdkCreatePd", [&](auto done, auto ctx, NDK_PD** out) {
         return ad->Dispatch->NdkCreatePd(ad, done, ctx, out);
@@ -75,13 +75,12 @@ void adapter_pair::make_objects(pair_side& s) {
     });
     ASSERT_NE(nullptr, s.buf.mr);
     completion_slot registered{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  finish(s.buf.mr->Dispatch->NdkRegisterMr(
-                             s.buf.mr, s.buf.mdl, size,
-                             NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
-                                 NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                             completion_slot::on_request, &registered),
-                         registered, "NdkRegisterMr"));
+    ASSERT_NT_SUCCESS(finish(s.buf.mr->Dispatch->NdkRegisterMr(
+                                 s.buf.mr, s.buf.mdl, size,
+                                 NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
+                                     NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
+                                 completion_slot::on_request, &registered),
+                             registered, "NdkRegisterMr"));
     s.buf.local_token = s.buf.mr->Dispatch->NdkGetLocalTokenFromMr(s.buf.mr);
     s.buf.remote_token = s.buf.mr->Dispatch->NdkGetRemoteTokenFromMr(s.buf.mr);
 }
@@ -103,14 +102,14 @@ void adapter_pair::connect() {
     ASSERT_NE(nullptr, listener_);
     SOCKADDR_IN any = ipv4("0.0.0.0", 0);
     completion_slot listened{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS, finish(listener_->Dispatch->NdkListen(
-                                             listener_, reinterpret_cast<PSOCKADDR>(&any),
-                                             sizeof any, completion_slot::on_request, &listened),
-                                         listened, "NdkListen"));
+    ASSERT_NT_SUCCESS(
+        finish(listener_->Dispatch->NdkListen(listener_, reinterpret_cast<PSOCKADDR>(&any),
+                                              sizeof any, completion_slot::on_request, &listened),
+               listened, "NdkListen"));
     SOCKADDR_IN bound{};
     ULONG size = sizeof bound;
-    ASSERT_STATUS(STATUS_SUCCESS, listener_->Dispatch->NdkGetLocalAddress(
-                                      listener_, reinterpret_cast<PSOCKADDR>(&bound), &size));
+    ASSERT_NT_SUCCESS(listener_->Dispatch->NdkGetLocalAddress(
+        listener_, reinterpret_cast<PSOCKADDR>(&bound), &size));
     NDK_ADAPTER* aad = a_.adapter;
     a_.connector =
         create<NDK_CONNECTOR>("NdkCreateConnector", [&](auto done, auto ctx, NDK_CONNECTOR** out) {
@@ -122,11 +121,11 @@ void adapter_pair::connect() {
     // The private data goes with its terminating NUL, so the peer reads it back as a string.
     std::string hello = shape_.hello;
     completion_slot connected{&board_};
-    ASSERT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkConnect(
-                                      a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src),
-                                      sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst, 8,
-                                      8, hello.data(), static_cast<ULONG>(hello.size() + 1),
-                                      completion_slot::on_request, &connected));
+    ASSERT_NT_STATUS(STATUS_PENDING, a_.connector->Dispatch->NdkConnect(
+                                         a_.connector, a_.qp, reinterpret_cast<PSOCKADDR>(&src),
+                                         sizeof src, reinterpret_cast<PSOCKADDR>(&dst), sizeof dst,
+                                         8, 8, hello.data(), static_cast<ULONG>(hello.size() + 1),
+                                         completion_slot::on_request, &connected));
     ASSERT_TRUE(board_.wait([&] { return incoming_ != nullptr; }, "the connect event"));
     {
         std::lock_guard lock(board_.m);
@@ -134,38 +133,39 @@ void adapter_pair::connect() {
     }
     char data[64] = {};
     ULONG length = sizeof data;
-    ASSERT_STATUS(STATUS_SUCCESS, b_.connector->Dispatch->NdkGetConnectionData(
-                                      b_.connector, nullptr, nullptr, data, &length));
+    ASSERT_NT_SUCCESS(b_.connector->Dispatch->NdkGetConnectionData(b_.connector, nullptr, nullptr,
+                                                                   data, &length));
     EXPECT_STREQ(shape_.hello, data);
     std::string world = shape_.world;
     completion_slot accepted{&board_};
-    ASSERT_STATUS(STATUS_PENDING,
-                  b_.connector->Dispatch->NdkAccept(
-                      b_.connector, b_.qp, 8, 8, world.data(), static_cast<ULONG>(world.size() + 1),
-                      pair_side::on_disconnect, &b_, completion_slot::on_request, &accepted));
-    ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, connected, "Connect's completion"));
+    ASSERT_NT_STATUS(STATUS_PENDING,
+                     b_.connector->Dispatch->NdkAccept(b_.connector, b_.qp, 8, 8, world.data(),
+                                                       static_cast<ULONG>(world.size() + 1),
+                                                       pair_side::on_disconnect, &b_,
+                                                       completion_slot::on_request, &accepted));
+    ASSERT_NT_SUCCESS(finish(STATUS_PENDING, connected, "Connect's completion"));
     length = sizeof data;
-    ASSERT_STATUS(STATUS_SUCCESS, a_.connector->Dispatch->NdkGetConnectionData(
-                                      a_.connector, nullptr, nullptr, data, &length));
+    ASSERT_NT_SUCCESS(a_.connector->Dispatch->NdkGetConnectionData(a_.connector, nullptr, nullptr,
+                                                                   data, &length));
     EXPECT_STREQ(shape_.world, data);
     completion_slot completed{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkCompleteConnect(
-                                             a_.connector, pair_side::on_disconnect, &a_,
-                                             completion_slot::on_request, &completed),
-                                         completed, "CompleteConnect's completion"));
-    ASSERT_STATUS(STATUS_SUCCESS, finish(STATUS_PENDING, accepted, "Accept's completion"));
+    ASSERT_NT_SUCCESS(finish(
+        a_.connector->Dispatch->NdkCompleteConnect(a_.connector, pair_side::on_disconnect, &a_,
+                                                   completion_slot::on_request, &completed),
+        completed, "CompleteConnect's completion"));
+    ASSERT_NT_SUCCESS(finish(STATUS_PENDING, accepted, "Accept's completion"));
 }
 
 void adapter_pair::disconnect_a_then_b() {
     completion_slot done{&board_};
-    ASSERT_STATUS(STATUS_SUCCESS, finish(a_.connector->Dispatch->NdkDisconnect(
-                                             a_.connector, completion_slot::on_request, &done),
-                                         done, "Disconnect's completion"));
+    ASSERT_NT_SUCCESS(finish(
+        a_.connector->Dispatch->NdkDisconnect(a_.connector, completion_slot::on_request, &done),
+        done, "Disconnect's completion"));
     ASSERT_TRUE(board_.wait([&] { return b_.disconnect_events == 1; }, "the disconnect event"));
     completion_slot peer{&board_};
-    EXPECT_STATUS(STATUS_SUCCESS, finish(b_.connector->Dispatch->NdkDisconnect(
-                                             b_.connector, completion_slot::on_request, &peer),
-                                         peer, "the peer's Disconnect"));
+    EXPECT_NT_SUCCESS(finish(
+        b_.connector->Dispatch->NdkDisconnect(b_.connector, completion_slot::on_request, &peer),
+        peer, "the peer's Disconnect"));
 }
 
 void adapter_pair::close_all() {

@@ -75,7 +75,7 @@ class adapter_pair {
         T* out = nullptr;
         const NTSTATUS returned = call(completion_slot::on_create, &s, &out);
         const NTSTATUS final_status = finish(returned, s, what);
-        EXPECT_STATUS(STATUS_SUCCESS, final_status) << what;
+        EXPECT_NT_SUCCESS(final_status) << what;
         if (final_status != STATUS_SUCCESS) {
             return nullptr;
         }

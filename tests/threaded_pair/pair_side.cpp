@@ -15,7 +15,7 @@ void pair_side::on_cq(PVOID c, NTSTATUS s) {
     self->cq->Dispatch->NdkArmCq(self->cq, NDK_CQ_NOTIFY_ANY);
     std::lock_guard lock(self->b->m);
     self->b->touched();
-    EXPECT_STATUS(STATUS_SUCCESS, s);
+    EXPECT_NT_SUCCESS(s);
     self->results.insert(self->results.end(), got.begin(), got.end());
     self->b->cv.notify_all();
 }

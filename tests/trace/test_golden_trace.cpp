@@ -87,7 +87,7 @@ void* ctx(std::uintptr_t id) {
 class GoldenTrace : public RcPair {
   protected:
     void SetUp() override {
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_loop_create(&loop_));
+        ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
         make_side(a_, "10.0.0.1");
         make_side(b_, "10.0.0.2");
         record(a_, 'a');
@@ -173,37 +173,36 @@ class GoldenTrace : public RcPair {
         ndksim_link_faults f{};
         f.drop_ppm = ppm;
         f.seed = seed;
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(a_.nic, &f));
+        ASSERT_NT_SUCCESS(ndksim_adapter_set_faults(a_.nic, &f));
         f.seed = seed + 1;
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_set_faults(b_.nic, &f));
+        ASSERT_NT_SUCCESS(ndksim_adapter_set_faults(b_.nic, &f));
     }
 
     void receive(int qp, std::uintptr_t id, std::size_t offset, ULONG length) {
         NDK_SGE s = b_.buf.sge(offset, length);
-        ASSERT_STATUS(STATUS_SUCCESS, bqp_[qp]->Dispatch->NdkReceive(bqp_[qp], ctx(id), &s, 1));
+        ASSERT_NT_SUCCESS(bqp_[qp]->Dispatch->NdkReceive(bqp_[qp], ctx(id), &s, 1));
     }
     void send(int qp, std::uintptr_t id, std::size_t offset, ULONG length, ULONG flags = 0) {
         NDK_SGE s = a_.buf.sge(offset, length);
-        ASSERT_STATUS(STATUS_SUCCESS, aqp_[qp]->Dispatch->NdkSend(aqp_[qp], ctx(id), &s, 1, flags));
+        ASSERT_NT_SUCCESS(aqp_[qp]->Dispatch->NdkSend(aqp_[qp], ctx(id), &s, 1, flags));
     }
     void write(int qp, std::uintptr_t id, std::size_t offset, ULONG length, ULONG flags = 0,
                UINT32 token_flip = 0) {
         NDK_SGE s = a_.buf.sge(offset, length);
-        ASSERT_STATUS(STATUS_SUCCESS, aqp_[qp]->Dispatch->NdkWrite(
-                                          aqp_[qp], ctx(id), &s, 1, b_.buf.address() + offset,
-                                          b_.buf.remote_token ^ token_flip, flags));
+        ASSERT_NT_SUCCESS(aqp_[qp]->Dispatch->NdkWrite(aqp_[qp], ctx(id), &s, 1,
+                                                       b_.buf.address() + offset,
+                                                       b_.buf.remote_token ^ token_flip, flags));
     }
     void read(int qp, std::uintptr_t id, std::size_t offset, ULONG length, ULONG flags = 0) {
         NDK_SGE s = a_.buf.sge(offset, length);
-        ASSERT_STATUS(STATUS_SUCCESS, aqp_[qp]->Dispatch->NdkRead(aqp_[qp], ctx(id), &s, 1,
-                                                                  b_.buf.address() + offset,
-                                                                  b_.buf.remote_token, flags));
+        ASSERT_NT_SUCCESS(aqp_[qp]->Dispatch->NdkRead(
+            aqp_[qp], ctx(id), &s, 1, b_.buf.address() + offset, b_.buf.remote_token, flags));
     }
 
     void counters(side& s, char name) {
         ndksim_adapter_stats st{};
         st.size = sizeof st;
-        ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(s.nic, &st));
+        ASSERT_NT_SUCCESS(ndksim_adapter_get_stats(s.nic, &st));
         const std::pair<const char*, ULONG64> values[] = {
             {"packets_sent", st.packets_sent},
             {"packets_received", st.packets_received},
@@ -265,9 +264,8 @@ TEST_F(GoldenTrace, TheWorkloadsTimingTraceEqualsTheGoldenFile) {
     send(1, 14, 20000, 64, NDK_OP_FLAG_INLINE);
     {
         NDK_SGE s = b_.buf.sge(170000, 3000);
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      b_.qp->Dispatch->NdkWrite(b_.qp, ctx(21), &s, 1, a_.buf.address() + 170000,
-                                                a_.buf.remote_token, 0));
+        ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkWrite(
+            b_.qp, ctx(21), &s, 1, a_.buf.address() + 170000, a_.buf.remote_token, 0));
     }
     run_until_idle();
 

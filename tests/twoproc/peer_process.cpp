@@ -1,9 +1,6 @@
 #include "peer_process.hpp"
 
 #include <poll.h>
-#include <signal.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -71,11 +68,11 @@ std::string peer_process::start(loopback::endpoint_options self_options,
     if (forked()) {
         // Fork before any adapter exists: the child must not inherit engine threads or sockets.
         std::fflush(nullptr);
-        child_ = ::fork();
-        if (child_ < 0) {
+        const pid_t child = ::fork();
+        if (child < 0) {
             return "fork failed";
         }
-        if (child_ == 0) {
+        if (child == 0) {
             ::close(port_pipe[1]);
             ::close(ready_pipe[0]);
             std::uint16_t port = 0;
@@ -85,6 +82,7 @@ std::string peer_process::start(loopback::endpoint_options self_options,
             run_peer(port, ready_pipe[1]);
             std::_Exit(thread_result_);
         }
+        child_ = tools::child_process::adopt(child);
         ::close(port_pipe[0]);
         ::close(ready_pipe[1]);
     }
@@ -136,26 +134,14 @@ bool peer_process::join(std::chrono::milliseconds timeout) {
         }
         return thread_result_ == 0;
     }
-    if (child_ <= 0) {
+    if (child_.pid() <= 0) {
         return false;
     }
-    // A pidfd turns "the child exited" into a pollable condition with a timeout.
-    const int pidfd = static_cast<int>(::syscall(SYS_pidfd_open, child_, 0));
-    bool exited = true;
-    if (pidfd >= 0) {
-        pollfd p{pidfd, POLLIN, 0};
-        exited = ::poll(&p, 1, static_cast<int>(timeout.count())) == 1;
-        ::close(pidfd);
+    const std::string how = child_.join(timeout);
+    if (!how.empty()) {
+        std::fprintf(stderr, "peer process %s\n", how.c_str());
     }
-    if (!exited) {
-        std::fprintf(stderr, "peer process %d still running after %lld ms: killed\n", int(child_),
-                     static_cast<long long>(timeout.count()));
-        ::kill(child_, SIGKILL);
-    }
-    int status = 0;
-    ::waitpid(child_, &status, 0);
-    child_ = -1;
-    return exited && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    return how.empty();
 }
 
 void peer_process::kill_now() {
@@ -164,11 +150,9 @@ void peer_process::kill_now() {
         join(std::chrono::milliseconds(20000));
         return;
     }
-    if (child_ > 0) {
-        ::kill(child_, SIGKILL);
-        int status = 0;
-        ::waitpid(child_, &status, 0);
-        child_ = -1;
+    if (child_.pid() > 0) {
+        child_.kill();
+        child_.join(std::chrono::milliseconds(0));
         joined_ = true;
     }
 }

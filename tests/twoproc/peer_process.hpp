@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "child_process.hpp"
 #include "loopback/endpoint.hpp"
 
 namespace ndksim::twoproc {
@@ -53,7 +54,7 @@ class peer_process {
 
     ndksim_wire wire_;
     std::uint64_t data_size_;
-    pid_t child_ = -1;
+    tools::child_process child_;  ///< the forked peer
     std::thread thread_;
     int thread_result_ = -1;
     std::atomic<bool> abandoned_{false};

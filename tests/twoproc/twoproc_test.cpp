@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
+#include <ndksim/testkit/status_assert.hpp>
 
 #include <memory>
 #include <string>
@@ -19,11 +20,6 @@ namespace {
 
 using loopback::check_pattern;
 using loopback::fill_pattern;
-
-#define EXPECT_STATUS(expected, actual) \
-    EXPECT_STREQ(ndksim_status_name(expected), ndksim_status_name(actual))
-#define ASSERT_STATUS(expected, actual) \
-    ASSERT_STREQ(ndksim_status_name(expected), ndksim_status_name(actual))
 
 constexpr std::uint64_t k_mib = 1024 * 1024;
 
@@ -56,8 +52,7 @@ class TwoProcess : public testing::TestWithParam<ndksim_wire> {
         ASSERT_EQ("", peer_->start(o, &ep_));
         client_ = std::make_unique<loopback::client>(*ep_);
         std::string reply;
-        ASSERT_STATUS(STATUS_SUCCESS,
-                      client_->connect(peer_process::k_peer, 445, "test connects", &reply))
+        ASSERT_NT_SUCCESS(client_->connect(peer_process::k_peer, 445, "test connects", &reply))
             << client_->error();
         EXPECT_EQ("listener 127.0.0.2 accepts", reply);
         EXPECT_EQ(data_size, client_->peer().length);
@@ -68,7 +63,7 @@ class TwoProcess : public testing::TestWithParam<ndksim_wire> {
         if (say_bye) {
             EXPECT_TRUE(client_->bye()) << client_->error();
         }
-        EXPECT_STATUS(STATUS_SUCCESS, ep_->disconnect()) << ep_->error();
+        EXPECT_NT_SUCCESS(ep_->disconnect()) << ep_->error();
         EXPECT_EQ(0u, ep_->close());
         EXPECT_TRUE(peer_->join(std::chrono::milliseconds(20000)))
             << "the peer reported a failed check (see its [peer] lines)";
@@ -87,7 +82,7 @@ TEST_P(TwoProcess, RdmaWriteIsPlacedInThePeersWindow) {
         return;
     }
     fill_pattern(ep_->data(), 64 * 1024, 11);
-    ASSERT_STATUS(STATUS_SUCCESS, client_->write(0, 64 * 1024, 4096, window()));
+    ASSERT_NT_SUCCESS(client_->write(0, 64 * 1024, 4096, window()));
     EXPECT_EQ(0u, client_->remote_verify(4096, 64 * 1024, 11));
     finish();
 }
@@ -98,7 +93,7 @@ TEST_P(TwoProcess, RdmaReadReturnsThePeersBytes) {
         return;
     }
     ASSERT_TRUE(client_->remote_fill(0, 64 * 1024, 12)) << client_->error();
-    ASSERT_STATUS(STATUS_SUCCESS, client_->read(0, 64 * 1024, 0, window()));
+    ASSERT_NT_SUCCESS(client_->read(0, 64 * 1024, 0, window()));
     EXPECT_EQ(0u, check_pattern(ep_->data(), 64 * 1024, 12));
     finish();
 }
@@ -123,17 +118,17 @@ TEST_P(TwoProcess, InlineWriteAndInlineSendCarryTheirBytes) {
         return;
     }
     fill_pattern(ep_->data(), 64, 14);
-    ASSERT_STATUS(STATUS_SUCCESS, client_->write(0, 64, 128, window(), NDK_OP_FLAG_INLINE));
+    ASSERT_NT_SUCCESS(client_->write(0, 64, 128, window(), NDK_OP_FLAG_INLINE));
     // The inline buffer is copied at post time (REFERENCE.md: INLINE), so overwriting the
     // source right after the post must not change what arrives.
     std::memset(ep_->data(), 0, 64);
     EXPECT_EQ(0u, client_->remote_verify(128, 64, 14));
     loopback::message m;
     m.kind = loopback::msg_kind::fill, m.offset = 0, m.length = 64, m.seed = 15;
-    ASSERT_STATUS(STATUS_SUCCESS, ep_->send_message(m, {}, NDK_OP_FLAG_INLINE));
+    ASSERT_NT_SUCCESS(ep_->send_message(m, {}, NDK_OP_FLAG_INLINE));
     auto sent = ep_->next_of(NdkOperationTypeSend);
     ASSERT_TRUE(sent.has_value());
-    EXPECT_STATUS(STATUS_SUCCESS, sent->Status);
+    EXPECT_NT_SUCCESS(sent->Status);
     auto got = ep_->next_of(NdkOperationTypeReceive);
     ASSERT_TRUE(got.has_value());
     ASSERT_NE(nullptr, ep_->received(*got));
@@ -148,10 +143,10 @@ TEST_P(TwoProcess, OneMebibyteWriteAndReadRoundTrip) {
         return;
     }
     fill_pattern(ep_->data(), k_mib, 16);
-    ASSERT_STATUS(STATUS_SUCCESS, client_->write(0, k_mib, k_mib, window()));
+    ASSERT_NT_SUCCESS(client_->write(0, k_mib, k_mib, window()));
     EXPECT_EQ(0u, client_->remote_verify(k_mib, k_mib, 16));
     ASSERT_TRUE(client_->remote_fill(0, k_mib, 17));
-    ASSERT_STATUS(STATUS_SUCCESS, client_->read(k_mib, k_mib, 0, window()));
+    ASSERT_NT_SUCCESS(client_->read(k_mib, k_mib, 0, window()));
     EXPECT_EQ(0u, check_pattern(ep_->data() + k_mib, k_mib, 17));
     finish();
 }
@@ -162,7 +157,7 @@ TEST_P(TwoProcess, RegionTokenReachesTheWholeRegion) {
         return;
     }
     fill_pattern(ep_->data(), 8192, 18);
-    ASSERT_STATUS(STATUS_SUCCESS, client_->write(0, 8192, 0, client_->peer().mr_token));
+    ASSERT_NT_SUCCESS(client_->write(0, 8192, 0, client_->peer().mr_token));
     EXPECT_EQ(0u, client_->remote_verify(0, 8192, 18));
     finish();
 }
@@ -177,7 +172,7 @@ TEST_P(TwoProcess, WindowReboundAfterSendAndInvalidateTakesANewToken) {
     ASSERT_TRUE(client_->rebind()) << client_->error();
     EXPECT_NE(old_token, window());
     fill_pattern(ep_->data(), 4096, 20);
-    ASSERT_STATUS(STATUS_SUCCESS, client_->write(0, 4096, 0, window()));
+    ASSERT_NT_SUCCESS(client_->write(0, 4096, 0, window()));
     EXPECT_EQ(0u, client_->remote_verify(0, 4096, 20));
     finish();
 }
@@ -193,9 +188,9 @@ TEST_P(TwoProcess, WriteWithAnInvalidatedWindowTokenIsRefused) {
     }
     ASSERT_TRUE(client_->send_and_invalidate(21)) << client_->error();
     fill_pattern(ep_->data(), 4096, 22);
-    EXPECT_STATUS(STATUS_ACCESS_VIOLATION, client_->write(0, 4096, 0, window()));
+    EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, client_->write(0, 4096, 0, window()));
     // Both QPs are now in error (docs/completion-statuses.md): posts fail inline.
-    EXPECT_STATUS(STATUS_CONNECTION_INVALID, ep_->post_write(0, 64, 0, window()));
+    EXPECT_NT_STATUS(STATUS_CONNECTION_INVALID, ep_->post_write(0, 64, 0, window()));
     finish(/*say_bye=*/false);
 }
 
@@ -213,13 +208,12 @@ class TwoProcessFaults : public TwoProcess {
     // (docs/engine.md, retry limit).
     void expect_timeout_then_cancelled(unsigned n) {
         for (unsigned i = 0; i < n; ++i) {
-            ASSERT_STATUS(STATUS_SUCCESS,
-                          ep_->post_write(0, 64 * 1024, client_->peer().address, window()));
+            ASSERT_NT_SUCCESS(ep_->post_write(0, 64 * 1024, client_->peer().address, window()));
         }
         for (unsigned i = 0; i < n; ++i) {
             auto r = ep_->next_of(NdkOperationTypeWrite);
             ASSERT_TRUE(r.has_value()) << "write " << i << " never completed";
-            EXPECT_STATUS(i == 0 ? STATUS_IO_TIMEOUT : STATUS_CANCELLED, r->Status)
+            EXPECT_NT_STATUS(i == 0 ? STATUS_IO_TIMEOUT : STATUS_CANCELLED, r->Status)
                 << "write " << i;
         }
         EXPECT_TRUE(ep_->wait_peer_disconnect()) << "no disconnect event";
@@ -237,7 +231,7 @@ TEST_P(TwoProcessKill, PeerKilledMidTransferTimesOutAndDisconnects) {
         return;
     }
     fill_pattern(ep_->data(), 64 * 1024, 23);
-    ASSERT_STATUS(STATUS_SUCCESS, client_->write(0, 64 * 1024, 0, window()));
+    ASSERT_NT_SUCCESS(client_->write(0, 64 * 1024, 0, window()));
     peer_->kill_now();
     expect_timeout_then_cancelled(8);
 }
@@ -247,7 +241,7 @@ TEST_P(TwoProcessFaults, CutLinkTimesOutAndDisconnects) {
     if (HasFatalFailure()) {
         return;
     }
-    ASSERT_STATUS(STATUS_SUCCESS, ndksim_adapter_cut_link(ep_->nic(), TRUE));
+    ASSERT_NT_SUCCESS(ndksim_adapter_cut_link(ep_->nic(), TRUE));
     expect_timeout_then_cancelled(8);
     // The peer never hears from us again; it is not judged here.
     peer_->kill_now();

@@ -22,29 +22,9 @@
 #include <gtest/gtest.h>
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
+#include <ndksim/testkit/status_assert.hpp>
 
 namespace ndksim::testkit {
-
-/// "STATUS_ACCESS_VIOLATION" for messages.
-inline std::string status_string(NTSTATUS s) {
-    return ndksim_status_name(s);
-}
-
-/// What a failed status assertion prints after the two statuses: the last call the library
-/// refused on this thread and why (ndksim_thread_last_refusal), when there is one.
-inline std::string last_refusal_note() {
-    const char* why = ndksim_thread_last_refusal();
-    return why[0] == '\0' ? std::string() : std::string("last refusal on this thread: ") + why;
-}
-
-#define EXPECT_STATUS(expected, actual)                   \
-    EXPECT_EQ(::ndksim::testkit::status_string(expected), \
-              ::ndksim::testkit::status_string(actual))   \
-        << ::ndksim::testkit::last_refusal_note()
-#define ASSERT_STATUS(expected, actual)                   \
-    ASSERT_EQ(::ndksim::testkit::status_string(expected), \
-              ::ndksim::testkit::status_string(actual))   \
-        << ::ndksim::testkit::last_refusal_note()
 
 /// An IPv4 socket address ("10.0.0.2", port in host order).
 inline SOCKADDR_IN ipv4(const char* a, USHORT port) {

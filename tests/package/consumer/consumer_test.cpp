@@ -12,8 +12,8 @@ class ConsumerPd : public NdkStyleTest {};
 
 TEST_P(ConsumerPd, CreatesAndClosesInEveryCompletionStyle) {
     auto pd = create_pd();
-    ASSERT_NT(STATUS_SUCCESS, pd.status);
-    EXPECT_NT(STATUS_SUCCESS, close(pd.object).status);
+    ASSERT_NT_SUCCESS(pd.status);
+    EXPECT_NT_SUCCESS(close(pd.object).status);
 }
 
 NDKSIM_TEST_INSTANTIATE_STYLES(ConsumerPd);
@@ -24,10 +24,9 @@ class ConsumerPair : public ndksim::testkit::RcPair {};
 TEST_F(ConsumerPair, WriteReachesThePeer) {
     std::memcpy(a_.buf.bytes, "from a", 7);
     NDK_SGE sge = a_.buf.sge(0, 7);
-    ASSERT_STATUS(STATUS_SUCCESS,
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
-                                            b_.buf.remote_token, 0));
-    EXPECT_STATUS(STATUS_SUCCESS, next(a_.cq).Status);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &sge, 1, b_.buf.address(),
+                                                b_.buf.remote_token, 0));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
     EXPECT_STREQ("from a", reinterpret_cast<const char*>(b_.buf.bytes));
 }
 
