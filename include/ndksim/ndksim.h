@@ -61,8 +61,25 @@ typedef enum ndksim_poll_policy {
  *   - PACED (threaded only): each event is held until the wall time elapsed since the adapter
  *     started reaches its simulated time times pace_factor, so a consumer's own timeouts see
  *     the modelled delays (scaled by the factor).
+ *   - SYNCHRONIZED (threaded, in-process wire only): simulated time is exact and has no tie
+ *     to the wall clock.
+ *     The synchronized adapters of a process run on one engine thread in the order a
+ *     deterministic loop would give; an event runs only once no peer could still send anything
+ *     due before it, and simulated time moves past something shown to the consumer (a
+ *     completion queued, a callback run) only once the consumer has reacted: polled it and
+ *     then polled an empty CQ or waited (ndksim_adapter_wait). A consumer that takes longer
+ *     than sync_consumer_grace_ms lets time move on, counted as an inexact step in the
+ *     statistics. Timers (retransmission, RNR, connection management, interrupt moderation)
+ *     fire at their modelled instants, however slow the host.
+ * The environment variable NDKSIM_TIME_MODE (virtual, paced or synchronized) overrides the
+ * mode of every threaded adapter created while it is set (synchronized: on the in-process
+ * wire; a socket wire's adapter keeps its configured mode, with a warning).
  */
-typedef enum ndksim_time_mode { NDKSIM_TIME_VIRTUAL = 0, NDKSIM_TIME_PACED = 1 } ndksim_time_mode;
+typedef enum ndksim_time_mode {
+    NDKSIM_TIME_VIRTUAL = 0,
+    NDKSIM_TIME_PACED = 1,
+    NDKSIM_TIME_SYNCHRONIZED = 2
+} ndksim_time_mode;
 
 /** The link that carries this adapter's packets. */
 typedef enum ndksim_wire {
@@ -180,6 +197,18 @@ typedef struct ndksim_adapter_config {
                                      no live adapter uses and no earlier adapter of this
                                      process was given, so an index never names two adapters
                                      one after the other */
+    /*
+     * Synchronized time (NDKSIM_TIME_SYNCHRONIZED; docs/timing.md). Appended: a caller built
+     * against an ndksim.h without them gets their defaults.
+     */
+    ULONG sync_peer_silence_ms;   /**< wall time without a sync record from a peer process
+                                       after which the peer is lost and the connections to it
+                                       fail as on a lost link [ms]; 0 = the default, 5000 */
+    ULONG sync_consumer_grace_ms; /**< wall time the consumer may take to react to a
+                                       completion or callback before simulated time moves on
+                                       without it (an inexact step) [ms]; 0 = the default, 50.
+                                       The first synchronized adapter of a process sets both
+                                       values for all */
 } ndksim_adapter_config;
 
 /**
@@ -195,10 +224,10 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config);
  * STATUS_INVALID_PARAMETER (bad size, address, style or profile file, an enum field holding a
  * value that is none of its enum's, a UDP/TCP wire with a loop, an interface index or alias
  * another live adapter uses, or an alias that is not UTF-8 or too long; the log says which),
- * STATUS_NOT_SUPPORTED (unknown profile), STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this
- * process owns the address, or a UDP/TCP wire's address:port is in use), STATUS_INVALID_ADDRESS (a
- * UDP/TCP wire's address is not one of this host's), STATUS_INSUFFICIENT_RESOURCES (any other
- * failure; the log names the cause).
+ * STATUS_NOT_SUPPORTED (unknown profile, or NDKSIM_TIME_SYNCHRONIZED on a UDP or TCP wire),
+ * STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this process owns the address, or a UDP/TCP
+ * wire's address:port is in use), STATUS_INVALID_ADDRESS (a UDP/TCP wire's address is not one of
+ * this host's), STATUS_INSUFFICIENT_RESOURCES (any other failure; the log names the cause).
  */
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,
                                           ndksim_adapter** adapter);
@@ -310,6 +339,26 @@ NDKSIM_API ULONG64 ndksim_adapter_interface_luid(const ndksim_adapter* adapter);
 
 /** Current simulated time of the adapter [picoseconds]. */
 NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter);
+
+/**
+ * Blocks the calling consumer thread until the simulation shows the consumer something new (a
+ * completion queued, a callback returned), until the adapter's engine has nothing left to run
+ * (ndksim_adapter_idle), or for `timeout_ms` of wall time. In synchronized time it first tells
+ * the simulation that this thread has reacted to everything it was shown, so simulated time
+ * may move on; a consumer thread that blocks on anything the simulation does not know of (a
+ * socket, a lock another thread holds long, a join) should call it, or poll an empty CQ,
+ * before it blocks. In the other modes it waits until the engine has nothing left to run (a
+ * deterministic loop is run until idle on the calling thread). Returns STATUS_SUCCESS,
+ * STATUS_TIMEOUT (nothing happened in time) or STATUS_INVALID_PARAMETER (NULL adapter).
+ */
+NDKSIM_API NTSTATUS ndksim_adapter_wait(ndksim_adapter* adapter, ULONG timeout_ms);
+
+/**
+ * TRUE when the adapter's engine has no event queued or running (in synchronized time, the
+ * engine shared by the process's synchronized adapters; with a loop, the loop's). A snapshot:
+ * a consumer or a peer may give it work at any time. FALSE for NULL.
+ */
+NDKSIM_API BOOLEAN ndksim_adapter_idle(const ndksim_adapter* adapter);
 
 /** The Windows name of an NTSTATUS ("STATUS_PENDING"), for messages. Never NULL. */
 NDKSIM_API const char* ndksim_status_name(NTSTATUS status);

@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "timing/sync_options.hpp"
 #include "util/irql.hpp"
 
 namespace ndksim::api {
@@ -52,6 +53,9 @@ class callback_scope {
             report_bad_return();
         }
         irql::set(saved_);
+        // Synchronized time: what the callback did is shown to the consumer, whose threads it
+        // may have woken; time moves on once they have reacted.
+        timing::note_callback_returned();
     }
     callback_scope(const callback_scope&) = delete;
     callback_scope& operator=(const callback_scope&) = delete;

@@ -3,10 +3,13 @@
 #include <algorithm>
 #include <atomic>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <set>
 #include <string>
+#include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/abi.hpp"
@@ -19,6 +22,7 @@
 #include "nic/engine.hpp"
 #include "timing/profile.hpp"
 #include "timing/scheduler.hpp"
+#include "timing/sync_domain.hpp"
 #include "util/refusal.hpp"
 #include "wire/socket_transport.hpp"
 
@@ -98,6 +102,27 @@ static_assert(k_config_size_v1 == (offsetof(ndksim_adapter_config, rotate_fast_r
                                       alignof(void*) * alignof(void*),
               "the appended fields start where the older structure ended");
 
+// NDKSIM_TIME_MODE, when set, names the time mode of every threaded adapter (so a program
+// that never sets time_mode can be run in synchronized time). False when it names none.
+bool time_mode_from_env(int& mode) {
+    const char* env = std::getenv("NDKSIM_TIME_MODE");
+    if (env == nullptr || *env == '\0') {
+        return true;
+    }
+    static constexpr std::pair<std::string_view, int> k_modes[] = {
+        {"virtual", NDKSIM_TIME_VIRTUAL},
+        {"paced", NDKSIM_TIME_PACED},
+        {"synchronized", NDKSIM_TIME_SYNCHRONIZED},
+    };
+    for (const auto& [name, value] : k_modes) {
+        if (name == env) {
+            mode = value;
+            return true;
+        }
+    }
+    return false;
+}
+
 NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out) {
     if (given == nullptr || out == nullptr) {
         return invalid_config("config or adapter pointer is NULL");
@@ -173,9 +198,43 @@ NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out
         // process arrive on the wall clock: a deterministic loop can drive neither.
         return invalid_config("the UDP and TCP wires need threaded mode (loop must be NULL)");
     }
-    const int time_mode = raw_value(config->time_mode);
-    if (time_mode != NDKSIM_TIME_VIRTUAL && time_mode != NDKSIM_TIME_PACED) {
+    int time_mode = raw_value(config->time_mode);
+    if (time_mode != NDKSIM_TIME_VIRTUAL && time_mode != NDKSIM_TIME_PACED &&
+        time_mode != NDKSIM_TIME_SYNCHRONIZED) {
         return invalid_config("time_mode is not an ndksim_time_mode");
+    }
+    const int configured_mode = time_mode;
+    if (config->loop == nullptr && !time_mode_from_env(time_mode)) {
+        return invalid_config("NDKSIM_TIME_MODE is not virtual, paced or synchronized");
+    }
+    if (time_mode == NDKSIM_TIME_SYNCHRONIZED && cfg.wire != core::wire_kind::inproc) {
+        // The UDP and TCP wires do not carry the peers' promises yet, so an adapter on them
+        // could not know how far its peers have got.
+        if (configured_mode == NDKSIM_TIME_SYNCHRONIZED) {
+            NDKSIM_ERROR(
+                "ndksim_adapter_create: NDKSIM_TIME_SYNCHRONIZED works over the in-process wire "
+                "only");
+            return STATUS_NOT_SUPPORTED;
+        }
+        NDKSIM_WARN(
+            "ndksim_adapter_create: NDKSIM_TIME_MODE=synchronized ignored for {} on a socket "
+            "wire (in-process wire only); it runs in the time mode of its configuration",
+            cfg.name);
+        time_mode = configured_mode;
+    }
+    if (time_mode == NDKSIM_TIME_SYNCHRONIZED) {
+        if (config->loop != nullptr) {
+            return invalid_config(
+                "NDKSIM_TIME_SYNCHRONIZED needs threaded mode (loop must be NULL): a "
+                "deterministic loop is exact already");
+        }
+        cfg.synchronized = true;
+        if (config->sync_consumer_grace_ms != 0) {
+            cfg.sync.consumer_grace = std::chrono::milliseconds(config->sync_consumer_grace_ms);
+        }
+        if (config->sync_peer_silence_ms != 0) {
+            cfg.sync.peer_silence = std::chrono::milliseconds(config->sync_peer_silence_ms);
+        }
     }
     if (time_mode == NDKSIM_TIME_PACED) {
         if (config->loop != nullptr) {
@@ -429,6 +488,24 @@ NDKSIM_API ULONG64 ndksim_adapter_interface_luid(const ndksim_adapter* adapter) 
 
 NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter) {
     return adapter == nullptr ? 0 : const_cast<ndksim_adapter*>(adapter)->dev.sched().now();
+}
+
+NDKSIM_API NTSTATUS ndksim_adapter_wait(ndksim_adapter* adapter, ULONG timeout_ms) {
+    if (adapter == nullptr) {
+        return STATUS_INVALID_PARAMETER;
+    }
+    const std::chrono::milliseconds timeout(timeout_ms);
+    if (timing::sync_domain* d = adapter->dev.sync()) {
+        return d->wait_for_effect(timeout) ? STATUS_SUCCESS : STATUS_TIMEOUT;
+    }
+    timing::scheduler& sched = adapter->dev.sched();
+    return sched.wait_until([&sched] { return sched.idle(); }, timeout) ? STATUS_SUCCESS
+                                                                        : STATUS_TIMEOUT;
+}
+
+NDKSIM_API BOOLEAN ndksim_adapter_idle(const ndksim_adapter* adapter) {
+    return adapter != nullptr && const_cast<ndksim_adapter*>(adapter)->dev.sched().idle() ? TRUE
+                                                                                          : FALSE;
 }
 
 NDKSIM_API const char* ndksim_status_name(NTSTATUS s) {

@@ -15,6 +15,7 @@
 #include "ndksim.h"
 #include "nic/qp_context.hpp"
 #include "nic/stats_registry.hpp"
+#include "timing/sync_domain.hpp"
 #include "util/log.hpp"
 #include "wire/codec.hpp"
 #include "wire/faulty_link.hpp"
@@ -290,6 +291,19 @@ std::string stats_document(ndksim_adapter& a) {
                          {"receive_overruns", s.socket_receive_overruns},
                          {"backlog_dropped", s.socket_backlog_dropped}}},
                        {"qps", std::move(qps)}};
+    if (const timing::sync_domain* d = a.dev.sync()) {
+        // The process's sync domain, shared by its synchronized adapters (docs/timing.md).
+        const timing::sync_counters sc = d->counters();
+        doc["synchronization"] = {{"sync_messages_sent", sc.sync_messages_sent},
+                                  {"sync_messages_received", sc.sync_messages_received},
+                                  {"horizon_waits", sc.horizon_waits},
+                                  {"horizon_violations", sc.horizon_violations},
+                                  {"consumer_stalls", sc.consumer_stalls},
+                                  {"inexact_steps", sc.inexact_steps},
+                                  {"peers", sc.peers},
+                                  {"peers_lost", sc.peers_lost},
+                                  {"exact", sc.inexact_steps == 0 && sc.horizon_violations == 0}};
+    }
     return doc.dump();
 }
 

@@ -1,11 +1,13 @@
 #include "core/cq.hpp"
 
+#include <algorithm>
 #include <new>
 #include <utility>
 
 #include "core/adapter.hpp"
 #include "core/device.hpp"
 #include "core/held_task.hpp"
+#include "timing/sync_domain.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::core {
@@ -98,6 +100,13 @@ status cq::post(const completion& c) {
         return status::buffer_overflow;
     }
     ++pushed_;
+    // Synchronized time: a completion the consumer polls for is shown to it now, while one it
+    // waits to be notified of (armed, or a notification on its way) is shown by the callback.
+    if (timing::sync_domain* d = dev().sync();
+        d != nullptr && arm_ == k_unarmed && !delivery_active_ && !moderating_ && is_open()) {
+        ++counted_;
+        d->completion_queued();
+    }
     for (std::size_t t = 0; t < k_notify_type_count; ++t) {
         newer_[t] += satisfies(static_cast<notify_type>(t), c) ? 1 : 0;
     }
@@ -209,6 +218,10 @@ void cq::deliver() {
             mark_ = pushed_;
             newer_.fill(0);
             call = is_open();
+            if (timing::sync_domain* d = dev().sync(); d != nullptr && call) {
+                d->completions_announced(ring_.size() - counted_);
+                counted_ = ring_.size();
+            }
         }
     }
     if (call) {
@@ -225,8 +238,23 @@ void cq::deliver() {
     }
 }
 
+void cq::polled_locked(std::uint32_t returned) noexcept {
+    timing::sync_domain* d = dev().sync();
+    if (d == nullptr) {
+        return;
+    }
+    const std::uint32_t left = std::min(counted_, ring_.size());
+    d->completions_polled(counted_ - left, returned);
+    counted_ = left;
+}
+
 void cq::on_close_requested() {
     std::lock_guard lock(state_mutex_);
+    if (timing::sync_domain* d = dev().sync()) {
+        // Nobody polls a closed CQ: its entries no longer hold simulated time.
+        d->completions_dropped(counted_);
+        counted_ = 0;
+    }
     arm_ = k_unarmed;
     moderating_ = false;
     ++moderation_generation_;

@@ -140,6 +140,8 @@ class cq final : public object {
 
     // All *_locked members require state_mutex_.
     void on_removed_locked(const completion& c) noexcept;
+    // Synchronized time: tells the sync domain what a poll handed the consumer.
+    void polled_locked(std::uint32_t returned) noexcept;
     void arm_satisfied_locked(std::uint32_t already_queued);
     void request_notification_locked(status s);
     void schedule_delivery_locked();
@@ -175,6 +177,9 @@ class cq final : public object {
     std::uint32_t moderated_ = 0;               // completions counted in the current window
     std::uint32_t moderation_count_bound_ = 0;  // the window closes at this count
     std::uint64_t moderation_generation_ = 0;   // invalidates stale window timers
+    // Synchronized time: entries of the ring the sync domain counts as shown and not yet
+    // polled (the oldest ones are always counted first).
+    std::uint32_t counted_ = 0;
 };
 
 // ---- inline definitions ----------------------------------------------------------------------
@@ -232,6 +237,7 @@ std::uint32_t cq::poll(std::uint32_t max, Fill&& fill) {
         ring_.pop();
         ++n;
     }
+    polled_locked(n);
     return n;
 }
 

@@ -7,6 +7,7 @@
 #include "core/qp.hpp"
 #include "mem/token.hpp"
 
+#include "timing/sync_domain.hpp"
 #include "util/log.hpp"
 
 namespace ndksim::core {
@@ -38,6 +39,13 @@ device::device(device_config cfg, const adapter_limits& limits)
       qps_(k_max_qps, nullptr) {
     // The C entry point validated the literal already; an unparsable one leaves 0.0.0.0.
     (void)net_address::parse_ip(cfg_.address, own_address_);
+    if (sched_ == nullptr && cfg_.synchronized) {
+        // Every synchronized adapter of the process shares the domain's scheduler, as the
+        // adapters of a deterministic loop share it: one event order for all of them.
+        cfg_.sync.poll = cfg_.poll;
+        domain_ = timing::sync_domain::acquire(cfg_.sync);
+        sched_ = &domain_->sched();
+    }
     if (sched_ == nullptr) {
         timing::scheduler::options o;
         o.mode = timing::run_mode::threaded;
@@ -52,7 +60,9 @@ device::device(device_config cfg, const adapter_limits& limits)
         sched_ = own_sched_.get();
     }
     NDKSIM_INFO("{}: created at {} ({} mode, profile {})", cfg_.name, cfg_.address,
-                sched_->mode() == timing::run_mode::threaded ? "threaded" : "deterministic",
+                domain_                                        ? "synchronized"
+                : sched_->mode() == timing::run_mode::threaded ? "threaded"
+                                                               : "deterministic",
                 cfg_.profile);
 }
 

@@ -20,6 +20,7 @@
 #include "mem/translation_unit.hpp"
 #include "timing/cost_model.hpp"
 #include "timing/scheduler.hpp"
+#include "timing/sync_options.hpp"
 #include "util/refusal_log.hpp"
 
 namespace ndksim::core {
@@ -42,6 +43,9 @@ struct device_config {
     timing::poll_policy poll = timing::poll_policy::block;
     bool paced = false;        ///< threaded mode: hold events for the wall clock
     double pace_factor = 1.0;  ///< paced: wall time per unit of simulated time
+    /// threaded mode: synchronized time, on the process's sync domain (timing/sync_domain.hpp)
+    bool synchronized = false;
+    timing::sync_options sync;  ///< synchronized: the domain's options (first adapter)
     wire_kind wire = wire_kind::inproc;
     std::uint16_t port = 4791;
     std::chrono::milliseconds close_timeout{10'000};
@@ -67,6 +71,8 @@ class device {
     device& operator=(const device&) = delete;
 
     timing::scheduler& sched() noexcept { return *sched_; }
+    /// The sync domain of a synchronized device, else nullptr.
+    timing::sync_domain* sync() const noexcept { return domain_.get(); }
     completion_policy& policy() noexcept { return policy_; }
     const adapter_limits& limits() const noexcept { return limits_; }
     const device_config& config() const noexcept { return cfg_; }
@@ -147,6 +153,7 @@ class device {
   private:
     device_config cfg_;
     adapter_limits limits_;
+    std::shared_ptr<timing::sync_domain> domain_;  // synchronized mode; outlives the rest
     std::unique_ptr<timing::scheduler> own_sched_;
     timing::scheduler* sched_;
     completion_policy policy_;

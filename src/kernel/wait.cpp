@@ -9,6 +9,7 @@
 #include "kernel/dispatcher.hpp"
 #include "kernel/irql.hpp"
 #include "kernel/violation.hpp"
+#include "timing/sync_options.hpp"
 #include "wdm.h"
 
 namespace ndksim::kernel {
@@ -76,6 +77,9 @@ NTSTATUS wait_for(const wait_set& set, const LARGE_INTEGER* timeout) {
         if (deadline && clock::interrupt_time() >= *deadline) {
             return STATUS_TIMEOUT;
         }
+        // Synchronized time: a thread blocked here has reacted to what the simulation showed
+        // it, so simulated time may move on (a callback may be what wakes it).
+        timing::note_consumer_blocks();
         ++d.blocked;
         if (deadline) {
             clock::wait_until(d.signaled, lock, *deadline);

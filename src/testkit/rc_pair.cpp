@@ -12,7 +12,9 @@ void on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
 }  // namespace
 
 void RcPair::SetUp() {
-    ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
+    if (!synchronized_) {
+        ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
+    }
     make_side(a_, "10.0.0.1");
     make_side(b_, "10.0.0.2");
     connect_pair();
@@ -84,6 +86,11 @@ void RcPair::make_side(side& s, const char* address) {
     ndksim_adapter_config c;
     ndksim_adapter_config_init(&c);
     c.loop = loop_;
+    if (synchronized_) {
+        c.time_mode = NDKSIM_TIME_SYNCHRONIZED;
+        // A test thread on a loaded (or sanitized) host never makes time move on without it.
+        c.sync_consumer_grace_ms = k_sync_wait_ms;
+    }
     c.address = address;
     c.rnr_retry_limit = rnr_retry_limit_.value_or(c.rnr_retry_limit);
     c.rotate_fast_register_tokens = rotate_fast_register_tokens_;

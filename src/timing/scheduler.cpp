@@ -98,7 +98,7 @@ sim_time scheduler::to_sim(sim_time wall) const noexcept {
 }
 
 void scheduler::drain() {
-    if (opts_.mode != run_mode::threaded) {
+    if (opts_.mode != run_mode::threaded || opts_.gate != nullptr) {
         return;
     }
     draining_.store(true, std::memory_order_release);
@@ -113,14 +113,16 @@ void scheduler::wake_engine() {
 
 sim_time scheduler::now() const noexcept {
     const sim_time events = now_.load(std::memory_order_acquire);
-    if (opts_.mode == run_mode::deterministic) {
+    if (opts_.mode == run_mode::deterministic || opts_.gate != nullptr) {
         return events;
     }
     return std::max(events, wall_tie());
 }
 
 void scheduler::advance_to(sim_time t) noexcept {
-    if (opts_.mode == run_mode::deterministic) {
+    if (opts_.mode == run_mode::deterministic || opts_.gate != nullptr) {
+        // Synchronized time: a frame arrives at its modelled time, never in the past, since
+        // the gate let no event run beyond what a peer could still send.
         return;
     }
     // Raising the tie (rather than the event clock) keeps now() moving with the wall clock
@@ -168,6 +170,10 @@ bool scheduler::owned_here() const noexcept {
 }
 
 void scheduler::post_foreign(sim_time when, task fn) {
+    if (opts_.gate != nullptr) {
+        opts_.gate->consumer_acts();
+        when = std::max(when, opts_.gate->post_floor());
+    }
     {
         std::lock_guard lock(inbox_mutex_);
         inbox_.push_back(foreign_task{std::max(when, now()), std::move(fn)});
@@ -283,9 +289,16 @@ void scheduler::pump() {
         if (queue_.empty()) {
             pump_idle();
             notify_waiters();
+            if (opts_.gate != nullptr) {
+                opts_.gate->went_idle();
+            }
             return;
         }
-        if (!draining_.load(std::memory_order_acquire)) {
+        if (opts_.gate != nullptr) {
+            if (!gate_admits()) {
+                return;
+            }
+        } else if (!draining_.load(std::memory_order_acquire)) {
             const sim_time limit = wall_tie() + opts_.wall_slack;
             if (queue_.next_time() > limit) {
                 // Too far ahead of the wall clock: sleep until it catches up. A task posted
@@ -310,6 +323,32 @@ void scheduler::pump() {
     pumping_ = false;
     // The batch is done: let the io_context run socket handlers, then go on.
     boost::asio::post(io_->io, [this] { pump(); });
+}
+
+bool scheduler::gate_admits() {
+    std::chrono::nanoseconds retry{0};
+    const sim_time next = queue_.next_time();
+    if (opts_.gate->admit(next, retry)) {
+        opts_.gate->running(next);
+        return true;
+    }
+    if (retry.count() > 0) {
+        io_->wake.expires_after(retry);
+        io_->wake.async_wait([this](const boost::system::error_code& ec) {
+            if (!ec) {
+                pump();
+            }
+        });
+    }
+    pump_idle();
+    // A kick that came between admit() and pump_idle() saw the pump still posted and posted
+    // none: ask again now that the flag is down (seq_cst on both sides, as for the inbox).
+    // The gate may have queued an earlier event meanwhile, so the queue's head is read again.
+    std::chrono::nanoseconds ignored{0};
+    if (opts_.gate->admit(queue_.next_time(), ignored)) {
+        wake_engine();
+    }
+    return false;
 }
 
 void scheduler::pump_idle() {

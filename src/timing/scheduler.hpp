@@ -18,6 +18,9 @@
 //      paced   - an event at simulated time t is held until the wall time elapsed reaches
 //                t x `pace_factor`, so a consumer's timeouts see the modelled delays (scaled).
 //    drain() lifts the tie for an adapter being destroyed, so its leftover timers run at once.
+//    A threaded scheduler given a run_gate (synchronized time, timing/sync_domain.hpp) has no
+//    wall-clock tie at all: its clock is the event clock, and the gate decides when the next
+//    event may run (the peers' promises and the consumer's reaction).
 //
 // Concurrency: every public member is thread-safe. Tasks run one at a time, in (time, sequence)
 // order, on the thread that owns the event queue: the engine thread (threaded mode), or the
@@ -57,6 +60,34 @@ enum class run_mode : std::uint8_t { deterministic, threaded };
 /// the project's machines, a spinning one ~6 us).
 enum class poll_policy : std::uint8_t { block, spin, spin_then_block };
 
+/// Decides, for a threaded scheduler in synchronized time, when its next event may run
+/// (conservative synchronization: an event runs only once nothing can still arrive before it).
+/// Called on the engine thread, except consumer_waits.
+class run_gate {
+  public:
+    virtual ~run_gate() = default;
+
+    /// May the earliest event, due at `next` [ps], run now? When not, `retry` is the wall time
+    /// after which to ask again, or 0 to ask only when the gate kicks the scheduler.
+    virtual bool admit(sim_time next, std::chrono::nanoseconds& retry) noexcept = 0;
+
+    /// The event due at `when` [ps] is about to run (after admit allowed it).
+    virtual void running(sim_time when) noexcept = 0;
+
+    /// A consumer thread blocks in wait_until: it has reacted to what it was shown.
+    virtual void consumer_waits() noexcept = 0;
+
+    /// A thread other than the engine posted a task: a consumer acting on the simulation.
+    virtual void consumer_acts() noexcept = 0;
+
+    /// The engine found no event left to run.
+    virtual void went_idle() noexcept = 0;
+
+    /// The earliest time a task posted by another thread may run at [ps]: what the gate has
+    /// promised others it would not act before.
+    virtual sim_time post_floor() const noexcept = 0;
+};
+
 class scheduler {
   public:
     struct options {
@@ -68,6 +99,9 @@ class scheduler {
         /// threaded mode: wall time per unit of simulated time (1 = real time; 10 = ten times
         /// slower than modelled). Paced schedulers use it with a wall_slack of 0.
         double pace_factor = 1.0;
+        /// threaded mode: synchronized time; the gate (which outlives the scheduler) decides
+        /// when events run, and the clock is the event clock alone.
+        run_gate* gate = nullptr;
     };
 
     /// Creates a scheduler; a threaded one starts its engine thread at once.
@@ -95,6 +129,9 @@ class scheduler {
     /// its remaining timers (retransmission checks, connection-management timeouts) then find
     /// nothing to do, and the destroy does not wait for them on the wall clock. Irreversible.
     void drain();
+
+    /// Synchronized time: the gate's state changed, so the engine asks it again. Any thread.
+    void kick() { wake_engine(); }
 
     /// Runs `fn` at the current simulated time, after every task already due at that time.
     template <class F>
@@ -195,6 +232,7 @@ class scheduler {
     sim_time to_sim(sim_time wall) const noexcept;  // wall time [ps] -> simulated, by pace_factor
     void pump();
     void pump_idle();
+    bool gate_admits();
     void engine_main();
     void notify_waiters();
 
@@ -263,7 +301,21 @@ bool scheduler::wait_until(Pred pred, std::chrono::milliseconds timeout) {
     }
     waiters_.fetch_add(1, std::memory_order_acq_rel);
     std::unique_lock lock(waiters_mutex_);
-    const bool ok = waiters_cv_.wait_for(lock, timeout, pred);
+    bool ok = false;
+    if (opts_.gate == nullptr) {
+        ok = waiters_cv_.wait_for(lock, timeout, pred);
+    } else {
+        // Synchronized time: this thread waits for the simulation, so simulated time may move
+        // on; it says so again after each event that did not satisfy it.
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (!(ok = pred())) {
+            opts_.gate->consumer_waits();
+            if (waiters_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
+                ok = pred();
+                break;
+            }
+        }
+    }
     lock.unlock();
     waiters_.fetch_sub(1, std::memory_order_acq_rel);
     return ok;

@@ -43,14 +43,13 @@ class Scale : public RcPair {
         for (std::size_t i = 0; i < count; ++i) {
             slot created;
             NDK_MR* mr = nullptr;
-            ASSERT_STATUS(STATUS_SUCCESS,
-                          s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, slot::on_create, &created, &mr));
+            ASSERT_NT_SUCCESS(
+                s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, slot::on_create, &created, &mr));
             slot registered;
-            ASSERT_STATUS(STATUS_SUCCESS,
-                          mr->Dispatch->NdkRegisterMr(
-                              mr, m.page_mdls[i % k_pages], k_page,
-                              NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                              slot::on_request, &registered));
+            ASSERT_NT_SUCCESS(mr->Dispatch->NdkRegisterMr(
+                mr, m.page_mdls[i % k_pages], k_page,
+                NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE, slot::on_request,
+                &registered));
             m.mrs.push_back(mr);
             m.tokens.push_back(mr->Dispatch->NdkGetRemoteTokenFromMr(mr));
         }
@@ -59,8 +58,7 @@ class Scale : public RcPair {
     void release_many(many_mrs& m) {
         for (NDK_MR* mr : m.mrs) {
             slot deregistered;
-            EXPECT_STATUS(STATUS_SUCCESS,
-                          mr->Dispatch->NdkDeregisterMr(mr, slot::on_request, &deregistered));
+            EXPECT_NT_SUCCESS(mr->Dispatch->NdkDeregisterMr(mr, slot::on_request, &deregistered));
             close(&mr->Header);
         }
         for (MDL* mdl : m.page_mdls) {
@@ -72,7 +70,7 @@ class Scale : public RcPair {
     static ndksim_adapter_stats stats(const side& s) {
         ndksim_adapter_stats st{};
         st.size = sizeof st;
-        EXPECT_STATUS(STATUS_SUCCESS, ndksim_adapter_get_stats(s.nic, &st));
+        EXPECT_NT_SUCCESS(ndksim_adapter_get_stats(s.nic, &st));
         return st;
     }
 };
@@ -104,10 +102,10 @@ TEST_F(Scale, EveryQpAndEveryMrOfAThousandsStrongSetCarriesWritesToTheRightBytes
         const UINT64 remote = reinterpret_cast<UINT64>(dst.bytes) + (i % k_pages) * k_page +
                               (i / k_pages) * sizeof value;
         NDK_QP* qp = aqps[i % k_qps];
-        ASSERT_STATUS(STATUS_SUCCESS, qp->Dispatch->NdkWrite(qp, reinterpret_cast<PVOID>(i), &sge,
-                                                             1, remote, dst.tokens[i], 0));
+        ASSERT_NT_SUCCESS(qp->Dispatch->NdkWrite(qp, reinterpret_cast<PVOID>(i), &sge, 1, remote,
+                                                 dst.tokens[i], 0));
         const NDK_RESULT_EX r = next(a_.cq);
-        ASSERT_STATUS(STATUS_SUCCESS, r.Status);
+        ASSERT_NT_SUCCESS(r.Status);
         ASSERT_EQ(i, reinterpret_cast<std::uintptr_t>(r.RequestContext));
     }
     for (std::size_t i = 0; i < k_mrs; ++i) {

@@ -84,10 +84,19 @@ void* ctx(std::uintptr_t id) {
     return reinterpret_cast<void*>(id);
 }
 
+std::string read_file(const char* path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
 class GoldenTrace : public RcPair {
   protected:
     void SetUp() override {
-        ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
+        if (!synchronized_) {
+            ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
+        }
         make_side(a_, "10.0.0.1");
         make_side(b_, "10.0.0.2");
         record(a_, 'a');
@@ -121,8 +130,8 @@ class GoldenTrace : public RcPair {
         faults->attach(nullptr);
         auto base = std::make_unique<wire::inproc_link>(
             address, s.nic->dev.sched(),
-            [this, name, rx = faults->receiver()](wire::frame* f) {
-                log_.frame("rx", name, ndksim_loop_now(loop_), *f);
+            [this, name, rx = faults->receiver(), &sched = s.nic->dev.sched()](wire::frame* f) {
+                log_.frame("rx", name, sched.now(), *f);
                 rx(f);
             },
             s.nic->engine->config().costs.propagation);
@@ -139,7 +148,7 @@ class GoldenTrace : public RcPair {
                 for (ULONG i = 0; i < n; ++i) {
                     char line[200];
                     std::snprintf(line, sizeof line, "%llu cqe %s ctx=%llu type=%u %s bytes=%u\n",
-                                  static_cast<unsigned long long>(ndksim_loop_now(loop_)),
+                                  static_cast<unsigned long long>(now()),
                                   names_[r[i].QPContext].c_str(),
                                   static_cast<unsigned long long>(
                                       reinterpret_cast<std::uintptr_t>(r[i].RequestContext)),
@@ -151,13 +160,18 @@ class GoldenTrace : public RcPair {
         }
     }
 
-    // Runs the loop one event at a time, recording completions after each, until `pred`
-    // holds; false when the loop ran dry first.
+    // The simulated time of the pair.
+    ULONG64 now() const {
+        return loop_ != nullptr ? ndksim_loop_now(loop_) : ndksim_adapter_now(a_.nic);
+    }
+
+    // Runs the loop one event at a time (synchronized: until the next completion or callback),
+    // recording completions after each, until `pred` holds; false when the loop ran dry first.
     template <class Pred>
     bool step_until(Pred pred) {
         poll();
         while (!pred()) {
-            if (ndksim_loop_run_one(loop_) == FALSE) {
+            if (!step()) {
                 return false;
             }
             poll();
@@ -229,103 +243,152 @@ class GoldenTrace : public RcPair {
         }
     }
 
+    // The workload. `with_rnr` adds step 2, which stops the loop after a chosen event (the
+    // second RNR NAK) that nothing shows the consumer, so only a loop driven event by event
+    // can run it; the rest is driven by completions and callbacks, as a synchronized run is.
+    void workload(bool with_rnr) {
+        // 1. Mixed traffic on two QPs at once, and a WRITE from b to a.
+        for (std::uintptr_t i = 0; i < 3; ++i) {
+            receive(0, 100 + i, 16384 * i, 16384);
+        }
+        receive(1, 110, 49152, 4096);
+        receive(1, 111, 53248, 4096);
+        send(0, 1, 0, 32, NDK_OP_FLAG_INLINE);
+        send(0, 2, 0, 4096);
+        send(0, 3, 4096, 10000);
+        write(0, 4, 65536, 65536);
+        read(0, 5, 131072, 8200);
+        write(0, 6, 139264, 8, NDK_OP_FLAG_DEFER);
+        write(0, 7, 139272, 8, NDK_OP_FLAG_DEFER);
+        write(0, 8, 139280, 8);
+        read(0, 9, 139288, 32, NDK_OP_FLAG_READ_FENCE);
+        send(1, 11, 20000, 1024);
+        write(1, 12, 150000, 2048);
+        read(1, 13, 160000, 4096);
+        send(1, 14, 20000, 64, NDK_OP_FLAG_INLINE);
+        {
+            NDK_SGE s = b_.buf.sge(170000, 3000);
+            ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkWrite(
+                b_.qp, ctx(21), &s, 1, a_.buf.address() + 170000, a_.buf.remote_token, 0));
+        }
+        run_until_idle();
+
+        if (with_rnr) {
+            rnr_step();
+        }
+
+        // 3. Loss: sequence NAKs, duplicates and timer-driven retransmission on two QPs.
+        set_drop(150000, 42);
+        receive(0, 103, 0, 16384);
+        receive(1, 113, 49152, 4096);
+        write(0, 31, 0, 20000);
+        send(0, 32, 20000, 6000);
+        read(0, 33, 40000, 12000);
+        write(1, 34, 60000, 9000);
+        read(1, 35, 80000, 300);
+        send(1, 36, 90000, 64);
+        write(0, 37, 100000, 16);
+        run_until_idle();
+        set_drop(0, 42);
+        EXPECT_GT(a_.nic->engine->counters().retransmitted_packets.load(), 0U);
+
+        // 4. Faults the responder refuses, each ending its connection: a WRITE with a token b
+        // never issued, and a SEND longer than its receive.
+        write(2, 41, 0, 4096, 0, 0x100);
+        receive(3, 130, 0, 100);
+        send(3, 42, 0, 1000);
+        run_until_idle();
+
+        counters(a_, 'a');
+        counters(b_, 'b');
+        log_.on = false;
+    }
+
+    void rnr_step() {
+        // 2. A SEND that finds no receive: RNR NAKs until b posts one.
+        send(1, 15, 0, 512);
+        const ULONG64 rnr_before = b_.nic->engine->counters().rnr_naks_sent.load();
+        ASSERT_TRUE(step_until(
+            [&] { return b_.nic->engine->counters().rnr_naks_sent.load() >= rnr_before + 2; }));
+        receive(1, 112, 57344, 4096);
+        run_until_idle();
+    }
+
+    // Compares the trace recorded with the golden file at `golden_path`.
+    void compare_with(const char* golden_path) {
+        const std::string trace = log_.out.str();
+        if (const char* update = std::getenv("NDKSIM_UPDATE_GOLDEN");
+            update != nullptr && update[0] == '1') {
+            std::ofstream(golden_path, std::ios::binary) << trace;
+            GTEST_SKIP() << "wrote " << golden_path;
+        }
+        const std::string golden = read_file(golden_path);
+        ASSERT_FALSE(golden.empty()) << "no golden trace at " << golden_path;
+        if (trace != golden) {
+            // The first line that differs, then the whole trace next to the build for a diff.
+            std::istringstream got(trace);
+            std::istringstream want(golden);
+            std::string g;
+            std::string w;
+            int line = 1;
+            while (std::getline(got, g) && std::getline(want, w) && g == w) {
+                ++line;
+            }
+            const std::string path = std::string(NDKSIM_TRACE_OUTPUT);
+            std::ofstream(path, std::ios::binary) << trace;
+            FAIL() << "the trace differs from the golden file at line " << line
+                   << ":\n  golden: " << w << "\n  now:    " << g << "\nwhole trace: " << path;
+        }
+    }
+
     trace_log log_;
     NDK_QP* aqp_[4] = {};
     NDK_QP* bqp_[4] = {};
     std::map<void*, std::string> names_;
 };
 
-std::string read_file(const char* path) {
-    std::ifstream in(path, std::ios::binary);
-    std::ostringstream s;
-    s << in.rdbuf();
-    return s.str();
+TEST_F(GoldenTrace, TheWorkloadsTimingTraceEqualsTheGoldenFile) {
+    workload(true);
+    compare_with(NDKSIM_GOLDEN_TRACE);
 }
 
-TEST_F(GoldenTrace, TheWorkloadsTimingTraceEqualsTheGoldenFile) {
-    // 1. Mixed traffic on two QPs at once, and a WRITE from b to a.
-    for (std::uintptr_t i = 0; i < 3; ++i) {
-        receive(0, 100 + i, 16384 * i, 16384);
+// The workload without its RNR step, on the deterministic loop: the reference of the
+// synchronized runs below.
+TEST_F(GoldenTrace, WithoutTheRnrStepTheTraceEqualsItsGoldenFile) {
+    workload(false);
+    compare_with(NDKSIM_GOLDEN_SYNC_TRACE);
+}
+
+// The same pair as threaded adapters in synchronized time: two engine-thread runs give the
+// deterministic loop's trace, frame for frame and picosecond for picosecond.
+class SynchronizedTrace : public GoldenTrace {
+  protected:
+    SynchronizedTrace() { synchronized_ = true; }
+
+    // The domain's counters: no event ran past its horizon and time never moved on without
+    // the consumer (the run was exact).
+    void expect_exact() {
+        SIZE_T length = 0;
+        ASSERT_NT_STATUS(STATUS_BUFFER_TOO_SMALL,
+                         ndksim_adapter_stats_json(a_.nic, nullptr, &length));
+        std::string json(length, '\0');
+        ASSERT_NT_SUCCESS(ndksim_adapter_stats_json(a_.nic, json.data(), &length));
+        EXPECT_NE(std::string::npos, json.find("\"inexact_steps\":0")) << json;
+        EXPECT_NE(std::string::npos, json.find("\"horizon_violations\":0")) << json;
+        EXPECT_NE(std::string::npos, json.find("\"exact\":true")) << json;
     }
-    receive(1, 110, 49152, 4096);
-    receive(1, 111, 53248, 4096);
-    send(0, 1, 0, 32, NDK_OP_FLAG_INLINE);
-    send(0, 2, 0, 4096);
-    send(0, 3, 4096, 10000);
-    write(0, 4, 65536, 65536);
-    read(0, 5, 131072, 8200);
-    write(0, 6, 139264, 8, NDK_OP_FLAG_DEFER);
-    write(0, 7, 139272, 8, NDK_OP_FLAG_DEFER);
-    write(0, 8, 139280, 8);
-    read(0, 9, 139288, 32, NDK_OP_FLAG_READ_FENCE);
-    send(1, 11, 20000, 1024);
-    write(1, 12, 150000, 2048);
-    read(1, 13, 160000, 4096);
-    send(1, 14, 20000, 64, NDK_OP_FLAG_INLINE);
-    {
-        NDK_SGE s = b_.buf.sge(170000, 3000);
-        ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkWrite(
-            b_.qp, ctx(21), &s, 1, a_.buf.address() + 170000, a_.buf.remote_token, 0));
-    }
-    run_until_idle();
+};
 
-    // 2. A SEND that finds no receive: RNR NAKs until b posts one.
-    send(1, 15, 0, 512);
-    const ULONG64 rnr_before = b_.nic->engine->counters().rnr_naks_sent.load();
-    ASSERT_TRUE(step_until(
-        [&] { return b_.nic->engine->counters().rnr_naks_sent.load() >= rnr_before + 2; }));
-    receive(1, 112, 57344, 4096);
-    run_until_idle();
+TEST_F(SynchronizedTrace, AThreadedSynchronizedRunGivesTheDeterministicTrace) {
+    workload(false);
+    expect_exact();
+    compare_with(NDKSIM_GOLDEN_SYNC_TRACE);
+}
 
-    // 3. Loss: sequence NAKs, duplicates and timer-driven retransmission on two QPs.
-    set_drop(150000, 42);
-    receive(0, 103, 0, 16384);
-    receive(1, 113, 49152, 4096);
-    write(0, 31, 0, 20000);
-    send(0, 32, 20000, 6000);
-    read(0, 33, 40000, 12000);
-    write(1, 34, 60000, 9000);
-    read(1, 35, 80000, 300);
-    send(1, 36, 90000, 64);
-    write(0, 37, 100000, 16);
-    run_until_idle();
-    set_drop(0, 42);
-    EXPECT_GT(a_.nic->engine->counters().retransmitted_packets.load(), 0U);
-
-    // 4. Faults the responder refuses, each ending its connection: a WRITE with a token b
-    // never issued, and a SEND longer than its receive.
-    write(2, 41, 0, 4096, 0, 0x100);
-    receive(3, 130, 0, 100);
-    send(3, 42, 0, 1000);
-    run_until_idle();
-
-    counters(a_, 'a');
-    counters(b_, 'b');
-    log_.on = false;
-
-    const std::string trace = log_.out.str();
-    if (const char* update = std::getenv("NDKSIM_UPDATE_GOLDEN");
-        update != nullptr && update[0] == '1') {
-        std::ofstream(NDKSIM_GOLDEN_TRACE, std::ios::binary) << trace;
-        GTEST_SKIP() << "wrote " << NDKSIM_GOLDEN_TRACE;
-    }
-    const std::string golden = read_file(NDKSIM_GOLDEN_TRACE);
-    ASSERT_FALSE(golden.empty()) << "no golden trace at " << NDKSIM_GOLDEN_TRACE;
-    if (trace != golden) {
-        // The first line that differs, then the whole trace next to the build for a diff.
-        std::istringstream got(trace);
-        std::istringstream want(golden);
-        std::string g;
-        std::string w;
-        int line = 1;
-        while (std::getline(got, g) && std::getline(want, w) && g == w) {
-            ++line;
-        }
-        const std::string path = std::string(NDKSIM_TRACE_OUTPUT);
-        std::ofstream(path, std::ios::binary) << trace;
-        FAIL() << "the trace differs from the golden file at line " << line << ":\n  golden: " << w
-               << "\n  now:    " << g << "\nwhole trace: " << path;
-    }
+TEST_F(SynchronizedTrace, ASecondSynchronizedRunGivesTheSameTrace) {
+    workload(false);
+    expect_exact();
+    compare_with(NDKSIM_GOLDEN_SYNC_TRACE);
 }
 
 }  // namespace

@@ -131,10 +131,12 @@ class RcPair : public ::testing::Test {
     void TearDown() override;
 
     /// Runs the loop until `pred` holds; fails (and returns false) if the loop runs dry first.
+    /// Synchronized (synchronized_): waits for the simulation (ndksim_adapter_wait) until
+    /// `pred` holds, and fails the same way when the engine has nothing left to run.
     template <class Pred>
     bool drive(Pred pred, const char* what) {
         while (!pred()) {
-            if (ndksim_loop_run_one(loop_) == FALSE) {
+            if (!step()) {
                 ADD_FAILURE() << "the simulation went idle waiting for: " << what;
                 return false;
             }
@@ -142,8 +144,32 @@ class RcPair : public ::testing::Test {
         return true;
     }
 
+    /// One step of the simulation: the loop's next event, or (synchronized) whatever runs
+    /// until the consumer is shown something. False when nothing was left to run.
+    bool step() {
+        if (loop_ != nullptr) {
+            return ndksim_loop_run_one(loop_) != FALSE;
+        }
+        if (ndksim_adapter_idle(a_.nic) != FALSE) {
+            return false;
+        }
+        const NTSTATUS s = ndksim_adapter_wait(a_.nic, k_sync_wait_ms);
+        EXPECT_NT_SUCCESS(s) << "the simulation showed nothing for " << k_sync_wait_ms << " ms";
+        return s == STATUS_SUCCESS;
+    }
+
     /// Runs the loop until nothing is left.
-    void settle() { ndksim_loop_run_until_idle(loop_); }
+    void settle() {
+        if (loop_ != nullptr) {
+            ndksim_loop_run_until_idle(loop_);
+            return;
+        }
+        while (step()) {
+        }
+    }
+
+    /// Synchronized: how long one wait for the simulation may take [wall ms].
+    static constexpr ULONG k_sync_wait_ms = 30'000;
 
     /// The next completion of `cq` (driving the loop until there is one).
     NDK_RESULT_EX next(NDK_CQ* cq);
@@ -199,6 +225,10 @@ class RcPair : public ::testing::Test {
     /// ndksim_adapter_config.rotate_fast_register_tokens of both sides (a fixture that checks
     /// the strict token rotation sets TRUE in its constructor).
     BOOLEAN rotate_fast_register_tokens_ = FALSE;
+    /// Set in a fixture's constructor: both sides are threaded adapters in synchronized time
+    /// (NDKSIM_TIME_SYNCHRONIZED) instead of adapters on a deterministic loop (loop_ stays
+    /// NULL), so the same test body runs on an engine thread with exact simulated time.
+    bool synchronized_ = false;
 
     ndksim_loop* loop_ = nullptr;
     side a_;

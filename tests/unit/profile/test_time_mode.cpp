@@ -1,27 +1,47 @@
-// ndksim_adapter_create checks the time mode: paced needs an engine thread and a factor above 0.
+// ndksim_adapter_create checks the time mode: paced needs an engine thread and a factor above 0;
+// synchronized needs an engine thread and the in-process wire; NDKSIM_TIME_MODE overrides the
+// mode of threaded adapters.
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "ndksim.h"
 
 namespace {
 
-NTSTATUS create_with(ndksim_time_mode mode, double factor, ndksim_loop* loop) {
+NTSTATUS create_with(ndksim_time_mode mode, double factor, ndksim_loop* loop,
+                     ndksim_wire wire = NDKSIM_WIRE_DEFAULT, std::string* json = nullptr) {
     ndksim_adapter_config c;
     ndksim_adapter_config_init(&c);
     c.address = "127.0.9.2";
     c.time_mode = mode;
     c.pace_factor = factor;
     c.loop = loop;
+    c.wire = wire;
+    c.port = 47917;
     ndksim_adapter* a = nullptr;
     const NTSTATUS st = ndksim_adapter_create(&c, &a);
     if (a != nullptr) {
+        if (json != nullptr) {
+            SIZE_T length = 1 << 16;
+            json->assign(length, '\0');
+            EXPECT_EQ(STATUS_SUCCESS, ndksim_adapter_stats_json(a, json->data(), &length));
+        }
         ndksim_adapter_destroy(a);
     }
     return st;
 }
+
+// Sets NDKSIM_TIME_MODE for the life of the object.
+struct time_mode_env {
+    explicit time_mode_env(const char* value) { setenv("NDKSIM_TIME_MODE", value, 1); }
+    ~time_mode_env() { unsetenv("NDKSIM_TIME_MODE"); }
+    time_mode_env(const time_mode_env&) = delete;
+    time_mode_env& operator=(const time_mode_env&) = delete;
+};
 
 TEST(TimeMode, DefaultsAreVirtualAtRealTimeScale) {
     ndksim_adapter_config c;
@@ -56,6 +76,47 @@ TEST(TimeMode, FactorsOutOfRangeAndUnknownModesAreRefused) {
     std::memcpy(&c.time_mode, &unknown, sizeof unknown);
     ndksim_adapter* a = nullptr;
     EXPECT_EQ(STATUS_INVALID_PARAMETER, ndksim_adapter_create(&c, &a));
+}
+
+TEST(TimeMode, SynchronizedThreadedAdaptersAreCreatedAndReportTheirDomain) {
+    std::string json;
+    EXPECT_EQ(STATUS_SUCCESS,
+              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_DEFAULT, &json));
+    EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
+    EXPECT_EQ(STATUS_SUCCESS,
+              create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_DEFAULT, &json));
+    EXPECT_EQ(std::string::npos, json.find("\"synchronization\"")) << json;
+}
+
+TEST(TimeMode, SynchronizedOnALoopOrASocketWireIsRefused) {
+    ndksim_loop* loop = nullptr;
+    ASSERT_EQ(STATUS_SUCCESS, ndksim_loop_create(&loop));
+    EXPECT_EQ(STATUS_INVALID_PARAMETER, create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, loop));
+    ndksim_loop_destroy(loop);
+    EXPECT_EQ(STATUS_NOT_SUPPORTED,
+              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_UDP));
+    EXPECT_EQ(STATUS_NOT_SUPPORTED,
+              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_TCP));
+}
+
+TEST(TimeMode, TheEnvironmentVariableChoosesTheModeOfThreadedAdapters) {
+    std::string json;
+    {
+        const time_mode_env env("synchronized");
+        EXPECT_EQ(STATUS_SUCCESS,
+                  create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_DEFAULT, &json));
+        EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
+        // A socket wire keeps its configured mode (with a warning), and a loop is a loop.
+        EXPECT_EQ(STATUS_SUCCESS, create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_UDP));
+        ndksim_loop* loop = nullptr;
+        ASSERT_EQ(STATUS_SUCCESS, ndksim_loop_create(&loop));
+        EXPECT_EQ(STATUS_SUCCESS, create_with(NDKSIM_TIME_VIRTUAL, 1.0, loop));
+        ndksim_loop_destroy(loop);
+    }
+    {
+        const time_mode_env env("sometimes");
+        EXPECT_EQ(STATUS_INVALID_PARAMETER, create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr));
+    }
 }
 
 }  // namespace

@@ -1,0 +1,507 @@
+#include "timing/sync_domain.hpp"
+
+#include <algorithm>
+#include <future>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
+
+#include "util/log.hpp"
+
+namespace ndksim::timing {
+namespace {
+
+// How far past its clock a domain whose consumer waits promises to send nothing, when it has
+// no event before that. Unbounded, a consumer acting on its own after a wait would find its
+// work pushed to the end of time; at 0, two idle processes would promise each other one
+// propagation more per record (the null-message creep of conservative simulation). An idle
+// domain moves its clock to its horizon, so the bound moves on with each record.
+constexpr sim_time k_idle_lookahead = milliseconds(1);
+
+std::mutex g_domain_mutex;
+std::weak_ptr<sync_domain> g_domain;
+std::atomic<sync_domain*> g_active{nullptr};
+
+// Whether the calling thread was handed completions and has not waited since: it is reacting,
+// and simulated time must not move on under it. One domain per process, so one flag per
+// thread; a thread that ends while reacting stops counting as one.
+struct reacting_thread {
+    sync_domain* domain = nullptr;
+    std::atomic<std::int32_t>* count = nullptr;
+    bool reacting = false;
+
+    void stop() noexcept {
+        if (reacting) {
+            reacting = false;
+            count->fetch_sub(1, std::memory_order_seq_cst);
+        }
+    }
+    ~reacting_thread() {
+        if (reacting && g_active.load(std::memory_order_acquire) == domain) {
+            stop();
+            domain->sched().kick();
+        }
+    }
+};
+thread_local reacting_thread t_reacting;
+
+void raise_to(std::atomic<std::uint64_t>& a, std::uint64_t v) noexcept {
+    std::uint64_t cur = a.load(std::memory_order_seq_cst);
+    while (cur < v && !a.compare_exchange_weak(cur, v, std::memory_order_seq_cst)) {
+    }
+}
+
+}  // namespace
+
+struct sync_domain::keepalive_timer {
+    explicit keepalive_timer(boost::asio::io_context& io) : timer(io) {}
+    boost::asio::steady_timer timer;
+};
+
+std::shared_ptr<sync_domain> sync_domain::acquire(const options& opts) {
+    std::lock_guard lock(g_domain_mutex);
+    if (auto d = g_domain.lock()) {
+        return d;
+    }
+    auto d = std::make_shared<sync_domain>(opts);
+    g_domain = d;
+    g_active.store(d.get(), std::memory_order_release);
+    return d;
+}
+
+sync_domain* sync_domain::active() noexcept {
+    return g_active.load(std::memory_order_acquire);
+}
+
+void note_callback_returned() noexcept {
+    if (sync_domain* d = sync_domain::active()) {
+        d->note_consumer_effect();
+    }
+}
+
+void note_consumer_blocks() noexcept {
+    if (sync_domain* d = sync_domain::active()) {
+        d->consumer_waits();
+    }
+}
+
+sync_domain::sync_domain(const options& opts) : opts_(opts) {
+    scheduler::options o;
+    o.mode = run_mode::threaded;
+    o.poll = opts.poll;
+    o.name = "ndksim-sync";
+    o.gate = this;
+    sched_ = std::make_unique<scheduler>(std::move(o));
+    keepalive_ = std::make_unique<keepalive_timer>(sched_->io());
+    NDKSIM_INFO("synchronized time: domain created (consumer grace {} ms, peer silence {} ms)",
+                opts_.consumer_grace.count(), opts_.peer_silence.count());
+}
+
+sync_domain::~sync_domain() {
+    {
+        std::lock_guard lock(g_domain_mutex);
+        sync_domain* self = this;
+        g_active.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
+    }
+    // The timer belongs to the engine thread: it goes there, before the engine stops.
+    std::promise<void> gone;
+    boost::asio::post(sched_->io(), [this, &gone] {
+        keepalive_.reset();
+        gone.set_value();
+    });
+    gone.get_future().wait();
+    sched_.reset();
+    const sync_counters c = counters();
+    NDKSIM_INFO(
+        "synchronized time: domain destroyed ({} horizon waits, {} consumer stalls, {} inexact "
+        "steps, {} horizon violations)",
+        c.horizon_waits, c.consumer_stalls, c.inexact_steps, c.horizon_violations);
+}
+
+std::int64_t sync_domain::wall_ns() noexcept {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+void sync_domain::effect() noexcept {
+    // The waiters wake once the engine stops for it (admit), after the event that showed it
+    // has finished: a consumer must not look while that event still runs.
+    effects_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void sync_domain::wake_effect_waiters() noexcept {
+    // Called between events only: what the waiters may look at now is complete.
+    shown_.store(effects_.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
+    if (effect_waiters_.load(std::memory_order_seq_cst) > 0) {
+        // Taking the mutex orders the wake-up after a waiter's predicate check.
+        { std::lock_guard lock(effect_mutex_); }
+        effect_cv_.notify_all();
+    }
+}
+
+void sync_domain::went_idle() noexcept {
+    next_ = std::numeric_limits<sim_time>::max();
+    advance_idle_clock();
+    publish();
+    wake_effect_waiters();
+}
+
+void sync_domain::advance_idle_clock() {
+    // Nothing can arrive before the horizon, and the consumer waits: the clock may move up to
+    // the horizon (or the next event), through an event that does nothing. That keeps this
+    // domain's promises growing while it has nothing to do.
+    if (peers_.empty() || !gate_open()) {
+        return;
+    }
+    const sim_time target = std::min(next_, horizon());
+    if (target == std::numeric_limits<sim_time>::max() || target <= sched_->now() ||
+        target <= idle_advance_) {
+        return;
+    }
+    idle_advance_ = target;
+    sched_->post_at(target, [] {});
+}
+
+void sync_domain::start_reacting() noexcept {
+    if (t_reacting.reacting) {
+        return;
+    }
+    t_reacting.domain = this;
+    t_reacting.count = &reacting_;
+    t_reacting.reacting = true;
+    reacting_.fetch_add(1, std::memory_order_seq_cst);
+}
+
+void sync_domain::consumer_acts() noexcept {
+    if (!sched_->owned_here()) {
+        start_reacting();
+    }
+}
+
+void sync_domain::completion_queued() noexcept {
+    unshown_.fetch_add(1, std::memory_order_seq_cst);
+    effect();
+}
+
+void sync_domain::completions_announced(std::uint32_t n) noexcept {
+    unshown_.fetch_add(n, std::memory_order_seq_cst);
+}
+
+void sync_domain::completions_polled(std::uint32_t counted, std::uint32_t returned) noexcept {
+    if (returned == 0) {
+        consumer_waits();
+        return;
+    }
+    if (!sched_->owned_here()) {
+        // Counted as reacting before its completions stop counting, so the engine never sees
+        // neither between the two.
+        start_reacting();
+    }
+    if (counted > 0) {
+        unshown_.fetch_sub(counted, std::memory_order_seq_cst);
+    }
+}
+
+void sync_domain::completions_dropped(std::uint32_t n) noexcept {
+    if (n > 0) {
+        unshown_.fetch_sub(n, std::memory_order_seq_cst);
+        sched_->kick();
+    }
+}
+
+void sync_domain::note_consumer_effect() noexcept {
+    if (sched_->owned_here()) {
+        effect();
+    }
+}
+
+void sync_domain::consumer_waits() noexcept {
+    if (sched_->owned_here()) {
+        return;
+    }
+    if (t_reacting.reacting && t_reacting.domain == this) {
+        t_reacting.stop();
+    }
+    raise_to(waited_, effects_.load(std::memory_order_seq_cst));
+    sched_->kick();
+}
+
+bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
+    const std::uint64_t seen = shown_.load(std::memory_order_seq_cst);
+    effect_waiters_.fetch_add(1, std::memory_order_seq_cst);
+    consumer_waits();
+    std::unique_lock lock(effect_mutex_);
+    const bool happened = effect_cv_.wait_for(lock, timeout, [&] {
+        return shown_.load(std::memory_order_seq_cst) != seen || sched_->idle();
+    });
+    lock.unlock();
+    effect_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+    return happened;
+}
+
+bool sync_domain::gate_open() const noexcept {
+    const std::uint64_t effects = effects_.load(std::memory_order_seq_cst);
+    if (forced_.load(std::memory_order_seq_cst) > effects) {
+        return true;  // the grace expired since the last effect
+    }
+    return reacting_.load(std::memory_order_seq_cst) == 0 &&
+           unshown_.load(std::memory_order_seq_cst) <= 0 &&
+           waited_.load(std::memory_order_seq_cst) >= effects;
+}
+
+bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept {
+    retry = std::chrono::nanoseconds(0);
+    next_ = next;
+    if (next > horizon_.load(std::memory_order_seq_cst)) {
+        // A peer could still send something due before this event: wait for its promise,
+        // and tell the peers how far this side may go meanwhile.
+        if (!horizon_stalled_.exchange(true, std::memory_order_relaxed)) {
+            horizon_waits_.fetch_add(1, std::memory_order_relaxed);
+        }
+        advance_idle_clock();
+        publish();
+        wake_effect_waiters();
+        return false;
+    }
+    if (!peers_.empty()) {
+        publish();
+    }
+    horizon_stalled_.store(false, std::memory_order_relaxed);
+    if (gate_open()) {
+        consumer_stalled_.store(false, std::memory_order_relaxed);
+        return true;
+    }
+    if (!consumer_stalled_.exchange(true, std::memory_order_relaxed)) {
+        consumer_stalls_.fetch_add(1, std::memory_order_relaxed);
+        stall_wall_ns_.store(wall_ns(), std::memory_order_relaxed);
+    }
+    const auto grace = std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.consumer_grace);
+    const std::int64_t waited = wall_ns() - stall_wall_ns_.load(std::memory_order_relaxed);
+    if (waited >= grace.count()) {
+        // The consumer did not react in time: time moves on without it, past the effects
+        // shown so far. The run is no longer exact, and the counter says so.
+        raise_to(forced_, effects_.load(std::memory_order_seq_cst) + 1);
+        inexact_steps_.fetch_add(1, std::memory_order_relaxed);
+        NDKSIM_DEBUG("synchronized time: consumer grace expired at {} ps; inexact step", next);
+        consumer_stalled_.store(false, std::memory_order_relaxed);
+        wake_effect_waiters();
+        return true;
+    }
+    retry = grace - std::chrono::nanoseconds(waited);
+    publish();
+    wake_effect_waiters();
+    return false;
+}
+
+void sync_domain::running(sim_time when) noexcept {
+    if (when > horizon_.load(std::memory_order_seq_cst)) [[unlikely]] {
+        horizon_violations_.fetch_add(1, std::memory_order_relaxed);
+        NDKSIM_ERROR("synchronized time: an event at {} ps runs past the horizon {} ps", when,
+                     horizon_.load());
+    }
+}
+
+struct sync_peer {
+    std::string name;
+    sim_time propagation = 0;
+    sync_channel* channel = nullptr;
+    sim_time promise = 0;       // what it promised this domain
+    sim_time sent_promise = 0;  // what this domain promised it last
+    bool sent_any = false;
+    std::int64_t heard_ns = 0;     // wall time of its last record
+    std::int64_t told_ns = 0;      // wall time of this domain's last record to it
+    std::uint64_t seen_count = 0;  // of the frames sent to it, how many it reported seen
+    // Departures of the frames sent to it and not yet reported seen, oldest at `head`. The
+    // vector only grows to the most frames ever in flight, so the steady state allocates
+    // nothing.
+    std::vector<sim_time> unseen;
+    std::size_t head = 0;
+
+    bool has_unseen() const noexcept { return head < unseen.size(); }
+    sim_time first_unseen() const noexcept { return unseen[head]; }
+};
+
+sync_peer* sync_domain::add_peer(std::string name, sim_time propagation, sync_channel& channel) {
+    auto p = std::make_unique<sync_peer>();
+    p->name = std::move(name);
+    p->propagation = propagation;
+    p->channel = &channel;
+    p->heard_ns = wall_ns();
+    NDKSIM_INFO("synchronized time: peer {} joined (lookahead {} ps)", p->name, propagation);
+    sync_peer* raw = p.get();
+    peers_.push_back(std::move(p));
+    peer_count_.store(peers_.size(), std::memory_order_relaxed);
+    recompute_horizon();
+    arm_keepalive();
+    publish();
+    return raw;
+}
+
+void sync_domain::peer_record(sync_peer* p, sim_time promise, std::uint64_t frames_seen) {
+    sync_received_.fetch_add(1, std::memory_order_relaxed);
+    p->heard_ns = wall_ns();
+    p->promise = std::max(p->promise, promise);
+    if (frames_seen > p->seen_count) {
+        const std::uint64_t newly = frames_seen - p->seen_count;
+        p->seen_count = frames_seen;
+        p->head = std::min(p->unseen.size(), p->head + static_cast<std::size_t>(newly));
+        if (p->head == p->unseen.size()) {
+            p->unseen.clear();
+            p->head = 0;
+        }
+    }
+    recompute_horizon();
+    advance_idle_clock();
+    sched_->kick();
+}
+
+void sync_domain::frame_sent(sync_peer* p, sim_time departure) {
+    p->unseen.push_back(departure);
+    recompute_horizon();
+}
+
+void sync_domain::remove_peer(sync_peer* p, bool lost) {
+    auto it = std::find_if(peers_.begin(), peers_.end(),
+                           [p](const std::unique_ptr<sync_peer>& q) { return q.get() == p; });
+    if (it == peers_.end()) {
+        return;
+    }
+    std::unique_ptr<sync_peer> gone = std::move(*it);
+    peers_.erase(it);
+    peer_count_.store(peers_.size(), std::memory_order_relaxed);
+    recompute_horizon();
+    if (lost) {
+        peers_lost_.fetch_add(1, std::memory_order_relaxed);
+        NDKSIM_WARN(
+            "synchronized time: peer {} lost (no sync record for {} ms); its connections fail "
+            "as on a lost link",
+            gone->name, opts_.peer_silence.count());
+        gone->channel->lost();
+    }
+    sched_->kick();
+}
+
+void sync_domain::recompute_horizon() {
+    sim_time h = std::numeric_limits<sim_time>::max();
+    for (const auto& p : peers_) {
+        // A frame the peer has not reported seen may make it send one propagation after it
+        // arrives, whatever it promised before.
+        sim_time bound = p->promise;
+        if (p->has_unseen()) {
+            bound = std::min(bound, p->first_unseen() + p->propagation);
+        }
+        h = std::min(h, bound + p->propagation);
+    }
+    horizon_.store(h, std::memory_order_seq_cst);
+}
+
+sim_time sync_domain::own_earliest() const noexcept {
+    // The earliest this domain could send anything: its clock while the consumer is acting or
+    // has something to react to; else its next event, but no further than k_idle_lookahead
+    // past its clock (a waiting consumer may still act on its own, and its work then lands
+    // at the least promise made: post_floor); and the echo of its frames still unseen (a
+    // peer's answer comes back two propagations after they left).
+    const sim_time now = sched_->now();
+    sim_time e = gate_open() ? std::min(next_, now + k_idle_lookahead) : now;
+    for (const auto& p : peers_) {
+        if (p->has_unseen()) {
+            e = std::min(e, p->first_unseen() + 2 * p->propagation);
+        }
+    }
+    return e;
+}
+
+void sync_domain::publish() {
+    if (peers_.empty()) {
+        return;
+    }
+    const sim_time own = own_earliest();
+    const std::int64_t now_ns = wall_ns();
+    const std::int64_t keepalive_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.peer_silence).count() / 4;
+    const bool stalled = horizon_stalled_.load(std::memory_order_relaxed) ||
+                         consumer_stalled_.load(std::memory_order_relaxed) ||
+                         next_ == std::numeric_limits<sim_time>::max();
+    sim_time floor = std::numeric_limits<sim_time>::max();
+    for (const auto& p : peers_) {
+        // What this domain promises p leaves out p's own echo (p accounts for what its
+        // frames may make this side send), but not what the other peers may make it send.
+        sim_time promise = own;
+        for (const auto& q : peers_) {
+            if (q != p) {
+                promise = std::min(promise, q->promise + q->propagation);
+            }
+        }
+        promise = std::max(promise, p->sent_promise);  // a promise never goes back
+        // Sent when it moved by a lookahead (the peer's horizon grows by one), whenever it
+        // moved while this side waits (the peer may be waiting for exactly that), and as a
+        // keepalive.
+        const bool moved = !p->sent_any || promise >= p->sent_promise + p->propagation ||
+                           (promise > p->sent_promise && stalled);
+        if (moved || now_ns - p->told_ns >= keepalive_ns) {
+            p->sent_any = true;
+            p->sent_promise = promise;
+            p->told_ns = now_ns;
+            p->channel->send_promise(promise);
+            sync_sent_.fetch_add(1, std::memory_order_relaxed);
+        }
+        floor = std::min(floor, p->sent_promise);
+    }
+    promised_floor_.store(floor, std::memory_order_seq_cst);
+}
+
+void sync_domain::check_silence() {
+    const std::int64_t now_ns = wall_ns();
+    const std::int64_t silence_ns =
+        std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.peer_silence).count();
+    for (std::size_t i = 0; i < peers_.size();) {
+        if (now_ns - peers_[i]->heard_ns > silence_ns) {
+            remove_peer(peers_[i].get(), true);
+        } else {
+            ++i;
+        }
+    }
+}
+
+void sync_domain::arm_keepalive() {
+    if (keepalive_armed_ || peers_.empty()) {
+        return;
+    }
+    keepalive_armed_ = true;
+    keepalive_->timer.expires_after(opts_.peer_silence / 4);
+    keepalive_->timer.async_wait([this](const boost::system::error_code& ec) {
+        keepalive_armed_ = false;
+        if (ec) {
+            return;
+        }
+        publish();
+        check_silence();
+        arm_keepalive();
+    });
+}
+
+sim_time sync_domain::post_floor() const noexcept {
+    return promised_floor_.load(std::memory_order_seq_cst);
+}
+
+sim_time sync_domain::horizon() const noexcept {
+    return horizon_.load(std::memory_order_seq_cst);
+}
+
+sync_counters sync_domain::counters() const {
+    sync_counters c;
+    c.sync_messages_sent = sync_sent_.load(std::memory_order_relaxed);
+    c.sync_messages_received = sync_received_.load(std::memory_order_relaxed);
+    c.horizon_waits = horizon_waits_.load(std::memory_order_relaxed);
+    c.horizon_violations = horizon_violations_.load(std::memory_order_relaxed);
+    c.consumer_stalls = consumer_stalls_.load(std::memory_order_relaxed);
+    c.inexact_steps = inexact_steps_.load(std::memory_order_relaxed);
+    c.peers_lost = peers_lost_.load(std::memory_order_relaxed);
+    c.horizon = horizon();
+    c.peers = peer_count_.load(std::memory_order_relaxed);
+    return c;
+}
+
+}  // namespace ndksim::timing

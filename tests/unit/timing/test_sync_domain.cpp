@@ -1,0 +1,228 @@
+// The sync domain of synchronized time: the lookahead bound (no event runs past the horizon
+// the peers' promises give) and the consumer gate (time stays at what the consumer was shown
+// until it reacts, or until the grace expires, which is counted as an inexact step).
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <future>
+#include <limits>
+#include <thread>
+
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+
+#include "timing/sync_domain.hpp"
+
+namespace ndksim::timing {
+namespace {
+
+using namespace std::chrono_literals;
+
+// Waits (yielding) until `pred` holds; fails loudly after 10 s of wall time.
+template <class Pred>
+bool eventually(Pred pred, const char* what) {
+    const auto deadline = std::chrono::steady_clock::now() + 10s;
+    while (!pred()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "timed out waiting for: " << what;
+            return false;
+        }
+        std::this_thread::yield();
+    }
+    return true;
+}
+
+sync_domain::options long_grace() {
+    sync_domain::options o;
+    o.consumer_grace = std::chrono::milliseconds(60'000);
+    return o;
+}
+
+// A peer's end of the channel: records what the domain promised it.
+struct fake_channel final : sync_channel {
+    std::atomic<sim_time> promised{0};
+    std::atomic<int> records{0};
+    std::atomic<bool> was_lost{false};
+    void send_promise(sim_time promise) override {
+        promised.store(promise);
+        records.fetch_add(1);
+    }
+    void lost() override { was_lost.store(true); }
+};
+
+// Runs `fn` on the domain's engine thread (peers are touched there only) and returns after it.
+template <class F>
+void on_engine(sync_domain& d, F fn) {
+    std::promise<void> done;
+    boost::asio::post(d.sched().io(), [&] {
+        fn();
+        done.set_value();
+    });
+    done.get_future().wait();
+}
+
+TEST(SyncDomainGate, AnEventRunsOnlyUpToThePeersPromisePlusTheLookahead) {
+    sync_domain d(long_grace());
+    fake_channel ch;
+    sync_peer* p = nullptr;
+    on_engine(d, [&] { p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch); });
+    EXPECT_EQ(d.horizon(), nanoseconds(65));
+    d.consumer_waits();
+    on_engine(d, [&] {
+        std::chrono::nanoseconds retry{};
+        EXPECT_TRUE(d.admit(nanoseconds(65), retry));
+        EXPECT_FALSE(d.admit(nanoseconds(66), retry));
+        EXPECT_EQ(retry.count(), 0) << "a promise, not the wall clock, lets it run";
+        d.peer_record(p, microseconds(1), 0);
+        EXPECT_TRUE(d.admit(nanoseconds(66), retry));
+    });
+    EXPECT_EQ(d.horizon(), microseconds(1) + nanoseconds(65));
+    EXPECT_EQ(d.counters().horizon_waits, 1U);
+    EXPECT_EQ(d.counters().horizon_violations, 0U);
+}
+
+TEST(SyncDomainGate, AFrameThePeerHasNotSeenHoldsTheHorizonAtItsEcho) {
+    sync_domain d(long_grace());
+    fake_channel ch;
+    on_engine(d, [&] {
+        sync_peer* p = d.add_peer("tcp 10.0.0.2", nanoseconds(100), ch);
+        d.peer_record(p, microseconds(10), 0);
+        EXPECT_EQ(d.horizon(), microseconds(10) + nanoseconds(100));
+        // A frame leaves at 1 us: the peer may answer it when it arrives, back here at 1.2 us.
+        d.frame_sent(p, microseconds(1));
+        EXPECT_EQ(d.horizon(), microseconds(1) + nanoseconds(200));
+        d.peer_record(p, microseconds(10), 1);
+        EXPECT_EQ(d.horizon(), microseconds(10) + nanoseconds(100));
+        // With two peers the smallest bound wins, and each is promised what the other may
+        // make this side send.
+        fake_channel other;
+        sync_peer* q = d.add_peer("tcp 10.0.0.3", nanoseconds(500), other);
+        d.peer_record(q, microseconds(2), 0);
+        EXPECT_EQ(d.horizon(), microseconds(2) + nanoseconds(500));
+        d.remove_peer(q, true);
+        EXPECT_TRUE(other.was_lost.load());
+        d.remove_peer(p, false);
+        EXPECT_FALSE(ch.was_lost.load());
+    });
+    const sync_counters c = d.counters();
+    EXPECT_EQ(c.peers, 0U);
+    EXPECT_EQ(c.peers_lost, 1U);
+    EXPECT_EQ(c.horizon, std::numeric_limits<sim_time>::max());
+}
+
+TEST(SyncDomainGate, AnEventPastTheHorizonIsCountedAsAViolation) {
+    sync_domain d(long_grace());
+    fake_channel ch;
+    on_engine(d, [&] {
+        d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        d.running(nanoseconds(65));
+        EXPECT_EQ(d.counters().horizon_violations, 0U);
+        d.running(nanoseconds(66));
+    });
+    EXPECT_EQ(d.counters().horizon_violations, 1U);
+}
+
+TEST(SyncDomainEngine, EventsBeyondTheHorizonWaitForThePeersNextPromise) {
+    sync_domain d(long_grace());
+    fake_channel ch;
+    sync_peer* p = nullptr;
+    on_engine(d, [&] { p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch); });
+    std::atomic<int> ran{0};
+    std::atomic<sim_time> second_at{0};
+    d.sched().post_at(nanoseconds(10), [&] { ran.fetch_add(1); });
+    d.sched().post_at(microseconds(2), [&] {
+        second_at.store(d.sched().now());
+        ran.fetch_add(1);
+    });
+    d.consumer_waits();
+    ASSERT_TRUE(eventually([&] { return ran.load() == 1 && d.counters().horizon_waits >= 1; },
+                           "the first event, then a stall at the horizon"));
+    EXPECT_EQ(ran.load(), 1);
+    // Waiting, the clock went as far as nothing can arrive before: the horizon.
+    ASSERT_TRUE(
+        eventually([&] { return d.sched().now() == nanoseconds(65); }, "the clock at the horizon"));
+    // The peer heard that this side may send at 2 us at the earliest.
+    ASSERT_TRUE(eventually([&] { return ch.promised.load() == microseconds(2); },
+                           "the promise of the next event"));
+    on_engine(d, [&] { d.peer_record(p, microseconds(5), 0); });
+    ASSERT_TRUE(eventually([&] { return ran.load() == 2; }, "the second event"));
+    EXPECT_EQ(second_at.load(), microseconds(2));
+    EXPECT_EQ(d.counters().horizon_violations, 0U);
+}
+
+TEST(SyncDomainEngine, APeerSilentForLongerThanTheBoundIsLost) {
+    sync_domain::options o = long_grace();
+    o.peer_silence = std::chrono::milliseconds(20);
+    sync_domain d(o);
+    fake_channel ch;
+    on_engine(d, [&] { d.add_peer("udp 10.0.0.2", nanoseconds(65), ch); });
+    std::atomic<int> ran{0};
+    d.sched().post_at(microseconds(2), [&] { ran.fetch_add(1); });
+    d.consumer_waits();
+    // It never answers: it is dropped, and the event it held back runs.
+    ASSERT_TRUE(eventually([&] { return ch.was_lost.load() && ran.load() == 1; },
+                           "the silent peer lost, then the event"));
+    EXPECT_EQ(d.counters().peers_lost, 1U);
+    EXPECT_GE(ch.records.load(), 1) << "it was told the promise, and kept alive, meanwhile";
+}
+
+// Posts an event at 10 ns that queues a completion for the consumer, and one at 20 ns; each
+// counts itself in `ran`.
+void post_completion_then_event(sync_domain& d, std::atomic<int>& ran) {
+    d.sched().post_at(nanoseconds(10), [&] {
+        ran.fetch_add(1);
+        d.completion_queued();
+    });
+    d.sched().post_at(nanoseconds(20), [&] { ran.fetch_add(1); });
+}
+
+TEST(SyncDomainEngine, TimeStaysAtACompletionUntilTheConsumerPolledAndWaited) {
+    sync_domain d(long_grace());
+    std::atomic<int> ran{0};
+    post_completion_then_event(d, ran);
+    // The test thread posted, so it is acting: nothing runs until it waits.
+    d.consumer_waits();
+    ASSERT_TRUE(eventually([&] { return ran.load() == 1 && d.counters().consumer_stalls == 1; },
+                           "the completion, then a stall for the consumer"));
+    // Polling it makes this thread the one that reacts; time waits for its next wait.
+    d.completions_polled(1, 1);
+    ASSERT_TRUE(eventually([&] { return d.counters().consumer_stalls == 1; }, "still stalled"));
+    EXPECT_EQ(ran.load(), 1);
+    d.consumer_waits();
+    ASSERT_TRUE(eventually([&] { return ran.load() == 2; }, "the event after the completion"));
+    EXPECT_EQ(d.counters().inexact_steps, 0U);
+}
+
+TEST(SyncDomainEngine, AConsumerThatDoesNotReactWithinTheGraceCostsAnInexactStep) {
+    sync_domain::options o;
+    o.consumer_grace = std::chrono::milliseconds(1);
+    sync_domain d(o);
+    std::atomic<int> ran{0};
+    post_completion_then_event(d, ran);
+    d.consumer_waits();
+    // Nobody polls the completion: after the grace, time moves on, and the counter says so.
+    ASSERT_TRUE(eventually([&] { return ran.load() == 2; }, "the event after the grace"));
+    EXPECT_EQ(d.counters().inexact_steps, 1U);
+    EXPECT_EQ(d.sched().now(), nanoseconds(20));
+}
+
+TEST(SyncDomainEngine, AWaitForTheSimulationReturnsAtTheNextEffect) {
+    sync_domain d(long_grace());
+    std::atomic<int> ran{0};
+    d.sched().post_at(microseconds(3), [&] {
+        ran.fetch_add(1);
+        d.completion_queued();
+    });
+    EXPECT_TRUE(d.wait_for_effect(std::chrono::milliseconds(10'000)));
+    EXPECT_EQ(ran.load(), 1);
+    EXPECT_EQ(d.sched().now(), microseconds(3));
+    d.completions_polled(1, 1);
+    // Nothing is left: the wait returns at once, and the engine is idle.
+    EXPECT_TRUE(d.wait_for_effect(std::chrono::milliseconds(10'000)));
+    EXPECT_TRUE(d.sched().idle());
+}
+
+}  // namespace
+}  // namespace ndksim::timing
