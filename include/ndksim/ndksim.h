@@ -16,14 +16,8 @@
 #pragma once
 
 #include "ndkpi.h"
-
-#ifndef NDKSIM_API
-#if defined(__GNUC__)
-#define NDKSIM_API __attribute__((visibility("default")))
-#else
-#define NDKSIM_API
-#endif
-#endif
+#include "ndksim_export.h"
+#include "ndksim_verifier.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -171,15 +165,20 @@ typedef struct ndksim_adapter_config {
      * a caller built against an ndksim.h without these fields passes the smaller size and
      * gets their defaults (ndksim_adapter_create).
      */
-    const char* interface_alias; /**< the interface alias, UTF-8 (ConvertInterfaceLuidToAlias
-                                     returns it as UTF-16): at most 256 UTF-16 units
-                                     (IF_MAX_STRING_SIZE) and unique among the adapters of the
-                                     process. NULL (the default): the adapter's name */
-    NET_IFINDEX interface_index; /**< the interface index, unique among the adapters of the
-                                     process. 0 (the default): the lowest index from 1 up that
-                                     no live adapter uses and no earlier adapter of this
-                                     process was given, so an index never names two adapters
-                                     one after the other */
+    const char* interface_alias;   /**< the interface alias, UTF-8 (ConvertInterfaceLuidToAlias
+                                       returns it as UTF-16): at most 256 UTF-16 units
+                                       (IF_MAX_STRING_SIZE) and unique among the adapters of the
+                                       process. NULL (the default): the adapter's name */
+    NET_IFINDEX interface_index;   /**< the interface index, unique among the adapters of the
+                                       process. 0 (the default): the lowest index from 1 up that
+                                       no live adapter uses and no earlier adapter of this
+                                       process was given, so an index never names two adapters
+                                       one after the other */
+    ndksim_verifier_mode verifier; /**< the NDK verifier (ndksim_verifier.h, docs/verifier.md):
+                                     NDKSIM_VERIFIER_DEFAULT (the default) follows the
+                                     environment variable NDKSIM_VERIFIER (off, report or
+                                     break) and is off without it; any other value is used as
+                                     given, whatever the variable says */
 } ndksim_adapter_config;
 
 /**

@@ -32,6 +32,8 @@ device::device(device_config cfg, const adapter_limits& limits)
       qps_(k_max_qps, nullptr) {
     // The C entry point validated the literal already; an unparsable one leaves 0.0.0.0.
     (void)net_address::parse_ip(cfg_.address, own_address_);
+    verifier_.set_mode(cfg_.verifier);
+    refusals_.attach(&verifier_);
     if (sched_ == nullptr) {
         timing::scheduler::options o;
         o.mode = timing::run_mode::threaded;
@@ -45,9 +47,9 @@ device::device(device_config cfg, const adapter_limits& limits)
         own_sched_ = std::make_unique<timing::scheduler>(std::move(o));
         sched_ = own_sched_.get();
     }
-    NDKSIM_INFO("{}: created at {} ({} mode, profile {})", cfg_.name, cfg_.address,
+    NDKSIM_INFO("{}: created at {} ({} mode, profile {}, verifier {})", cfg_.name, cfg_.address,
                 sched_->mode() == timing::run_mode::threaded ? "threaded" : "deterministic",
-                cfg_.profile);
+                cfg_.profile, verifier::mode_name(cfg_.verifier));
 }
 
 status device::reserve_local(net_address& address) {

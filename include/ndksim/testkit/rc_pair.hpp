@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
+#include <ndksim/testkit/verifier.hpp>
 
 namespace ndksim::testkit {
 
@@ -219,6 +220,9 @@ class RcPair : public ::testing::Test {
     /// ndksim_adapter_config.rotate_fast_register_tokens of both sides (a fixture that checks
     /// the strict token rotation sets TRUE in its constructor).
     BOOLEAN rotate_fast_register_tokens_ = FALSE;
+    /// ndksim_adapter_config.verifier of both sides (testkit/verifier.hpp: break unless
+    /// NDKSIM_VERIFIER is set; a test of a verifier rule sets NDKSIM_VERIFIER_REPORT).
+    ndksim_verifier_mode verifier_ = kit_verifier_mode();
 
     ndksim_loop* loop_ = nullptr;
     side a_;
