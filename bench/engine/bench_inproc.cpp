@@ -50,7 +50,8 @@ struct pair {
     NDK_LISTENER* listener = nullptr;
     std::size_t size;
 
-    explicit pair(std::size_t bytes) : size(bytes) {
+    explicit pair(std::size_t bytes, ndksim_verifier_mode verifier = NDKSIM_VERIFIER_OFF)
+        : size(bytes) {
         ok(ndksim_loop_create(&loop), "loop");
         for (int i = 0; i < 2; ++i) {
             side& x = s[i];
@@ -58,6 +59,7 @@ struct pair {
             ndksim_adapter_config_init(&c);
             c.loop = loop;
             c.address = i == 0 ? "10.9.0.1" : "10.9.0.2";
+            c.verifier = verifier;
             ok(ndksim_adapter_create(&c, &x.nic), "adapter");
             NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
             p.Version = ndksim_highest_version();
@@ -171,10 +173,9 @@ struct pair {
     }
 };
 
-void BM_InprocWrite(benchmark::State& state) {
-    const auto bytes = static_cast<ULONG>(state.range(0));
+void run_writes(benchmark::State& state, ULONG bytes, ndksim_verifier_mode verifier) {
     const int batch = bytes <= 4096 ? 256 : 8;
-    pair p(bytes);
+    pair p(bytes, verifier);
     ULONG64 simulated = 0;
     std::int64_t ops = 0;
     for (auto _ : state) {
@@ -189,7 +190,30 @@ void BM_InprocWrite(benchmark::State& state) {
     state.counters["rtf"] =
         benchmark::Counter(static_cast<double>(simulated) * 1e-12, benchmark::Counter::kIsRate);
 }
+
+void BM_InprocWrite(benchmark::State& state) {
+    run_writes(state, static_cast<ULONG>(state.range(0)), NDKSIM_VERIFIER_OFF);
+}
 BENCHMARK(BM_InprocWrite)->Arg(64)->Arg(4096)->Arg(64 * 1024)->Arg(1024 * 1024);
+
+// The verifier's cost on the message rate: the same writes with it on (docs/verifier.md).
+void BM_InprocWriteVerified(benchmark::State& state) {
+    run_writes(state, static_cast<ULONG>(state.range(0)), NDKSIM_VERIFIER_REPORT);
+}
+BENCHMARK(BM_InprocWriteVerified)->Arg(64);
+
+// The verifier's cost on the cheapest NDK call: NdkGetCqResults on an empty CQ (argument: 1
+// off, 2 report), the call a polling consumer makes most.
+void BM_EmptyPoll(benchmark::State& state) {
+    pair p(4096, state.range(0) == 2 ? NDKSIM_VERIFIER_REPORT : NDKSIM_VERIFIER_OFF);
+    NDK_CQ* cq = p.s[0].cq;
+    NDK_RESULT results[16];
+    for (auto _ : state) {
+        benchmark::DoNotOptimize(cq->Dispatch->NdkGetCqResults(cq, results, 16));
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()));
+}
+BENCHMARK(BM_EmptyPoll)->Arg(1)->Arg(2);
 
 // Baseline: what copying the same bytes costs on this host, measured in the same run.
 void BM_Memcpy(benchmark::State& state) {

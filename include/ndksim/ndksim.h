@@ -16,14 +16,8 @@
 #pragma once
 
 #include "ndkpi.h"
-
-#ifndef NDKSIM_API
-#if defined(__GNUC__)
-#define NDKSIM_API __attribute__((visibility("default")))
-#else
-#define NDKSIM_API
-#endif
-#endif
+#include "ndksim_export.h"
+#include "ndksim_verifier.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -201,14 +195,19 @@ typedef struct ndksim_adapter_config {
      * Synchronized time (NDKSIM_TIME_SYNCHRONIZED; docs/timing.md). Appended: a caller built
      * against an ndksim.h without them gets their defaults.
      */
-    ULONG sync_peer_silence_ms;   /**< wall time without a sync record from a peer process
-                                       after which the peer is lost and the connections to it
-                                       fail as on a lost link [ms]; 0 = the default, 5000 */
-    ULONG sync_consumer_grace_ms; /**< wall time the consumer may take to react to a
-                                       completion or callback before simulated time moves on
-                                       without it (an inexact step) [ms]; 0 = the default, 50.
-                                       The first synchronized adapter of a process sets both
-                                       values for all */
+    ULONG sync_peer_silence_ms;    /**< wall time without a sync record from a peer process
+                                        after which the peer is lost and the connections to it
+                                        fail as on a lost link [ms]; 0 = the default, 5000 */
+    ULONG sync_consumer_grace_ms;  /**< wall time the consumer may take to react to a
+                                        completion or callback before simulated time moves on
+                                        without it (an inexact step) [ms]; 0 = the default, 50.
+                                        The first synchronized adapter of a process sets both
+                                        values for all */
+    ndksim_verifier_mode verifier; /**< the NDK verifier (ndksim_verifier.h, docs/verifier.md):
+                                     NDKSIM_VERIFIER_DEFAULT (the default) follows the
+                                     environment variable NDKSIM_VERIFIER (off, report or
+                                     break) and is off without it; any other value is used as
+                                     given, whatever the variable says */
 } ndksim_adapter_config;
 
 /**

@@ -1,6 +1,19 @@
 #include "api/callback.hpp"
 
+#include <fmt/format.h>
+
+#include "util/verifier.hpp"
+
 namespace ndksim::api {
+
+void report_call_irql(const char* function, std::string_view rule) {
+    const std::uint8_t level = irql::current();
+    if (!verifier::raise_thread_rule(
+            verifier::rule::irql_of_call, function,
+            fmt::format("called at {}: {}", irql::level_name(level), rule))) {
+        irql::report_violation(function, rule, level);
+    }
+}
 
 void callback_scope::report_bad_return() const {
     const std::uint8_t now = irql::current();

@@ -29,11 +29,15 @@ namespace ndksim::api {
 inline constexpr std::string_view k_ndk_call_rule =
     "NDK provider functions must be called at IRQL <= DISPATCH_LEVEL";
 
+/// Reports an NDK call made above its IRQL: through the verifier's irql_of_call when a verifier
+/// is on, otherwise as the kernel runtime reports its own IRQL rules.
+void report_call_irql(const char* function, std::string_view rule);
+
 /// Reports a violation unless the caller of `function` is at IRQL <= `max`. The name is
 /// measured only for a report: every NDK call passes through here.
 inline void check_call(const char* function, std::uint8_t max, std::string_view rule) {
     if (irql::current() > max) [[unlikely]] {
-        irql::report_violation(function, rule, irql::current());
+        report_call_irql(function, rule);
     }
 }
 
@@ -47,11 +51,13 @@ class callback_scope {
           level_(std::max(saved_, irql::dispatch_level)),
           locks_(irql::spin_locks_held()) {
         irql::set(level_);
+        ++irql::t_state.ndk_callbacks;
     }
     ~callback_scope() {
         if (irql::current() != level_ || irql::spin_locks_held() != locks_) [[unlikely]] {
             report_bad_return();
         }
+        --irql::t_state.ndk_callbacks;
         irql::set(saved_);
         // Synchronized time: what the callback did is shown to the consumer, whose threads it
         // may have woken; time moves on once they have reacted.

@@ -4,6 +4,8 @@
 #include "api/dispatch_tables.hpp"
 #include "core/cq.hpp"
 #include "core/device.hpp"
+#include "ndksim_verifier.h"
+#include "util/verifier.hpp"
 
 namespace ndksim::api {
 namespace {
@@ -68,6 +70,8 @@ VOID NdkArmCq(NDK_CQ* pNdkCq, ULONG Type) {
         if (c == nullptr) {
             return STATUS_INVALID_PARAMETER;
         }
+        const verifier::section_guard serial(c->dev().verifier(), c->poll_section,
+                                             verifier::rule::concurrent_poll, c->ident(), fn);
         if (Type >= core::k_notify_type_count) {
             return consumer_error(fn, "Type is not an NDK_CQ_NOTIFY_* value",
                                   status::invalid_parameter);
@@ -86,16 +90,28 @@ void fill_common(Result& r, const core::completion& e) noexcept {
     r.RequestContext = e.request_context;
 }
 
-void fill(NDK_RESULT& r, const core::completion& e) noexcept {
+void fill(NDK_RESULT& r, const core::completion& e, bool /*poison*/) noexcept {
     fill_common(r, e);
 }
 
-void fill(NDK_RESULT_EX& r, const core::completion& e) noexcept {
+void fill(NDK_RESULT_EX& r, const core::completion& e, bool poison) noexcept {
     fill_common(r, e);
     r.Type = static_cast<NDK_OPERATION_TYPE>(e.type);
     // ns-ndkpi-_ndk_result_ex.md: ProviderErrorCode must be zero when Status is success.
     r.ProviderErrorCode = e.status == STATUS_SUCCESS ? 0 : e.provider_error;
     r.TypeSpecificCompletionOutput = e.type_specific;
+    if (poison) [[unlikely]] {
+        // The verifier's result_ex_undefined_field: BytesTransferred is defined for receives
+        // only, TypeSpecificCompletionOutput for ReceiveAndInvalidate only (REFERENCE.md 3), so
+        // a consumer reading either elsewhere sees an implausible value at once.
+        const bool receive = (r.Type & NdkOperationTypeReceive) != 0;
+        if (!receive) {
+            r.BytesTransferred = NDKSIM_VERIFIER_POISON;
+        }
+        if (r.Type != NdkOperationTypeReceiveAndInvalidate) {
+            r.TypeSpecificCompletionOutput = NDKSIM_VERIFIER_POISON;
+        }
+    }
 }
 
 // Rule 16: every completion, ReceiveAndInvalidate included, is retrievable through both
@@ -110,9 +126,14 @@ ULONG get_results(const char* fn, NDK_CQ* pNdkCq, Result* Results, ULONG nResult
         consumer_error(fn, "Results is NULL", status::invalid_parameter);
         return 0;
     }
-    return c->poll(nResults, [Results](std::uint32_t i, const core::completion& e) noexcept {
-        fill(Results[i], e);
-    });
+    const verifier::checker& v = c->dev().verifier();
+    const verifier::section_guard serial(v, c->poll_section, verifier::rule::concurrent_poll,
+                                         c->ident(), fn);
+    const bool poison = v.on();
+    return c->poll(nResults,
+                   [Results, poison](std::uint32_t i, const core::completion& e) noexcept {
+                       fill(Results[i], e, poison);
+                   });
 }
 
 ULONG NdkGetCqResults(NDK_CQ* pNdkCq, NDK_RESULT* Results, ULONG nResults) {

@@ -2,10 +2,12 @@
 
 #include "api/abi.hpp"
 #include "api/dispatch_tables.hpp"
+#include "core/device.hpp"
 #include "core/mr.hpp"
 #include "core/mw.hpp"
 #include "core/qp.hpp"
 #include "nic/post.hpp"
+#include "util/verifier.hpp"
 
 namespace ndksim::api {
 namespace {
@@ -32,12 +34,49 @@ core::qp* to_qp(NDK_QP* q, const char* fn) {
     return from_ndk<core::qp>(q, object_kind::qp, fn);
 }
 
+// Rule 21: a privileged token grants local access to its own PD's QPs only. Only a count within
+// the queue's limit is looked at: a larger one is refused before any entry is read, and says
+// nothing about how many entries the array holds.
+void verify_sges(const core::qp& q, const NDK_SGE* sgl, ULONG n, ULONG max, const char* fn) {
+    if (sgl == nullptr || n > max) {
+        return;
+    }
+    mem::translation_unit& memory = q.dev().memory();
+    for (ULONG i = 0; i < n; ++i) {
+        const mem::pd_id owner = memory.privileged_owner(sgl[i].MemoryRegionToken);
+        if (owner != mem::pd_id::none && owner != q.memory_pd()) {
+            q.dev().verifier().raise(
+                verifier::rule::privileged_token_foreign_pd, q.ident(), fn, status::success,
+                fmt::format("SGE {} carries the privileged token {:#x} of another PD", i,
+                            sgl[i].MemoryRegionToken));
+            return;
+        }
+    }
+}
+
+// Rule 22: the MR or MW invalidated must belong to the QP's PD. An MR of another PD is refused
+// inline (post_invalidate); a window's PD is checked here.
+void verify_invalidate_window(const core::qp& q, mem::window_id w) {
+    if (q.dev().memory().describe(w).pd != q.memory_pd()) {
+        q.dev().verifier().raise(verifier::rule::invalidate_foreign_pd, q.ident(), "NdkInvalidate",
+                                 status::success, "the memory window belongs to another PD");
+    }
+}
+
+using verifier::rule;
+using verifier::section_guard;
+
 NTSTATUS transfer(const char* fn, NDK_QP* pNdkQp, core::wr_kind kind, PVOID RequestContext,
                   const NDK_SGE* pSgl, ULONG nSge, ULONG Flags, UINT64 RemoteAddress,
                   UINT32 RemoteToken) {
     core::qp* q = to_qp(pNdkQp, fn);
     if (q == nullptr) {
         return STATUS_INVALID_PARAMETER;
+    }
+    const section_guard serial(q->dev().verifier(), q->initiator_section, rule::concurrent_post,
+                               q->ident(), fn);
+    if (q->dev().verifier().on() && (Flags & NDK_OP_FLAG_INLINE) == 0) [[unlikely]] {
+        verify_sges(*q, pSgl, nSge, q->params().max_initiator_request_sge, fn);
     }
     nic::transfer_args a;
     a.context = RequestContext;
@@ -74,6 +113,11 @@ NTSTATUS NdkReceive(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, U
     if (q == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
+    const section_guard serial(q->dev().verifier(), q->receive_section, rule::concurrent_post,
+                               q->ident(), "NdkReceive");
+    if (q->dev().verifier().on()) [[unlikely]] {
+        verify_sges(*q, pSgl, nSge, q->params().max_receive_request_sge, "NdkReceive");
+    }
     return to_nt(nic::post_receive(nic::engine_of(*q), *q, RequestContext, sges_of(pSgl), nSge));
 }
 
@@ -86,6 +130,8 @@ NTSTATUS NdkBind(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, NDK_MW* pMw,
     if (q == nullptr || mr == nullptr || mw == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
+    const section_guard serial(q->dev().verifier(), q->initiator_section, rule::concurrent_post,
+                               q->ident(), fn);
     return to_nt(nic::post_bind(nic::engine_of(*q), *q, RequestContext, mr->region(), mw->window(),
                                 reinterpret_cast<std::uintptr_t>(VirtualAddress), Length, Flags));
 }
@@ -99,6 +145,8 @@ NTSTATUS NdkFastRegister(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, ULON
     if (q == nullptr || mr == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
+    const section_guard serial(q->dev().verifier(), q->initiator_section, rule::concurrent_post,
+                               q->ident(), fn);
     if (AdapterPageArray == nullptr && AdapterPageCount > 0) {
         return consumer_error(fn, "AdapterPageArray is NULL", status::invalid_parameter);
     }
@@ -117,6 +165,8 @@ NTSTATUS NdkInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, NDK_OBJECT_HEADER* 
     if (q == nullptr || pNdkMrOrMw == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
+    const section_guard serial(q->dev().verifier(), q->initiator_section, rule::concurrent_post,
+                               q->ident(), fn);
     mem::region_id region = mem::region_id::none;
     mem::window_id window = mem::window_id::none;
     if (pNdkMrOrMw->ObjectType == NdkObjectTypeMr) {
@@ -131,6 +181,9 @@ NTSTATUS NdkInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, NDK_OBJECT_HEADER* 
             return STATUS_INVALID_PARAMETER;
         }
         window = mw->window();
+        if (q->dev().verifier().on()) [[unlikely]] {
+            verify_invalidate_window(*q, window);
+        }
     }
     return to_nt(
         nic::post_invalidate(nic::engine_of(*q), *q, RequestContext, region, window, Flags));

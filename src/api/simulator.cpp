@@ -172,6 +172,12 @@ NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out
     cfg.pending_percent = config->pending_percent;
     cfg.seed = config->seed;
     cfg.rotate_fast_register_tokens = config->rotate_fast_register_tokens != FALSE;
+    const int verifier = raw_value(config->verifier);
+    if (verifier < NDKSIM_VERIFIER_DEFAULT || verifier > NDKSIM_VERIFIER_BREAK) {
+        return invalid_config("verifier is not an ndksim_verifier_mode");
+    }
+    cfg.verifier = verifier == NDKSIM_VERIFIER_DEFAULT ? verifier::from_environment()
+                                                       : static_cast<verifier::mode>(verifier - 1);
     cfg.poll = to_poll(raw_value(config->poll_policy), ok);
     if (!ok) {
         return invalid_config("poll_policy is not an ndksim_poll_policy");
@@ -355,6 +361,7 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config) {
     config->time_mode = NDKSIM_TIME_VIRTUAL;
     config->pace_factor = 1.0;
     config->cm_timeout_ms = 1000;
+    config->verifier = NDKSIM_VERIFIER_DEFAULT;
 }
 
 NDKSIM_API NTSTATUS ndksim_adapter_create(const ndksim_adapter_config* config,
@@ -441,6 +448,7 @@ NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
     if (a == nullptr || h == nullptr) {
         return;
     }
+    bool last = false;
     {
         std::lock_guard lock(a->handles_mutex);
         auto it = std::find(a->handles.begin(), a->handles.end(), h);
@@ -449,8 +457,20 @@ NDKSIM_API VOID ndksim_close_ndk_adapter(NDIS_HANDLE MiniportAdapterContext,
             return;
         }
         a->handles.erase(it);
+        last = a->handles.empty();
     }
     h->close_blocking();
+    // Rule 24: every LAM is released (NdkReleaseLam) before the adapter goes. LAMs belong to
+    // the NIC, not to one handle, so the check waits for its last handle.
+    if (last && a->dev.verifier().on()) [[unlikely]] {
+        if (const std::size_t lams = a->dev.memory().live_lams(); lams != 0) {
+            a->dev.verifier().raise(verifier::rule::lam_not_released, a->dev.name(),
+                                    "ndksim_close_ndk_adapter", status::success,
+                                    fmt::format("{} LAM(s) still mapped when the last NDK_ADAPTER "
+                                                "handle closed",
+                                                lams));
+        }
+    }
 }
 
 NDKSIM_API NDK_VERSION ndksim_highest_version(void) {

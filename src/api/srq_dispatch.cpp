@@ -4,6 +4,8 @@
 #include "api/dispatch_tables.hpp"
 #include "core/device.hpp"
 #include "core/srq.hpp"
+#include "util/refusal.hpp"
+#include "util/verifier.hpp"
 
 namespace ndksim::api {
 namespace {
@@ -58,10 +60,13 @@ NTSTATUS NdkSrqReceive(NDK_SRQ* pNdkSrq, PVOID RequestContext, const NDK_SGE* pS
     if (s == nullptr) {
         return STATUS_INVALID_PARAMETER;
     }
+    const verifier::section_guard serial(s->dev().verifier(), s->post_section,
+                                         verifier::rule::concurrent_post, s->ident(), fn);
     // Rule 11: nSge is bounded by the SRQ's MaxReceiveRequestSge.
     if (nSge > s->max_sge()) {
-        return consumer_error(fn, "nSge exceeds the SRQ's MaxReceiveRequestSge",
-                              status::invalid_parameter);
+        refusal::because(verifier::rule::sge_count,
+                         "rule 11: nSge exceeds the SRQ's MaxReceiveRequestSge");
+        return to_nt(s->dev().refusals().record(s->ident(), fn, status::invalid_parameter));
     }
     if (pSgl == nullptr && nSge != 0) {
         return consumer_error(fn, "pSgl is NULL", status::invalid_parameter);

@@ -55,6 +55,7 @@ status cq::check_create(const adapter_limits& limits, std::uint32_t depth,
 cq::cq(adapter& handle, std::uint32_t depth, notify_fn notify)
     : object(object_kind::cq, handle.dev(), &handle, &handle),
       notify_(std::move(notify)),
+      verifier_(&handle.dev().verifier()),
       ring_(depth) {}
 
 ref<cq> cq::create(adapter& handle, std::uint32_t depth, notify_fn notify) {
@@ -125,7 +126,26 @@ status cq::post(const completion& c) {
     return status::success;
 }
 
+namespace {
+// The CQ whose notification callback this thread is running (verifier only).
+thread_local const cq* t_notifying = nullptr;
+}  // namespace
+
+void cq::verify_arm() const {
+    if (t_notifying == this && !polled_since_notification_.load(std::memory_order_relaxed)) {
+        dev().verifier().raise(verifier::rule::rearm_before_drain, ident(), "NdkArmCq",
+                               status::success,
+                               "armed from inside its notification callback before any "
+                               "NdkGetCqResults: completions queued before the notification "
+                               "will not fire the new arm");
+    }
+}
+
 void cq::arm(notify_type type) {
+    const bool verify = dev().verifier().on();
+    if (verify) [[unlikely]] {
+        verify_arm();
+    }
     std::lock_guard lock(state_mutex_);
     if (dead_ || !is_open()) {
         NDKSIM_DEBUG("{}: arm ignored ({})", ident(), dead_ ? "overrun" : "closing");
@@ -142,6 +162,9 @@ void cq::arm(notify_type type) {
         return;
     }
     arm_ = static_cast<std::uint8_t>(merged);
+    if (verify && mark_ > popped_) [[unlikely]] {
+        stale_arm_entries_ = static_cast<std::uint32_t>(mark_ - popped_);
+    }
 }
 
 void cq::on_removed_locked(const completion& c) noexcept {
@@ -226,7 +249,16 @@ void cq::deliver() {
     }
     if (call) {
         NDKSIM_TRACE("{}: notification {}", ident(), s);
+        const bool verify = dev().verifier().on();
+        const cq* outer = t_notifying;
+        if (verify) [[unlikely]] {
+            polled_since_notification_.store(false, std::memory_order_relaxed);
+            t_notifying = this;
+        }
         notify_(static_cast<std::int32_t>(s));
+        if (verify) [[unlikely]] {
+            t_notifying = outer;
+        }
     }
     std::lock_guard lock(state_mutex_);
     // A notification requested while the callback ran (a re-arm from inside it, or the
@@ -249,15 +281,29 @@ void cq::polled_locked(std::uint32_t returned) noexcept {
 }
 
 void cq::on_close_requested() {
-    std::lock_guard lock(state_mutex_);
-    if (timing::sync_domain* d = dev().sync()) {
-        // Nobody polls a closed CQ: its entries no longer hold simulated time.
-        d->completions_dropped(counted_);
-        counted_ = 0;
+    std::uint32_t stale = 0;
+    {
+        std::lock_guard lock(state_mutex_);
+        if (timing::sync_domain* d = dev().sync()) {
+            // Nobody polls a closed CQ: its entries no longer hold simulated time.
+            d->completions_dropped(counted_);
+            counted_ = 0;
+        }
+        if (arm_ != k_unarmed) {
+            stale = stale_arm_entries_;
+        }
+        arm_ = k_unarmed;
+        moderating_ = false;
+        ++moderation_generation_;
     }
-    arm_ = k_unarmed;
-    moderating_ = false;
-    ++moderation_generation_;
+    if (stale != 0 && dev().verifier().on()) [[unlikely]] {
+        dev().verifier().raise(
+            verifier::rule::armed_with_stale_completions, ident(), "NdkCloseCq", status::success,
+            fmt::format("the CQ was armed with {} completions queued from before its last "
+                        "notification and closed still armed, none retrieved: a consumer "
+                        "waiting for that arm waited for ever",
+                        stale));
+    }
 }
 
 status cq::check_resize(std::uint32_t depth) const noexcept {

@@ -41,6 +41,7 @@
 #include "core/completion_ring.hpp"
 #include "core/object.hpp"
 #include "core/work_request.hpp"
+#include "util/verifier.hpp"
 
 namespace ndksim::core {
 
@@ -133,6 +134,10 @@ class cq final : public object {
     std::uint32_t moderation_interval_us() const noexcept;
     std::uint32_t moderation_count() const noexcept;
 
+    /// The consumer serializes NdkGetCqResults(Ex) and NdkArmCq per CQ (rule 13); the
+    /// verifier checks it.
+    verifier::serial_section poll_section;
+
   private:
     cq(adapter& handle, std::uint32_t depth, notify_fn notify);
 
@@ -147,10 +152,12 @@ class cq final : public object {
     void schedule_delivery_locked();
     void deliver();
     void moderation_expired(std::uint64_t generation);
+    void verify_arm() const;
 
     static constexpr std::uint8_t k_unarmed = 0xFF;
 
     notify_fn notify_;
+    const verifier::checker* verifier_;  // the device's, read by the inline poll()
 
     mutable std::mutex state_mutex_;
     completion_ring ring_;
@@ -180,6 +187,11 @@ class cq final : public object {
     // Synchronized time: entries of the ring the sync domain counts as shown and not yet
     // polled (the oldest ones are always counted first).
     std::uint32_t counted_ = 0;
+    // Verifier only (rule 14): whether the consumer retrieved completions since the running
+    // notification started, and whether the current arm was made over completions older than
+    // the last notification (stale_arm_entries_ of them) with no poll since.
+    std::atomic<bool> polled_since_notification_{false};
+    std::uint32_t stale_arm_entries_ = 0;
 };
 
 // ---- inline definitions ----------------------------------------------------------------------
@@ -229,6 +241,10 @@ constexpr bool satisfies(notify_type t, const completion& c) noexcept {
 template <class Fill>
 std::uint32_t cq::poll(std::uint32_t max, Fill&& fill) {
     std::lock_guard lock(state_mutex_);
+    if (verifier_->on()) [[unlikely]] {
+        polled_since_notification_.store(true, std::memory_order_relaxed);
+        stale_arm_entries_ = 0;
+    }
     std::uint32_t n = 0;
     while (n < max && !ring_.empty()) {
         const completion& c = ring_.front();

@@ -46,6 +46,8 @@ device::device(device_config cfg, const adapter_limits& limits)
         domain_ = timing::sync_domain::acquire(cfg_.sync);
         sched_ = &domain_->sched();
     }
+    verifier_.set_mode(cfg_.verifier);
+    refusals_.attach(&verifier_);
     if (sched_ == nullptr) {
         timing::scheduler::options o;
         o.mode = timing::run_mode::threaded;
@@ -59,11 +61,11 @@ device::device(device_config cfg, const adapter_limits& limits)
         own_sched_ = std::make_unique<timing::scheduler>(std::move(o));
         sched_ = own_sched_.get();
     }
-    NDKSIM_INFO("{}: created at {} ({} mode, profile {})", cfg_.name, cfg_.address,
+    NDKSIM_INFO("{}: created at {} ({} mode, profile {}, verifier {})", cfg_.name, cfg_.address,
                 domain_                                        ? "synchronized"
                 : sched_->mode() == timing::run_mode::threaded ? "threaded"
                                                                : "deterministic",
-                cfg_.profile);
+                cfg_.profile, verifier::mode_name(cfg_.verifier));
 }
 
 status device::reserve_local(net_address& address) {

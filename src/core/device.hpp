@@ -57,6 +57,8 @@ struct device_config {
     timing::sim_time notification_interrupt = timing::host_params{}.interrupt;
     /// A new token for each fast register (mem::unit_config::rotate_fast_register_tokens).
     bool rotate_fast_register_tokens = false;
+    /// The NDK verifier's mode (util/verifier.hpp), NDKSIM_VERIFIER already applied.
+    verifier::mode verifier = verifier::mode::off;
 };
 
 class device {
@@ -81,6 +83,10 @@ class device {
 
     /// The consumer calls this adapter refused, and why (ndksim_adapter_last_refusal).
     util::refusal_log& refusals() noexcept { return refusals_; }
+
+    /// The NDK verifier of this adapter: check sites branch on verifier().on().
+    const verifier::checker& verifier() const noexcept { return verifier_; }
+    verifier::checker& verifier_mut() noexcept { return verifier_; }
 
     /// The memory translation and protection unit of this adapter (src/mem).
     mem::translation_unit& memory() noexcept { return memory_; }
@@ -159,6 +165,7 @@ class device {
     completion_policy policy_;
     endpoint_table endpoints_;
     util::refusal_log refusals_;
+    verifier::checker verifier_;
     net_address own_address_;
     mem::translation_unit memory_;
     engine_hooks* hooks_ = nullptr;

@@ -13,6 +13,7 @@
 #include "core/receive_queue.hpp"
 #include "core/send_queue.hpp"
 #include "mem/ids.hpp"
+#include "util/verifier.hpp"
 
 namespace ndksim::core {
 
@@ -94,6 +95,10 @@ class qp final : public object {
     void set_bound_connector(connector* c) noexcept {
         connector_.store(c, std::memory_order_release);
     }
+
+    /// The consumer serializes the posts of each queue (rule 8); the verifier checks it.
+    verifier::serial_section initiator_section;
+    verifier::serial_section receive_section;
 
   private:
     qp(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_params& p,

@@ -1,5 +1,7 @@
 #include "core/receive_queue.hpp"
 
+#include "util/refusal.hpp"
+
 #include <cstring>
 #include <new>
 #include <type_traits>
@@ -22,11 +24,19 @@ receive_queue::receive_queue(std::uint32_t depth, std::uint32_t max_sge)
 
 status receive_queue::post(void* context, const sge* sges, std::uint32_t count) noexcept {
     // Rule 11: the SGE count is bounded by the queue's MaxReceiveRequestSge.
-    if (count > max_sge_ || (sges == nullptr && count != 0)) {
+    if (sges == nullptr && count != 0) {
+        refusal::because("nSge is not 0 but the SGE array is NULL");
+        return status::invalid_parameter;
+    }
+    if (count > max_sge_) {
+        refusal::because(verifier::rule::sge_count,
+                         "rule 11: nSge above the queue's MaxReceiveRequestSge");
         return status::invalid_parameter;
     }
     std::lock_guard lock(mutex_);
     if (size_ + held_ >= depth_) {
+        refusal::because(verifier::rule::queue_depth,
+                         "rule 11: the receive queue is full (its depth was set at creation)");
         return status::insufficient_resources;
     }
     const std::uint32_t slot = free_.back();

@@ -24,6 +24,7 @@
 #include "core/callbacks.hpp"
 #include "core/object.hpp"
 #include "core/receive_queue.hpp"
+#include "util/verifier.hpp"
 
 namespace ndksim::core {
 
@@ -86,6 +87,9 @@ class srq final : public object {
     std::uint32_t max_sge() const noexcept { return rq_.max_sge(); }
     std::uint32_t notify_threshold() const noexcept;
     bool notify_armed() const noexcept;
+
+    /// The consumer serializes NdkSrqReceive (rule 8); the verifier checks it.
+    verifier::serial_section post_section;
 
   private:
     srq(pd& owner, std::uint32_t depth, std::uint32_t max_sge, std::uint32_t notify_threshold,

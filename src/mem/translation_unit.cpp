@@ -147,6 +147,16 @@ std::uint32_t translation_unit::privileged_token(pd_id pd) const {
     return it == pds_.end() ? 0 : table_.active_token(it->second.privileged_index);
 }
 
+pd_id translation_unit::privileged_owner(std::uint32_t token) const {
+    const auto lock = shared_lock();
+    for (const auto& [id, entry] : pds_) {
+        if (table_.active_token(entry.privileged_index) == token) {
+            return pd_id{id};
+        }
+    }
+    return pd_id::none;
+}
+
 // ---- logical address mappings ----------------------------------------------------------------
 
 lam_result translation_unit::build_lam(mdl_chain chain, std::uint64_t length,

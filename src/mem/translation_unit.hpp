@@ -173,6 +173,10 @@ class translation_unit {
     /// logical addresses only, REFERENCE.md rule 21), or 0 for an unknown PD.
     std::uint32_t privileged_token(pd_id pd) const;
 
+    /// The PD whose privileged token `token` is, or pd_id::none when it is no PD's (the NDK
+    /// verifier's rule 21 check; a walk over the PDs, never on the data path).
+    pd_id privileged_owner(std::uint32_t token) const;
+
     // ---- logical address mappings (NdkBuildLam / NdkReleaseLam) -----------------------------
 
     /// NdkBuildLam: maps the pages of the first `length` bytes of `chain` into this adapter's

@@ -29,7 +29,8 @@ status check_initiator(core::qp& q, core::send_wqe*& slot) {
     }
     slot = q.sq().prepare();
     if (slot == nullptr) {
-        refusal::because("the initiator queue is full (its depth was set by NdkCreateQp)");
+        refusal::because(verifier::rule::queue_depth,
+                         "rule 11: the initiator queue is full (its depth was set by NdkCreateQp)");
         NDKSIM_WARN("{}: initiator queue full ({} requests outstanding)", q.ident(),
                     q.sq().depth());
         return status::insufficient_resources;
@@ -94,7 +95,8 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
             length += a.sges[i].length;
         }
         if (length > q.params().inline_data_size) {
-            refusal::because("rule 11: inline data above the QP's InlineDataSize");
+            refusal::because(verifier::rule::inline_size,
+                             "rule 11: inline data above the QP's InlineDataSize");
             return refuse(e, q, status::invalid_parameter, what);
         }
     } else {
@@ -103,7 +105,8 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
             max_sge = std::min(max_sge, limits.max_read_request_sge);
         }
         if (a.sge_count > max_sge) {
-            refusal::because(kind == core::wr_kind::read
+            refusal::because(verifier::rule::sge_count,
+                             kind == core::wr_kind::read
                                  ? "rule 11: nSge above the QP's MaxInitiatorRequestSge or the "
                                    "adapter's MaxReadRequestSge"
                                  : "rule 11: nSge above the QP's MaxInitiatorRequestSge");
@@ -114,7 +117,8 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
         }
     }
     if (length > limits.max_transfer_length) {
-        refusal::because("rule 11: length above the adapter's MaxTransferLength");
+        refusal::because(verifier::rule::transfer_length,
+                         "rule 11: length above the adapter's MaxTransferLength");
         return refuse(e, q, status::invalid_parameter, what);
     }
     core::send_wqe* w = nullptr;
@@ -213,6 +217,10 @@ status post_invalidate(engine& e, core::qp& q, void* context, mem::region_id reg
     if (region != mem::region_id::none) {
         if (const status s = e.dev().memory().post_invalidate(q.memory_pd(), region);
             s != status::success) {
+            if (s == status::access_violation) {
+                refusal::because(verifier::rule::invalidate_foreign_pd,
+                                 "rule 22: the MR belongs to another PD than the QP's");
+            }
             return refuse(e, q, s, "NdkInvalidate");
         }
     }

@@ -94,6 +94,7 @@ void RcPair::make_side(side& s, const char* address) {
     c.address = address;
     c.rnr_retry_limit = rnr_retry_limit_.value_or(c.rnr_retry_limit);
     c.rotate_fast_register_tokens = rotate_fast_register_tokens_;
+    c.verifier = verifier_;
     ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, &s.nic));
     NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
     p.Version = ndksim_highest_version();

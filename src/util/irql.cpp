@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "util/log.hpp"
+#include "util/verifier.hpp"
 
 namespace ndksim::irql {
 
@@ -39,6 +40,12 @@ std::string level_name(std::uint8_t level) {
 }
 
 void report_violation(std::string_view function, std::string_view rule, std::uint8_t level) {
+    if (t_state.ndk_callbacks != 0 &&
+        verifier::raise_thread_rule(
+            verifier::rule::kernel_rule_in_callback, function,
+            fmt::format("inside an NDK callback, at {}: {}", level_name(level), rule))) {
+        return;
+    }
     const std::string report =
         fmt::format("kernel rule violation in {} at {}: {}", function, level_name(level), rule);
     if (log_mode()) {

@@ -28,6 +28,9 @@ inline constexpr std::uint8_t high_level = 15;
 struct thread_state {
     std::uint8_t level = passive_level;
     std::uint32_t spin_locks_held = 0;
+    /// NDK consumer callbacks running on the thread (api::callback_scope): a kernel rule
+    /// broken inside one is the verifier's kernel_rule_in_callback.
+    std::uint32_t ndk_callbacks = 0;
 };
 
 /// The calling thread's state; use the accessors below.

@@ -7,6 +7,7 @@ namespace ndksim::refusal {
 namespace {
 
 thread_local const char* t_reason = nullptr;
+thread_local verifier::rule t_rule = verifier::rule::none;
 // Fixed room: a refusal's text is an identity, a call name, a status and one reason.
 thread_local std::array<char, 321> t_last{};  // one more for the terminating NUL
 thread_local std::size_t t_last_size = 0;
@@ -15,6 +16,18 @@ thread_local std::size_t t_last_size = 0;
 
 void because(const char* why) noexcept {
     t_reason = why;
+    t_rule = verifier::rule::none;
+}
+
+void because(verifier::rule r, const char* why) noexcept {
+    t_reason = why;
+    t_rule = r;
+}
+
+verifier::rule take_rule() noexcept {
+    const verifier::rule r = t_rule;
+    t_rule = verifier::rule::none;
+    return r;
 }
 
 const char* take() noexcept {

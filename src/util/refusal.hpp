@@ -10,12 +10,22 @@
 
 #include <string_view>
 
+#include "util/verifier_rules.hpp"
+
 namespace ndksim::refusal {
 
 /// Names the rule behind the failure the calling check is about to return (a static string,
 /// e.g. "rule 11: nSge above the QP's MaxInitiatorRequestSge"). A later because() on the same
 /// thread before the refusal is recorded replaces it: the innermost check that decided wins.
 void because(const char* why) noexcept;
+
+/// The same, for a refusal that is also a verifier rule the consumer broke: the adapter's
+/// verifier reports `r` when the refusal is recorded (util/verifier.hpp).
+void because(verifier::rule r, const char* why) noexcept;
+
+/// The verifier rule given with the reason on this thread since the last take_rule(), and
+/// clears it; verifier::rule::none when the reason named none.
+verifier::rule take_rule() noexcept;
 
 /// Returns the reason given on this thread since the last take(), and clears it; nullptr when
 /// none was given.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
 
 #include "util/log.hpp"
 #include "util/refusal.hpp"
@@ -10,6 +11,7 @@ namespace ndksim::util {
 
 status refusal_log::record(std::string_view ident, std::string_view call, status s) noexcept {
     const char* why = refusal::take();
+    const verifier::rule broken = refusal::take_rule();
     std::array<char, 320> text{};
     const auto r = fmt::format_to_n(text.data(), text.size(), "{}: {} refused with {}: {}", ident,
                                     call, s, why != nullptr ? why : "no further detail");
@@ -27,6 +29,13 @@ status refusal_log::record(std::string_view ident, std::string_view call, status
     } else if (n % k_every_after == 0) {
         NDKSIM_INFO("{} (refusal {} of this adapter; the lines in between are not logged)", message,
                     n);
+    }
+    if (broken != verifier::rule::none && verifier_ != nullptr && verifier_->on()) {
+        try {
+            verifier_->raise(broken, ident, call, s, why != nullptr ? why : "");
+        } catch (const std::exception&) {
+            // The refusal stands; only its report could not be formatted.
+        }
     }
     return s;
 }

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "util/status.hpp"
+#include "util/verifier.hpp"
 
 namespace ndksim::util {
 
@@ -24,7 +25,12 @@ class refusal_log {
     /// Records that `call` on the object named `ident` was refused with `s`, with the reason
     /// the failing check gave (refusal::because) or "no further detail". Also sets the calling
     /// thread's last refusal. Returns `s`.
+    /// When the reason named a verifier rule (refusal::because(rule, why)), the adapter's
+    /// verifier reports it too.
     status record(std::string_view ident, std::string_view call, status s) noexcept;
+
+    /// The verifier that reports the refusals naming a rule (the adapter's own).
+    void attach(const verifier::checker* v) noexcept { verifier_ = v; }
 
     /// Copies the last refusal's text into `out` (truncated, NUL-terminated when `size` > 0);
     /// returns the text's full length (0: nothing refused yet).
@@ -38,6 +44,7 @@ class refusal_log {
     std::array<char, 320> last_{};
     std::size_t last_size_ = 0;
     std::uint64_t count_ = 0;
+    const verifier::checker* verifier_ = nullptr;
 };
 
 }  // namespace ndksim::util

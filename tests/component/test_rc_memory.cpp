@@ -230,13 +230,83 @@ TEST_F(RcMemory, RebindIssuesANewTokenAndTheOldOneStaysRefused) {
     EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 256, b_.buf.address(), first));
 }
 
-TEST_F(RcMemory, RebindWithoutInvalidateAlsoRetiresTheOldToken) {
+// A bind on a window still bound breaks a verifier rule (docs/verifier.md, bind-bound-window);
+// in report mode the provider's answer is the same as without the verifier.
+class RcMemoryVerified : public RcMemory {
+  protected:
+    RcMemoryVerified() { verifier_ = NDKSIM_VERIFIER_REPORT; }
+
+    /// The one report that arrived since `before`: its rule and call must match.
+    verifier_record only_report(std::size_t before, ULONG rule, const char* call) {
+        EXPECT_EQ(before + 1, log_.size());
+        const std::vector<verifier_record> all = log_.records();
+        if (all.size() != before + 1) {
+            return {};
+        }
+        EXPECT_EQ(rule, all.back().rule) << all.back().text;
+        EXPECT_EQ(call, all.back().call);
+        EXPECT_NE(std::string::npos, all.back().object.find("/qp#")) << all.back().object;
+        return all.back();
+    }
+
+    verifier_log log_;
+};
+
+TEST_F(RcMemoryVerified, RebindWithoutInvalidateAlsoRetiresTheOldTokenAndIsReported) {
     NDK_MW* mw = make_mw(b_);
     const UINT32 first = bind(b_, mw, 0, 65536);
+    const std::size_t before = log_.size();
     const UINT32 second = bind(b_, mw, 0, 65536);
+    const verifier_record r = only_report(before, NDKSIM_RULE_BIND_BOUND_WINDOW, "NdkBind");
+    EXPECT_NT_SUCCESS(r.status) << "the bind goes on";
     EXPECT_NE(first, second);
     EXPECT_NT_SUCCESS(write_from_a(0, 64, b_.buf.address(), second));
     EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, write_from_a(0, 64, b_.buf.address(), first));
+}
+
+TEST_F(RcMemoryVerified, FastRegisterOntoAValidMrIsReportedAndFails) {
+    const lam_buffer lb = build_lam(b_, k_page, 0);
+    NDK_MR* mr = make_fr_mr(b_, 4, TRUE);
+    // Invalidated in between, fast registering again is correct.
+    (void)fast_register(b_, mr, lb, 0x40000000, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+    EXPECT_NT_SUCCESS(invalidate(b_, &mr->Header));
+    (void)fast_register(b_, mr, lb, 0x40000000, NDK_OP_FLAG_ALLOW_REMOTE_READ);
+    const std::size_t before = log_.size();
+    EXPECT_EQ(0U, before);
+    ASSERT_NT_SUCCESS(
+                  b_.qp->Dispatch->NdkFastRegister(
+                      b_.qp, mr, mr, lb.lam->AdapterPageCount, lb.lam->AdapterPageArray, lb.fbo,
+                      lb.size, reinterpret_cast<PVOID>(0x40000000), NDK_OP_FLAG_ALLOW_REMOTE_READ));
+    const NDK_RESULT_EX done = next(b_.cq);
+    EXPECT_NT_STATUS(STATUS_INVALID_DEVICE_STATE, done.Status);
+    EXPECT_EQ(NdkOperationTypeFastRegister, done.Type);
+    only_report(before, NDKSIM_RULE_FAST_REGISTER_VALID_MR, "NdkFastRegister");
+}
+
+TEST_F(RcMemoryVerified, InvalidateOfAnotherPdsMrIsReportedAndRefused) {
+    slot created;
+    NDK_PD* other = nullptr;
+    ASSERT_NT_SUCCESS(
+                  b_.adapter->Dispatch->NdkCreatePd(b_.adapter, slot::on_create, &created, &other));
+    track(&other->Header);
+    NDK_MR* mr = nullptr;
+    ASSERT_NT_SUCCESS(
+                  other->Dispatch->NdkCreateMr(other, TRUE, slot::on_create, &created, &mr));
+    track(&mr->Header);
+    slot initialized;
+    const NTSTATUS init =
+        mr->Dispatch->NdkInitializeFastRegisterMr(mr, 4, TRUE, slot::on_request, &initialized);
+    if (init == STATUS_PENDING) {
+        ASSERT_TRUE(wait(initialized, "NdkInitializeFastRegisterMr's completion"));
+    } else {
+        ASSERT_NT_SUCCESS(init);
+    }
+    const std::size_t before = log_.size();
+    ASSERT_NT_STATUS(STATUS_ACCESS_VIOLATION,
+                  b_.qp->Dispatch->NdkInvalidate(b_.qp, nullptr, &mr->Header, 0));
+    const verifier_record r =
+        only_report(before, NDKSIM_RULE_INVALIDATE_FOREIGN_PD, "NdkInvalidate");
+    EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, r.status);
 }
 
 // ---- SendAndInvalidate -------------------------------------------------------------------------

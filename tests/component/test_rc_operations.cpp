@@ -95,6 +95,7 @@ TEST_F(RcPair, InlineAboveTheQpInlineSizeIsRefusedInline) {
     NDK_SGE s{};
     s.VirtualAddress = text;
     s.Length = sizeof text;  // the QP was created with InlineDataSize 128
+    const expect_violation deliberate(NDKSIM_RULE_INLINE_SIZE, {a_.nic});
     EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
                      a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, NDK_OP_FLAG_INLINE));
     EXPECT_TRUE(cq_empty(a_.cq));
@@ -103,6 +104,7 @@ TEST_F(RcPair, InlineAboveTheQpInlineSizeIsRefusedInline) {
 TEST_F(RcPair, MoreSgesThanTheQpAllowsIsRefusedInline) {
     NDK_SGE s[5] = {a_.buf.sge(0, 1), a_.buf.sge(1, 1), a_.buf.sge(2, 1), a_.buf.sge(3, 1),
                     a_.buf.sge(4, 1)};
+    const expect_violation deliberate(NDKSIM_RULE_SGE_COUNT, {a_.nic});
     EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, a_.qp->Dispatch->NdkSend(a_.qp, nullptr, s, 5, 0));
     EXPECT_TRUE(cq_empty(a_.cq));
 }
@@ -154,6 +156,7 @@ TEST_F(RcPair, AnSgeCountAboveTheLimitIsRefusedWithoutReadingTheArray) {
         s[i] = a_.buf.sge(i, 1);
     }
     constexpr ULONG k_count = 1000;
+    const expect_violation deliberate(NDKSIM_RULE_SGE_COUNT, {a_.nic});
     EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
                      a_.qp->Dispatch->NdkSend(a_.qp, nullptr, s, k_count, 0));
     EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
@@ -308,6 +311,7 @@ TEST_F(RcPair, AnInlineFailurePushesDeferredRequests) {
     ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &wsge, 1, b_.buf.address(),
                                                 b_.buf.remote_token, NDK_OP_FLAG_DEFER));
     NDK_SGE too_many[5] = {wsge, wsge, wsge, wsge, wsge};
+    const expect_violation deliberate(NDKSIM_RULE_SGE_COUNT, {a_.nic});
     EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
                      a_.qp->Dispatch->NdkSend(a_.qp, nullptr, too_many, 5, 0));
     EXPECT_NT_SUCCESS(next(a_.cq).Status);  // rule 9

@@ -31,6 +31,7 @@ TEST_F(Refusals, APostAboveTheSgeLimitNamesTheCallTheStatusAndTheRule) {
     for (ULONG i = 0; i < 8; ++i) {
         s[i] = a_.buf.sge(i, 1);
     }
+    const expect_violation deliberate(NDKSIM_RULE_SGE_COUNT, {a_.nic});
     ASSERT_NT_STATUS(
         STATUS_INVALID_PARAMETER,
         a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, s, 8, b_.buf.address(), b_.buf.remote_token, 0));

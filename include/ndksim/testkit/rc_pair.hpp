@@ -23,6 +23,7 @@
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
 #include <ndksim/testkit/status_assert.hpp>
+#include <ndksim/testkit/verifier.hpp>
 
 namespace ndksim::testkit {
 
@@ -229,6 +230,9 @@ class RcPair : public ::testing::Test {
     /// (NDKSIM_TIME_SYNCHRONIZED) instead of adapters on a deterministic loop (loop_ stays
     /// NULL), so the same test body runs on an engine thread with exact simulated time.
     bool synchronized_ = false;
+    /// ndksim_adapter_config.verifier of both sides (testkit/verifier.hpp: break unless
+    /// NDKSIM_VERIFIER is set; a test of a verifier rule sets NDKSIM_VERIFIER_REPORT).
+    ndksim_verifier_mode verifier_ = kit_verifier_mode();
 
     ndksim_loop* loop_ = nullptr;
     side a_;
