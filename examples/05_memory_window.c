@@ -67,7 +67,13 @@ int main(void) {
     printf("initiator: wrote %d bytes into the window and read 4096 back, data verified\n",
            k_window);
 
-    /* Rebinding moves the window and issues a new token; the old one is dead. */
+    /* Moving the window: invalidate it, then bind it again, which issues a new token; the old
+     * one is dead. A bind on a window that is still bound is a consumer error (IBA 10.6.7.2.3:
+     * a type 2 window is bound only from the free state), so the invalidate comes first. */
+    CHECK(b.qp->Dispatch->NdkInvalidate(b.qp, NULL, &mw->Header, 0) == STATUS_SUCCESS,
+          "Invalidate");
+    s = example_next(b.cq).Status;
+    CHECK(s == STATUS_SUCCESS, "invalidate before the rebind: %s", ndksim_status_name(s));
     const UINT32 second = bind_window(&b, mw, 131072);
     CHECK(second != first, "a rebind must issue a new token");
     printf("target: window rebound over [128 KiB, 144 KiB), new token %#x\n", (unsigned)second);

@@ -14,7 +14,7 @@ namespace {
 /// One step of an order. Calls return at once; their effects run as engine tasks that only
 /// run_one / settle execute, so the position of a call among the steps fixes which of the
 /// engine's tasks it precedes.
-enum class step : char {
+enum class action : char {
     a_disconnect = 'D',  ///< NdkDisconnect on a's connector
     b_disconnect = 'P',  ///< NdkDisconnect on b's: its request arrives at a as the peer's
     a_close = 'C',       ///< close of a's connector (completion awaited at the end)
@@ -69,14 +69,14 @@ TEST_P(DisconnectOrders, EveryRequestCompletesOnceWithItsStatus) {
     slot a_closed;
     bool a_close_called = false;
     for (const char* p = o.steps; *p != '\0'; ++p) {
-        switch (static_cast<step>(*p)) {
-            case step::a_disconnect:
+        switch (static_cast<action>(*p)) {
+            case action::a_disconnect:
                 start_disconnect(a_.connector, a_call);
                 break;
-            case step::b_disconnect:
+            case action::b_disconnect:
                 start_disconnect(b_.connector, b_call);
                 break;
-            case step::a_close: {
+            case action::a_close: {
                 a_close_called = true;
                 const NTSTATUS s = a_.connector->Dispatch->NdkCloseConnector(
                     &a_.connector->Header, slot::on_close, &a_closed);
@@ -87,13 +87,13 @@ TEST_P(DisconnectOrders, EveryRequestCompletesOnceWithItsStatus) {
                 }
                 break;
             }
-            case step::a_flush:
+            case action::a_flush:
                 a_.qp->Dispatch->NdkFlush(a_.qp);
                 break;
-            case step::run_one:
+            case action::run_one:
                 ndksim_loop_run_one(loop_);
                 break;
-            case step::run_many:
+            case action::run_many:
                 for (int i = 0; i < 4; ++i) {
                     ndksim_loop_run_one(loop_);
                 }

@@ -273,10 +273,9 @@ TEST_F(RcMemoryVerified, FastRegisterOntoAValidMrIsReportedAndFails) {
     (void)fast_register(b_, mr, lb, 0x40000000, NDK_OP_FLAG_ALLOW_REMOTE_READ);
     const std::size_t before = log_.size();
     EXPECT_EQ(0U, before);
-    ASSERT_NT_SUCCESS(
-                  b_.qp->Dispatch->NdkFastRegister(
-                      b_.qp, mr, mr, lb.lam->AdapterPageCount, lb.lam->AdapterPageArray, lb.fbo,
-                      lb.size, reinterpret_cast<PVOID>(0x40000000), NDK_OP_FLAG_ALLOW_REMOTE_READ));
+    ASSERT_NT_SUCCESS(b_.qp->Dispatch->NdkFastRegister(
+        b_.qp, mr, mr, lb.lam->AdapterPageCount, lb.lam->AdapterPageArray, lb.fbo, lb.size,
+        reinterpret_cast<PVOID>(0x40000000), NDK_OP_FLAG_ALLOW_REMOTE_READ));
     const NDK_RESULT_EX done = next(b_.cq);
     EXPECT_NT_STATUS(STATUS_INVALID_DEVICE_STATE, done.Status);
     EXPECT_EQ(NdkOperationTypeFastRegister, done.Type);
@@ -287,11 +286,10 @@ TEST_F(RcMemoryVerified, InvalidateOfAnotherPdsMrIsReportedAndRefused) {
     slot created;
     NDK_PD* other = nullptr;
     ASSERT_NT_SUCCESS(
-                  b_.adapter->Dispatch->NdkCreatePd(b_.adapter, slot::on_create, &created, &other));
+        b_.adapter->Dispatch->NdkCreatePd(b_.adapter, slot::on_create, &created, &other));
     track(&other->Header);
     NDK_MR* mr = nullptr;
-    ASSERT_NT_SUCCESS(
-                  other->Dispatch->NdkCreateMr(other, TRUE, slot::on_create, &created, &mr));
+    ASSERT_NT_SUCCESS(other->Dispatch->NdkCreateMr(other, TRUE, slot::on_create, &created, &mr));
     track(&mr->Header);
     slot initialized;
     const NTSTATUS init =
@@ -303,7 +301,7 @@ TEST_F(RcMemoryVerified, InvalidateOfAnotherPdsMrIsReportedAndRefused) {
     }
     const std::size_t before = log_.size();
     ASSERT_NT_STATUS(STATUS_ACCESS_VIOLATION,
-                  b_.qp->Dispatch->NdkInvalidate(b_.qp, nullptr, &mr->Header, 0));
+                     b_.qp->Dispatch->NdkInvalidate(b_.qp, nullptr, &mr->Header, 0));
     const verifier_record r =
         only_report(before, NDKSIM_RULE_INVALIDATE_FOREIGN_PD, "NdkInvalidate");
     EXPECT_NT_STATUS(STATUS_ACCESS_VIOLATION, r.status);

@@ -65,9 +65,8 @@ TEST_F(Verifier, SgeCountAboveTheQpsMaximumIsReportedAndRefused) {
     EXPECT_NE(std::string::npos, r.detail.find("MaxInitiatorRequestSge")) << r.detail;
     // Report mode goes on: the next correct call works as without the verifier.
     NDK_SGE one = a_.buf.sge(0, 16);
-    ASSERT_NT_SUCCESS(
-                  a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &one, 1, b_.buf.address(),
-                                            b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &one, 1, b_.buf.address(),
+                                                b_.buf.remote_token, 0));
     EXPECT_NT_SUCCESS(next(a_.cq).Status);
     EXPECT_EQ(before + 1, log_.size());
 }
@@ -78,7 +77,8 @@ TEST_F(Verifier, MoreReceivesThanTheQueueDepthAreReported) {
         ASSERT_NT_SUCCESS(qp->Dispatch->NdkReceive(qp, nullptr, nullptr, 0));
     }
     const std::size_t before = log_.size();
-    ASSERT_NT_STATUS(STATUS_INSUFFICIENT_RESOURCES, qp->Dispatch->NdkReceive(qp, nullptr, nullptr, 0));
+    ASSERT_NT_STATUS(STATUS_INSUFFICIENT_RESOURCES,
+                     qp->Dispatch->NdkReceive(qp, nullptr, nullptr, 0));
     expect_one(before, NDKSIM_RULE_QUEUE_DEPTH, "NdkReceive", STATUS_INSUFFICIENT_RESOURCES,
                a_.nic);
 }
@@ -86,8 +86,7 @@ TEST_F(Verifier, MoreReceivesThanTheQueueDepthAreReported) {
 TEST_F(Verifier, ATransferAboveMaxTransferLengthIsReported) {
     NDK_ADAPTER_INFO info{};
     ULONG size = sizeof info;
-    ASSERT_NT_SUCCESS(
-                  a_.adapter->Dispatch->NdkQueryAdapterInfo(a_.adapter, &info, &size));
+    ASSERT_NT_SUCCESS(a_.adapter->Dispatch->NdkQueryAdapterInfo(a_.adapter, &info, &size));
     // Refused before any byte is read: the SGE's length alone decides.
     NDK_SGE s = a_.buf.sge(0, info.MaxTransferLength + 1);
     const std::size_t before = log_.size();
@@ -99,7 +98,7 @@ TEST_F(Verifier, InlineDataAboveTheQpsInlineSizeIsReported) {
     NDK_SGE s = a_.buf.sge(0, 4096);
     const std::size_t before = log_.size();
     ASSERT_NT_STATUS(STATUS_INVALID_PARAMETER,
-                  a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, NDK_OP_FLAG_INLINE));
+                     a_.qp->Dispatch->NdkSend(a_.qp, nullptr, &s, 1, NDK_OP_FLAG_INLINE));
     expect_one(before, NDKSIM_RULE_INLINE_SIZE, "NdkSend", STATUS_INVALID_PARAMETER, a_.nic);
 }
 
@@ -169,12 +168,11 @@ TEST_F(Verifier, ACallOnAnObjectWhoseCloseWasRequestedIsReported) {
     slot created;
     pd_with_mr o;
     ASSERT_NT_SUCCESS(
-                  a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &o.pd));
-    ASSERT_NT_SUCCESS(
-                  o.pd->Dispatch->NdkCreateMr(o.pd, TRUE, slot::on_create, &created, &o.mr));
+        a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &o.pd));
+    ASSERT_NT_SUCCESS(o.pd->Dispatch->NdkCreateMr(o.pd, TRUE, slot::on_create, &created, &o.mr));
     slot closed;
     ASSERT_NT_STATUS(STATUS_PENDING,
-                  o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed));
+                     o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed));
     const std::size_t before = log_.size();
     UINT32 token = 0;
     o.pd->Dispatch->NdkGetPrivilegedMemoryRegionToken(o.pd, &token);
@@ -191,16 +189,14 @@ TEST_F(Verifier, ASecondCloseIsReported) {
     slot created;
     pd_with_mr o;
     ASSERT_NT_SUCCESS(
-                  a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &o.pd));
-    ASSERT_NT_SUCCESS(
-                  o.pd->Dispatch->NdkCreateMr(o.pd, TRUE, slot::on_create, &created, &o.mr));
+        a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &o.pd));
+    ASSERT_NT_SUCCESS(o.pd->Dispatch->NdkCreateMr(o.pd, TRUE, slot::on_create, &created, &o.mr));
     slot closed;
     slot closed_again;
     ASSERT_NT_STATUS(STATUS_PENDING,
-                  o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed));
+                     o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed));
     const std::size_t before = log_.size();
-    ASSERT_NT_SUCCESS(
-                  o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed_again));
+    ASSERT_NT_SUCCESS(o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed_again));
     expect_one(before, NDKSIM_RULE_DOUBLE_CLOSE, "NdkClosePd", STATUS_SUCCESS, a_.nic);
     close(&o.mr->Header);
     ASSERT_TRUE(wait(closed, "the PD's close completion"));
@@ -211,24 +207,22 @@ TEST_F(Verifier, ClosingAParentWithLiveChildrenIsReportedOnlyWhenAskedFor) {
     slot created;
     pd_with_mr o;
     ASSERT_NT_SUCCESS(
-                  a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &o.pd));
-    ASSERT_NT_SUCCESS(
-                  o.pd->Dispatch->NdkCreateMr(o.pd, TRUE, slot::on_create, &created, &o.mr));
-    ASSERT_NT_SUCCESS(
-                  ndksim_verifier_enable_rule(NDKSIM_RULE_CLOSE_WITH_CHILDREN, TRUE));
+        a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &o.pd));
+    ASSERT_NT_SUCCESS(o.pd->Dispatch->NdkCreateMr(o.pd, TRUE, slot::on_create, &created, &o.mr));
+    ASSERT_NT_SUCCESS(ndksim_verifier_enable_rule(NDKSIM_RULE_CLOSE_WITH_CHILDREN, TRUE));
     slot closed;
     const std::size_t before = log_.size();
     ASSERT_NT_STATUS(STATUS_PENDING,
-                  o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed));
-    ASSERT_NT_SUCCESS(
-                  ndksim_verifier_enable_rule(NDKSIM_RULE_CLOSE_WITH_CHILDREN, FALSE));
+                     o.pd->Dispatch->NdkClosePd(&o.pd->Header, slot::on_close, &closed));
+    ASSERT_NT_SUCCESS(ndksim_verifier_enable_rule(NDKSIM_RULE_CLOSE_WITH_CHILDREN, FALSE));
     const verifier_record r =
         expect_one(before, NDKSIM_RULE_CLOSE_WITH_CHILDREN, "NdkClosePd", STATUS_SUCCESS, a_.nic);
     EXPECT_NE(std::string::npos, r.detail.find("/mr#")) << "names the live child: " << r.detail;
     close(&o.mr->Header);
     ASSERT_TRUE(wait(closed, "the PD's close completion"));
     EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_verifier_enable_rule(0, TRUE));
-    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER, ndksim_verifier_enable_rule(NDKSIM_RULE_COUNT, TRUE));
+    EXPECT_NT_STATUS(STATUS_INVALID_PARAMETER,
+                     ndksim_verifier_enable_rule(NDKSIM_RULE_COUNT, TRUE));
 }
 
 // A CQ of its own with a notification callback that can run code inside it.
@@ -308,8 +302,8 @@ TEST_F(VerifierCq, ClosingACqArmedOverStaleCompletionsIsReported) {
 
 TEST_F(Verifier, ResultExFieldsUndefinedForTheTypeArePoisoned) {
     NDK_SGE s = a_.buf.sge(0, 64);
-    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &s, 1, b_.buf.address(),
-                                                            b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(
+        a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &s, 1, b_.buf.address(), b_.buf.remote_token, 0));
     const NDK_RESULT_EX r = next(a_.cq);
     ASSERT_NT_SUCCESS(r.Status);
     EXPECT_EQ(NdkOperationTypeWrite, r.Type);
@@ -322,7 +316,7 @@ TEST_F(Verifier, AnSgeWithAnotherPdsPrivilegedTokenIsReported) {
     slot created;
     NDK_PD* other = nullptr;
     ASSERT_NT_SUCCESS(
-                  a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &other));
+        a_.adapter->Dispatch->NdkCreatePd(a_.adapter, slot::on_create, &created, &other));
     track(&other->Header);
     UINT32 foreign = 0;
     other->Dispatch->NdkGetPrivilegedMemoryRegionToken(other, &foreign);

@@ -31,6 +31,8 @@ inline ndksim_verifier_mode kit_verifier_mode() {
 /// An adapter whose verifier is off stays off, and then nothing is expected.
 class expect_violation {
   public:
+    /// Switches each of `nics` whose verifier is on to report mode and notes its count of
+    /// `rule` reports.
     expect_violation(ULONG rule, std::initializer_list<ndksim_adapter*> nics) : rule_(rule) {
         for (ndksim_adapter* nic : nics) {
             const ndksim_verifier_mode mode = ndksim_adapter_verifier_mode(nic);
@@ -41,6 +43,7 @@ class expect_violation {
             ndksim_adapter_set_verifier(nic, NDKSIM_VERIFIER_REPORT);
         }
     }
+    /// Expects at least one new report of the rule, then restores each adapter's mode.
     ~expect_violation() {
         ULONG64 reported = 0;
         for (const saved& s : saved_) {
@@ -81,7 +84,9 @@ struct verifier_record {
 /// Thread-safe (a report arrives on the thread that broke the rule).
 class verifier_log {
   public:
+    /// Becomes the process's verifier callback.
     verifier_log() { ndksim_verifier_set_callback(&verifier_log::on_report, this); }
+    /// Removes the callback.
     ~verifier_log() { ndksim_verifier_set_callback(nullptr, nullptr); }
     verifier_log(const verifier_log&) = delete;
     verifier_log& operator=(const verifier_log&) = delete;
