@@ -82,6 +82,31 @@ TEST(TranslationCache, InvalidatingAnIndexDropsAllItsKeysOnly) {
     EXPECT_TRUE(touch(c, make_token(6, 1), 0, 1));
 }
 
+// A 1 x 2 cache counts its entries in 4 buckets of slot indices: 1, 5 and 9 share one. Dropping
+// one index must neither spare the entries of another index in its bucket (the count still says
+// some are cached) nor disturb them; evictions and a flush keep the counts right.
+TEST(TranslationCache, InvalidatingIndicesThatShareABucketDropsExactlyEach) {
+    translation_cache c({1, 2});
+    touch(c, make_token(1, 1), 0, 1);
+    touch(c, make_token(5, 1), 0, 1);
+    c.invalidate_index(9);  // same bucket, nothing of its own cached
+    EXPECT_TRUE(touch(c, make_token(1, 1), 0, 1));
+    EXPECT_TRUE(touch(c, make_token(5, 1), 0, 1));
+    c.invalidate_index(1);
+    EXPECT_TRUE(touch(c, make_token(5, 1), 0, 1));
+    c.invalidate_index(5);
+    EXPECT_FALSE(touch(c, make_token(5, 1), 0, 1));
+    EXPECT_FALSE(touch(c, make_token(1, 1), 0, 1));  // evicts nothing: a way was free
+    EXPECT_FALSE(touch(c, make_token(9, 1), 0, 1));  // evicts index 5's entry (the LRU way)
+    c.invalidate_index(1);
+    EXPECT_TRUE(touch(c, make_token(9, 1), 0, 1));
+    EXPECT_FALSE(touch(c, make_token(1, 1), 0, 1));
+    c.flush();
+    touch(c, make_token(9, 1), 0, 1);
+    c.invalidate_index(9);
+    EXPECT_FALSE(touch(c, make_token(9, 1), 0, 1));
+}
+
 TEST(TranslationCache, FlushDropsEverything) {
     translation_cache c({8, 4});
     touch(c, 0x100, 0, 1);
