@@ -31,6 +31,8 @@ inline ndksim_verifier_mode kit_verifier_mode() {
 /// An adapter whose verifier is off stays off, and then nothing is expected.
 class expect_violation {
   public:
+    /// Switches each adapter of `nics` whose verifier is on to report mode, noting its count of
+    /// `rule` reports.
     expect_violation(ULONG rule, std::initializer_list<ndksim_adapter*> nics) : rule_(rule) {
         for (ndksim_adapter* nic : nics) {
             const ndksim_verifier_mode mode = ndksim_adapter_verifier_mode(nic);
@@ -41,6 +43,7 @@ class expect_violation {
             ndksim_adapter_set_verifier(nic, NDKSIM_VERIFIER_REPORT);
         }
     }
+    /// Checks that `rule` was reported meanwhile and restores each adapter's mode.
     ~expect_violation() {
         ULONG64 reported = 0;
         for (const saved& s : saved_) {
@@ -65,6 +68,11 @@ class expect_violation {
     std::vector<saved> saved_;
 };
 
+/// With NDKSIM_COVERAGE set (which also keeps every adapter's coverage record), prints the
+/// error-path coverage table of all the binary's adapters (ndksim_process_coverage) to stdout
+/// when the test binary exits. The fixtures call it; calling it again does nothing.
+void print_coverage_at_exit_if_asked();
+
 /// One report as a test keeps it.
 struct verifier_record {
     ULONG rule = 0;
@@ -81,7 +89,9 @@ struct verifier_record {
 /// Thread-safe (a report arrives on the thread that broke the rule).
 class verifier_log {
   public:
+    /// Registers this log as the process's verifier callback.
     verifier_log() { ndksim_verifier_set_callback(&verifier_log::on_report, this); }
+    /// Removes the callback.
     ~verifier_log() { ndksim_verifier_set_callback(nullptr, nullptr); }
     verifier_log(const verifier_log&) = delete;
     verifier_log& operator=(const verifier_log&) = delete;
