@@ -17,6 +17,7 @@
 
 #include "ndkpi.h"
 #include "ndksim_export.h"
+#include "ndksim_faults.h"
 #include "ndksim_verifier.h"
 
 #ifdef __cplusplus
@@ -208,6 +209,20 @@ typedef struct ndksim_adapter_config {
                                      environment variable NDKSIM_VERIFIER (off, report or
                                      break) and is off without it; any other value is used as
                                      given, whatever the variable says */
+    const char* fault_script;      /**< a fault script, TOML text (docs/fault-injection.md):
+                                       failures of chosen NDK calls, forced pending or inline
+                                       completions, delayed callbacks, failed request
+                                       completions, CQ overruns, disconnects, a dead peer, and
+                                       the link faults of ndksim_link_faults. NULL (the
+                                       default): the file named by the environment variable
+                                       NDKSIM_FAULTS, if set. A script that does not parse makes
+                                       ndksim_adapter_create fail with STATUS_INVALID_PARAMETER
+                                       (the log names the fault and the key) */
+    BOOLEAN coverage;              /**< TRUE: keep the error-path coverage record
+                                       (ndksim_adapter_coverage) and log it as a table when the
+                                       adapter is destroyed. Also on when the environment variable
+                                       NDKSIM_COVERAGE is set, which names a path prefix the
+                                       JSON is written to (<prefix><adapter name>.json) */
 } ndksim_adapter_config;
 
 /**

@@ -107,8 +107,12 @@ NTSTATUS close_object(NDK_OBJECT_HEADER* header, core::object_kind kind,
             // Only the report could not be formatted; the close goes on.
         }
     }
-    return to_nt(o->close(
-        [done, context] { run_callback("NDK_FN_CLOSE_COMPLETION", [&] { done(context); }); }));
+    return to_nt(o->close([done, context, call = current_call()] {
+        if (call.hooks != nullptr) [[unlikely]] {
+            call.hooks->on_callback(call.function, status::success);
+        }
+        run_callback("NDK_FN_CLOSE_COMPLETION", [&] { done(context); });
+    }));
 }
 
 NTSTATUS query_extension(NDK_OBJECT_HEADER* header, core::object_kind kind,

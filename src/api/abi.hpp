@@ -12,9 +12,12 @@
 #include <new>
 #include <utility>
 
+#include "api/call_context.hpp"
 #include "api/callback.hpp"
+#include "api/dispatch_tables.hpp"
 #include "core/adapter.hpp"
 #include "core/callbacks.hpp"
+#include "core/device.hpp"
 #include "core/object.hpp"
 #include "ndkpi.h"
 #include "util/log.hpp"
@@ -51,7 +54,8 @@ Ndk* init_head(core::object& o, const Dispatch* table) noexcept {
     pub->Header.Version.Major = v.major;
     pub->Header.Version.Minor = v.minor;
     pub->Header.ObjectType = static_cast<NDK_OBJECT_TYPE>(o.kind());
-    pub->Dispatch = table;
+    // An adapter with a fault engine gives its objects the hooked tables (fault_tables.cpp).
+    pub->Dispatch = o.dev().consumer_hooks() != nullptr ? hooked_table(table) : table;
     return pub;
 }
 
@@ -69,7 +73,10 @@ T* from_ndk(Ndk* pub, core::object_kind kind, const char* function) noexcept {
 
 /// An NDK_FN_REQUEST_COMPLETION bound to its context, run at DISPATCH_LEVEL.
 inline core::request_fn bind_request(NDK_FN_REQUEST_COMPLETION done, PVOID context) {
-    return [done, context](status s) {
+    return [done, context, call = current_call()](status s) {
+        if (call.hooks != nullptr) [[unlikely]] {
+            call.hooks->on_callback(call.function, s);
+        }
         run_callback("NDK_FN_REQUEST_COMPLETION", [&] { done(context, to_nt(s)); });
     };
 }
@@ -96,7 +103,10 @@ NTSTATUS deliver_create(core::ref<T> obj, Ndk* pub, NDK_FN_CREATE_COMPLETION don
     NDK_OBJECT_HEADER* header = &pub->Header;
     const status s = raw->finish_request(
         status::success,
-        [done, context, header](status result) {
+        [done, context, header, call = current_call()](status result) {
+            if (call.hooks != nullptr) [[unlikely]] {
+                call.hooks->on_callback(call.function, result);
+            }
             run_callback("NDK_FN_CREATE_COMPLETION", [&] { done(context, to_nt(result), header); });
         },
         raw->dev().limits().control_latency_ps);

@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "api/fault_engine.hpp"
 #include "api/interface_registry.hpp"
 #include "api/link_factory.hpp"
 #include "core/adapter.hpp"
@@ -26,6 +27,11 @@ struct ndksim_adapter {
     ndksim_adapter(ndksim::core::device_config cfg, const ndksim::core::adapter_limits& limits,
                    ndksim_loop* l)
         : dev(std::move(cfg), limits), loop(l) {}
+    /// The fault engine (fault script and coverage record), or null. Declared before the
+    /// device so it is destroyed after it: the device's last tasks may still complete requests.
+    std::unique_ptr<ndksim::api::fault_engine> faults;
+    /// Whether the coverage record is reported when the adapter is destroyed.
+    bool coverage_at_destroy = false;
     ndksim::core::device dev;
     ndksim::api::link_layers link;
     std::unique_ptr<ndksim::nic::engine> engine;

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <string_view>
@@ -178,6 +179,26 @@ NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out
     }
     cfg.verifier = verifier == NDKSIM_VERIFIER_DEFAULT ? verifier::from_environment()
                                                        : static_cast<verifier::mode>(verifier - 1);
+    // The fault script (docs/fault-injection.md): the config's text, else the file named by
+    // NDKSIM_FAULTS. A script that does not parse refuses the adapter, naming the fault.
+    std::optional<api::fault_script> script;
+    {
+        api::fault_script parsed_script;
+        std::string error;
+        const char* path = std::getenv("NDKSIM_FAULTS");
+        if (config->fault_script != nullptr) {
+            error = api::parse_fault_script(config->fault_script, "fault_script", parsed_script);
+            script = std::move(parsed_script);
+        } else if (path != nullptr && *path != '\0') {
+            error = api::load_fault_file(path, parsed_script);
+            script = std::move(parsed_script);
+        }
+        if (!error.empty()) {
+            return invalid_config(error.c_str());
+        }
+    }
+    const char* coverage_env = std::getenv("NDKSIM_COVERAGE");
+    const bool coverage = config->coverage != FALSE || coverage_env != nullptr;
     cfg.poll = to_poll(raw_value(config->poll_policy), ok);
     if (!ok) {
         return invalid_config("poll_policy is not an ndksim_poll_policy");
@@ -305,7 +326,19 @@ NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out
         link.wire = a->dev.config().wire;
         link.port = a->dev.config().port;
         link.latency = ecfg.costs.propagation;
-        link.faults = config->faults;
+        link.faults = script && script->has_link ? script->link : config->faults;
+        if (script || coverage) {
+            // Before the engine and any object exist: every object gets the hooked tables.
+            ndksim_adapter* self = a.get();
+            a->faults = std::make_unique<api::fault_engine>(
+                script ? std::move(*script) : api::fault_script{}, a->dev.config().seed, [self] {
+                    if (self->link.faults != nullptr) {
+                        self->link.faults->cut(true);
+                    }
+                });
+            a->coverage_at_destroy = coverage;
+            a->dev.set_consumer_hooks(a->faults.get());
+        }
         link.pcap_path = config->pcap_path;
         a->engine = std::make_unique<nic::engine>(a->dev, ecfg,
                                                   api::make_link_factory(a->dev, link, a->link));
@@ -396,6 +429,9 @@ NDKSIM_API void ndksim_adapter_destroy(ndksim_adapter* adapter) {
     }
     sched.wait_until([&sched] { return sched.idle(); }, adapter->dev.config().close_timeout);
     adapter->engine.reset();
+    if (adapter->faults != nullptr) {
+        api::retire_coverage(*adapter);
+    }
     if (adapter->loop != nullptr) {
         adapter->loop->adapters.fetch_sub(1);
     }

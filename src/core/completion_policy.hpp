@@ -7,6 +7,8 @@
 #include <mutex>
 #include <random>
 
+#include "timing/sim_time.hpp"
+
 namespace ndksim::core {
 
 enum class completion_style : std::uint8_t { inline_, pending, random };
@@ -20,6 +22,20 @@ class completion_policy {
     bool should_pend();
 
     completion_style style() const noexcept { return style_; }
+
+    /// A fault script's choice for the calling thread's current NDK call (api/fault_engine):
+    /// the next should_pend() on this thread returns `pend` whatever the style.
+    static void force_next(bool pend) noexcept;
+
+    /// Adds `delay` [ps] to the latency of the calling thread's next pending completion
+    /// (object::finish_request takes it).
+    static void add_delay(timing::sim_time delay) noexcept;
+
+    /// Returns and clears the delay add_delay() left for this thread.
+    static timing::sim_time take_delay() noexcept;
+
+    /// Clears what force_next() and add_delay() left unused when the call ends.
+    static void clear_overrides() noexcept;
 
   private:
     completion_style style_;

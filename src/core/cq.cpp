@@ -86,12 +86,12 @@ std::uint32_t cq::moderation_count() const noexcept {
     return moderation_count_;
 }
 
-status cq::post(const completion& c) {
+status cq::post(const completion& c, bool overrun) {
     std::lock_guard lock(state_mutex_);
     if (dead_) {
         return status::buffer_overflow;
     }
-    if (!ring_.push(c)) {
+    if (overrun || !ring_.push(c)) {
         // Rule 15: the CQ is dead from here on; one STATUS_BUFFER_OVERFLOW notification.
         dead_.store(true, std::memory_order_release);
         arm_ = k_unarmed;

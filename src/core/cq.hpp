@@ -82,7 +82,8 @@ class cq final : public object {
     /// and the overrun notification is scheduled) or an earlier one did. On buffer_overflow the
     /// engine moves the posting QP, and every other QP using this CQ, to error. May schedule a
     /// notification task; never calls the consumer. No allocation beyond the scheduler's.
-    [[nodiscard]] status post(const completion& c);
+    /// `overrun`: a fault script overruns the CQ with this completion, as if the ring were full.
+    [[nodiscard]] status post(const completion& c, bool overrun = false);
 
     /// True once a post has overrun the CQ (rule 15): it accepts no more completions and the
     /// QPs using it are unusable.

@@ -26,6 +26,7 @@
 namespace ndksim::core {
 
 class engine_hooks;
+class call_hooks;
 class listener;
 class mr;
 class qp;
@@ -93,6 +94,12 @@ class device {
 
     /// The NIC engine's hooks; nullptr until the engine attaches (and in core-only tests).
     engine_hooks* hooks() const noexcept { return hooks_; }
+
+    /// The fault engine between the consumer and this adapter (core/call_hooks.hpp); nullptr
+    /// when the adapter has neither a fault script nor a coverage record. Set before any
+    /// object is created.
+    call_hooks* consumer_hooks() const noexcept { return consumer_hooks_; }
+    void set_consumer_hooks(call_hooks* h) noexcept { consumer_hooks_ = h; }
     void set_hooks(engine_hooks* hooks) noexcept { hooks_ = hooks; }
 
     /// QP numbers (24-bit on the wire). A number is handed out at QP creation and freed when
@@ -169,6 +176,7 @@ class device {
     net_address own_address_;
     mem::translation_unit memory_;
     engine_hooks* hooks_ = nullptr;
+    call_hooks* consumer_hooks_ = nullptr;
     std::vector<qp*> qps_;
     std::unordered_map<std::uint16_t, listener*> listeners_;
     std::mutex window_waiters_mutex_;

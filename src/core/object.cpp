@@ -188,7 +188,8 @@ status object::finish_request(status result, request_fn done, timing::sim_time l
     if (!must_pend && !dev_->policy().should_pend()) {
         return result;
     }
-    post_held(*this, latency, [result, fn = std::move(done)]() mutable { fn(result); });
+    post_held(*this, latency + completion_policy::take_delay(),
+              [result, fn = std::move(done)]() mutable { fn(result); });
     return status::pending;
 }
 

@@ -57,7 +57,7 @@ std::string_view kind_name(object_kind kind) noexcept;
 using close_fn = util::inplace_function<void(), 32>;
 
 /// A consumer's request completion, already bound to its context; receives the final status.
-using request_fn = util::inplace_function<void(status), 32>;
+using request_fn = util::inplace_function<void(status), 48>;
 
 /// Room for the public NDK object ({NDK_OBJECT_HEADER Header; Dispatch}, 0x30 bytes on x64)
 /// followed by the way back from a consumer's header pointer to this object. Only src/api

@@ -17,8 +17,10 @@
 #include <algorithm>
 #include <array>
 
+#include "core/call_hooks.hpp"
 #include "core/cq.hpp"
 #include "core/device.hpp"
+#include "core/held_task.hpp"
 #include "core/srq.hpp"
 #include "nic/connection_manager.hpp"
 #include "nic/engine.hpp"
@@ -261,18 +263,31 @@ void complete_in_order(engine& e, core::qp& q) {
         const bool silent =
             (w.flags & core::op_flag::silent_success) != 0 && w.result == status::success;
         if (!silent) {
-            const core::completion c{static_cast<std::int32_t>(w.result),
-                                     0,
-                                     q.params().qp_context,
-                                     w.context,
-                                     core::completion_type(w.kind),
-                                     w.result == status::success ? 0 : w.provider_error,
-                                     0,
-                                     false};
-            if (q.initiator_cq().post(c) == status::buffer_overflow &&
+            core::completion c{static_cast<std::int32_t>(w.result),
+                               0,
+                               q.params().qp_context,
+                               w.context,
+                               core::completion_type(w.kind),
+                               w.result == status::success ? 0 : w.provider_error,
+                               0,
+                               false};
+            core::completion_verdict verdict = core::completion_verdict::none;
+            if (core::call_hooks* h = q.dev().consumer_hooks()) [[unlikely]] {
+                verdict = h->on_completion(q, c, w.length);
+            }
+            if (q.initiator_cq().post(c, verdict == core::completion_verdict::overrun_cq) ==
+                    status::buffer_overflow &&
                 q.state() != core::qp_state::error) {
                 // CQ overrun (rule 15): the CQ and its QPs are dead.
                 q.set_state(core::qp_state::error);
+            }
+            if (verdict == core::completion_verdict::fail_qp) [[unlikely]] {
+                // A fault script failed the request or cut the connection here: the QP fails
+                // and the connection is torn down, as after a fatal error.
+                core::post_held(q, 0, [&e, qp = &q] {
+                    fail_qp(e, *qp);
+                    e.cm().abort_connection(*qp, disconnect_reason::fatal_error);
+                });
             }
         }
         record_request(e, q, w);
@@ -291,14 +306,17 @@ void complete_receive(engine& e, core::qp& q, void* request_context, status resu
                       std::uint32_t bytes, core::op_type type, std::uintptr_t token,
                       bool solicited) {
     record_receive(e, q, result, bytes);
-    const core::completion c{static_cast<std::int32_t>(result),
-                             bytes,
-                             q.params().qp_context,
-                             request_context,
-                             type,
-                             0,
-                             token,
-                             solicited};
+    core::completion c{static_cast<std::int32_t>(result),
+                       bytes,
+                       q.params().qp_context,
+                       request_context,
+                       type,
+                       0,
+                       token,
+                       solicited};
+    if (core::call_hooks* h = q.dev().consumer_hooks()) [[unlikely]] {
+        (void)h->on_completion(q, c, bytes);  // receives: coverage only
+    }
     if (q.receive_cq().post(c) == status::buffer_overflow && q.state() != core::qp_state::error) {
         q.set_state(core::qp_state::error);
     }

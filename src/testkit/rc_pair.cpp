@@ -12,6 +12,7 @@ void on_connect_event(PVOID context, NDK_CONNECTOR* connector) {
 }  // namespace
 
 void RcPair::SetUp() {
+    print_coverage_at_exit_if_asked();
     if (!synchronized_) {
         ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
     }
@@ -95,6 +96,9 @@ void RcPair::make_side(side& s, const char* address) {
     c.rnr_retry_limit = rnr_retry_limit_.value_or(c.rnr_retry_limit);
     c.rotate_fast_register_tokens = rotate_fast_register_tokens_;
     c.verifier = verifier_;
+    const std::string& faults = &s == &a_ ? a_faults_ : b_faults_;
+    c.fault_script = faults.empty() ? nullptr : faults.c_str();
+    c.coverage = coverage_;
     ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, &s.nic));
     NDIS_OPEN_NDK_ADAPTER_PARAMETERS p{};
     p.Version = ndksim_highest_version();

@@ -1,4 +1,5 @@
 #include "util/status.hpp"
+#include "util/status_names.hpp"
 
 #include <array>
 #include <cstdio>
@@ -95,6 +96,16 @@ std::string_view status_name(status s) noexcept {
 
 std::string_view status_name(std::int32_t raw) noexcept {
     return status_name(static_cast<status>(raw));
+}
+
+bool status_from_name(std::string_view name, status& out) noexcept {
+    for (const auto& e : k_status_table) {
+        if (e.name == name) {
+            out = e.value;
+            return true;
+        }
+    }
+    return false;
 }
 
 }  // namespace ndksim

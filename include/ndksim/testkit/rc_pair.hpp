@@ -233,6 +233,24 @@ class RcPair : public ::testing::Test {
     /// ndksim_adapter_config.verifier of both sides (testkit/verifier.hpp: break unless
     /// NDKSIM_VERIFIER is set; a test of a verifier rule sets NDKSIM_VERIFIER_REPORT).
     ndksim_verifier_mode verifier_ = kit_verifier_mode();
+    /// Fault scripts of side a and side b (docs/fault-injection.md; empty: none), set in a
+    /// fixture's constructor or before rebuild().
+    std::string a_faults_;
+    std::string b_faults_;
+    /// ndksim_adapter_config.coverage of both sides.
+    BOOLEAN coverage_ = FALSE;
+
+    /// Tears the pair down and builds it again from the fixture's settings: a test that checks
+    /// a seeded run repeats itself runs it twice.
+    void rebuild() {
+        TearDown();
+        links_.clear();
+        incoming_ = nullptr;
+        listener_ = nullptr;
+        a_ = side{};
+        b_ = side{};
+        SetUp();
+    }
 
     ndksim_loop* loop_ = nullptr;
     side a_;

@@ -68,6 +68,11 @@ class expect_violation {
     std::vector<saved> saved_;
 };
 
+/// With NDKSIM_COVERAGE set (which also keeps every adapter's coverage record), prints the
+/// error-path coverage table of all the binary's adapters (ndksim_process_coverage) to stdout
+/// when the test binary exits. The fixtures call it; calling it again does nothing.
+void print_coverage_at_exit_if_asked();
+
 /// One report as a test keeps it.
 struct verifier_record {
     ULONG rule = 0;
