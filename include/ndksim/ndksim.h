@@ -222,7 +222,8 @@ typedef struct ndksim_adapter_config {
                                        (ndksim_adapter_coverage) and log it as a table when the
                                        adapter is destroyed. Also on when the environment variable
                                        NDKSIM_COVERAGE is set, which names a path prefix the
-                                       JSON is written to (PREFIX followed by the adapter name and .json) */
+                                       JSON is written to (the prefix followed by the
+                                       adapter name and .json) */
 } ndksim_adapter_config;
 
 /**

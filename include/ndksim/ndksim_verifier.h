@@ -86,6 +86,7 @@ NDKSIM_API void ndksim_verifier_set_callback(ndksim_verifier_callback callback, 
 NDKSIM_API ULONG64 ndksim_verifier_reports(void);
 
 struct ndksim_adapter;
+
 /** Reports raised in report mode by the adapter's objects so far; 0 for NULL. */
 NDKSIM_API ULONG64 ndksim_adapter_verifier_reports(const struct ndksim_adapter* adapter);
 
