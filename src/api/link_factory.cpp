@@ -1,14 +1,19 @@
 #include "api/link_factory.hpp"
 
 #include <array>
+#include <atomic>
+#include <cstdint>
 #include <cstdlib>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "util/log.hpp"
 #include "wire/capture_link.hpp"
 #include "wire/inproc_link.hpp"
+#include "wire/socket_transport.hpp"
 #include "wire/tcp_transport.hpp"
 #include "wire/udp_transport.hpp"
 
@@ -132,6 +137,68 @@ nic::engine::transport_factory make_link_factory(core::device& dev, const link_o
         }
         return link;
     };
+}
+
+namespace {
+
+// Where the statistics document puts the counters of each layer (docs/statistics.md).
+template <class Counters>
+using counter_paths =
+    std::initializer_list<std::pair<const char*, std::atomic<std::uint64_t> Counters::*>>;
+
+const counter_paths<wire::link_counters> k_link_paths = {
+    {"link.frames_sent", &wire::link_counters::frames_sent},
+    {"link.frames_received", &wire::link_counters::frames_received},
+    {"link.bytes_sent", &wire::link_counters::bytes_sent},
+    {"drops.unroutable", &wire::link_counters::frames_unroutable},
+};
+
+const counter_paths<wire::fault_counters> k_fault_paths = {
+    {"faults.dropped", &wire::fault_counters::dropped},
+    {"faults.duplicated", &wire::fault_counters::duplicated},
+    {"faults.reordered", &wire::fault_counters::reordered},
+    {"faults.corrupted", &wire::fault_counters::corrupted},
+    {"faults.delayed", &wire::fault_counters::delayed},
+    {"faults.cut_sent", &wire::fault_counters::cut_sent},
+    {"faults.cut_received", &wire::fault_counters::cut_received},
+};
+
+const counter_paths<wire::socket_counters> k_socket_paths = {
+    {"sockets.bad_frames", &wire::socket_counters::bad_frames},
+    {"sockets.bad_records", &wire::socket_counters::bad_records},
+    {"sockets.frames_dropped", &wire::socket_counters::frames_dropped},
+    {"sockets.send_errors", &wire::socket_counters::send_errors},
+    {"sockets.receive_errors", &wire::socket_counters::receive_errors},
+    {"sockets.connections_opened", &wire::socket_counters::connections_opened},
+    {"sockets.connections_accepted", &wire::socket_counters::connections_accepted},
+    {"sockets.departures_refused", &wire::socket_counters::departures_refused},
+    {"sockets.receive_overruns", &wire::socket_counters::receive_overruns},
+    {"sockets.backlog_dropped", &wire::socket_counters::backlog_dropped},
+};
+
+// Registers `counters` under `paths`, or every path as absent when there is no such layer.
+template <class Counters>
+void register_layer(const Counters* counters, const counter_paths<Counters>& paths,
+                    nic::stats_registry& stats) {
+    for (const auto& [path, cell] : paths) {
+        if (counters != nullptr) {
+            stats.add_counter(path, counters->*cell);
+        } else {
+            stats.add_absent_counter(path);
+        }
+    }
+}
+
+}  // namespace
+
+void register_link_counters(const link_layers& layers, nic::stats_registry& stats) {
+    register_layer(layers.base != nullptr ? &layers.base->counters() : nullptr, k_link_paths,
+                   stats);
+    register_layer(layers.faults != nullptr ? &layers.faults->faults() : nullptr, k_fault_paths,
+                   stats);
+    // Only the UDP and TCP transports have sockets; the in-process link has none.
+    const auto* sockets = dynamic_cast<const wire::socket_transport*>(layers.base);
+    register_layer(sockets != nullptr ? &sockets->socket_stats() : nullptr, k_socket_paths, stats);
 }
 
 }  // namespace ndksim::api

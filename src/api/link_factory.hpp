@@ -46,6 +46,11 @@ bool valid_faults(const ndksim_link_faults& faults) noexcept;
 wire::fault_settings to_fault_settings(const ndksim_link_faults& faults,
                                        std::uint64_t adapter_seed);
 
+/// Registers the counters of the link's layers in `stats` under the statistics document's paths
+/// (link.*, drops.unroutable, faults.*, sockets.*): a layer this link lacks registers its
+/// counters as absent (they read 0). Called once, after the engine built the link.
+void register_link_counters(const link_layers& layers, nic::stats_registry& stats);
+
 /// Returns the factory the engine calls with its frame entry point. `layers` is filled when the
 /// engine builds the link and must outlive it.
 nic::engine::transport_factory make_link_factory(core::device& dev, const link_options& opts,

@@ -124,35 +124,35 @@ bool time_mode_from_env(int& mode) {
     return false;
 }
 
-NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out) {
-    if (given == nullptr || out == nullptr) {
-        return invalid_config("config or adapter pointer is NULL");
-    }
+// Step 1: the caller's config, with the defaults of the fields a caller built against an older
+// ndksim.h lacks (ndksim.h: "size" versioning).
+NTSTATUS read_config(const ndksim_adapter_config* given, ndksim_adapter_config& full) {
     if (given->size < k_config_size_v1 || given->size > sizeof(ndksim_adapter_config)) {
         return invalid_config(
             "config->size is not the size of an ndksim_adapter_config; start from "
             "ndksim_adapter_config_init()");
     }
-    // A caller built against an older ndksim.h gets the defaults of the fields it lacks.
-    ndksim_adapter_config full;
     ndksim_adapter_config_init(&full);
     std::memcpy(&full, given, given->size);
-    const ndksim_adapter_config* config = &full;
-    core::device_config cfg;
+    return STATUS_SUCCESS;
+}
+
+// Step 2: the device's identity (name, address) and its NIC profile. The profile is a name in
+// the profile search path or a path to a TOML file (docs/profiles.md); its parameters become
+// the engine's cost model.
+NTSTATUS identity_and_profile(const ndksim_adapter_config& config, core::device_config& cfg,
+                              core::net_address& parsed, timing::profile_result& profile) {
     const unsigned number = ++g_adapter_count;
-    cfg.name = config->name != nullptr ? config->name : "nic" + std::to_string(number);
-    cfg.address = config->address != nullptr ? config->address : "127.0.0.1";
-    core::net_address parsed;
+    cfg.name = config.name != nullptr ? config.name : "nic" + std::to_string(number);
+    cfg.address = config.address != nullptr ? config.address : "127.0.0.1";
     if (!core::net_address::parse_ip(cfg.address, parsed)) {
         NDKSIM_ERROR("ndksim_adapter_create: address '{}' is not an IPv4 or IPv6 literal",
                      cfg.address);
         return STATUS_INVALID_PARAMETER;
     }
-    // The profile is a name in the profile search path or a path to a TOML file
-    // (docs/profiles.md); its parameters become the engine's cost model.
     cfg.profile =
-        config->profile != nullptr ? config->profile : std::string(timing::default_profile_name);
-    timing::profile_result profile = timing::load_profile(cfg.profile);
+        config.profile != nullptr ? config.profile : std::string(timing::default_profile_name);
+    profile = timing::load_profile(cfg.profile);
     if (!profile.ok()) {
         NDKSIM_ERROR("ndksim_adapter_create: {}", profile.message);
         return profile.error == timing::profile_error::not_found ? STATUS_NOT_SUPPORTED
@@ -162,48 +162,40 @@ NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out
     // here, so lookups never allocate) and the interrupt a CQ notification costs.
     cfg.translation_cache_entries = profile.profile.costs.nic.mtt_cache_entries;
     cfg.notification_interrupt = profile.profile.costs.host.interrupt;
+    return STATUS_SUCCESS;
+}
+
+// Step 3: how the device completes calls and polls, checked field by field.
+NTSTATUS completion_and_polling(const ndksim_adapter_config& config, core::device_config& cfg) {
     bool ok = false;
-    cfg.style = to_style(raw_value(config->completion_style), ok);
+    cfg.style = to_style(raw_value(config.completion_style), ok);
     if (!ok) {
         return invalid_config("completion_style is not an ndksim_completion_style");
     }
-    if (config->pending_percent > 100) {
+    if (config.pending_percent > 100) {
         return invalid_config("pending_percent is above 100");
     }
-    cfg.pending_percent = config->pending_percent;
-    cfg.seed = config->seed;
-    cfg.rotate_fast_register_tokens = config->rotate_fast_register_tokens != FALSE;
-    const int verifier = raw_value(config->verifier);
+    cfg.pending_percent = config.pending_percent;
+    cfg.seed = config.seed;
+    cfg.rotate_fast_register_tokens = config.rotate_fast_register_tokens != FALSE;
+    const int verifier = raw_value(config.verifier);
     if (verifier < NDKSIM_VERIFIER_DEFAULT || verifier > NDKSIM_VERIFIER_BREAK) {
         return invalid_config("verifier is not an ndksim_verifier_mode");
     }
     cfg.verifier = verifier == NDKSIM_VERIFIER_DEFAULT ? verifier::from_environment()
                                                        : static_cast<verifier::mode>(verifier - 1);
-    // The fault script (docs/fault-injection.md): the config's text, else the file named by
-    // NDKSIM_FAULTS. A script that does not parse refuses the adapter, naming the fault.
-    std::optional<api::fault_script> script;
-    {
-        api::fault_script parsed_script;
-        std::string error;
-        const char* path = std::getenv("NDKSIM_FAULTS");
-        if (config->fault_script != nullptr) {
-            error = api::parse_fault_script(config->fault_script, "fault_script", parsed_script);
-            script = std::move(parsed_script);
-        } else if (path != nullptr && *path != '\0') {
-            error = api::load_fault_file(path, parsed_script);
-            script = std::move(parsed_script);
-        }
-        if (!error.empty()) {
-            return invalid_config(error.c_str());
-        }
-    }
-    const char* coverage_env = std::getenv("NDKSIM_COVERAGE");
-    const bool coverage = config->coverage != FALSE || coverage_env != nullptr;
-    cfg.poll = to_poll(raw_value(config->poll_policy), ok);
+    cfg.poll = to_poll(raw_value(config.poll_policy), ok);
     if (!ok) {
         return invalid_config("poll_policy is not an ndksim_poll_policy");
     }
-    switch (raw_value(config->wire)) {
+    cfg.close_timeout = std::chrono::milliseconds(config.close_timeout_ms);
+    return STATUS_SUCCESS;
+}
+
+// Step 4: the wire and the time mode, which constrain each other (a socket or a paced clock
+// needs an engine thread of its own).
+NTSTATUS wire_and_time(const ndksim_adapter_config& config, core::device_config& cfg) {
+    switch (raw_value(config.wire)) {
         case NDKSIM_WIRE_DEFAULT:
         case NDKSIM_WIRE_INPROC:
             cfg.wire = core::wire_kind::inproc;
@@ -217,21 +209,21 @@ NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out
         default:
             return invalid_config("wire is not an ndksim_wire");
     }
-    if (!api::valid_faults(config->faults)) {
+    if (!api::valid_faults(config.faults)) {
         return invalid_config("a faults rate is above 1000000 (parts per million)");
     }
-    if (cfg.wire != core::wire_kind::inproc && config->loop != nullptr) {
+    if (cfg.wire != core::wire_kind::inproc && config.loop != nullptr) {
         // A socket's handlers run on the adapter's own engine thread, and frames from another
         // process arrive on the wall clock: a deterministic loop can drive neither.
         return invalid_config("the UDP and TCP wires need threaded mode (loop must be NULL)");
     }
-    int time_mode = raw_value(config->time_mode);
+    int time_mode = raw_value(config.time_mode);
     if (time_mode != NDKSIM_TIME_VIRTUAL && time_mode != NDKSIM_TIME_PACED &&
         time_mode != NDKSIM_TIME_SYNCHRONIZED) {
         return invalid_config("time_mode is not an ndksim_time_mode");
     }
     const int configured_mode = time_mode;
-    if (config->loop == nullptr && !time_mode_from_env(time_mode)) {
+    if (config.loop == nullptr && !time_mode_from_env(time_mode)) {
         return invalid_config("NDKSIM_TIME_MODE is not virtual, paced or synchronized");
     }
     if (time_mode == NDKSIM_TIME_SYNCHRONIZED && cfg.wire != core::wire_kind::inproc) {
@@ -250,121 +242,230 @@ NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out
         time_mode = configured_mode;
     }
     if (time_mode == NDKSIM_TIME_SYNCHRONIZED) {
-        if (config->loop != nullptr) {
+        if (config.loop != nullptr) {
             return invalid_config(
                 "NDKSIM_TIME_SYNCHRONIZED needs threaded mode (loop must be NULL): a "
                 "deterministic loop is exact already");
         }
         cfg.synchronized = true;
-        if (config->sync_consumer_grace_ms != 0) {
-            cfg.sync.consumer_grace = std::chrono::milliseconds(config->sync_consumer_grace_ms);
+        if (config.sync_consumer_grace_ms != 0) {
+            cfg.sync.consumer_grace = std::chrono::milliseconds(config.sync_consumer_grace_ms);
         }
-        if (config->sync_peer_silence_ms != 0) {
-            cfg.sync.peer_silence = std::chrono::milliseconds(config->sync_peer_silence_ms);
+        if (config.sync_peer_silence_ms != 0) {
+            cfg.sync.peer_silence = std::chrono::milliseconds(config.sync_peer_silence_ms);
         }
     }
     if (time_mode == NDKSIM_TIME_PACED) {
-        if (config->loop != nullptr) {
+        if (config.loop != nullptr) {
             return invalid_config(
                 "NDKSIM_TIME_PACED needs threaded mode (loop must be NULL): a "
                 "deterministic loop runs as fast as its owner drives it");
         }
-        if (!(config->pace_factor > 0.0) || config->pace_factor > 1e6) {
+        if (!(config.pace_factor > 0.0) || config.pace_factor > 1e6) {
             return invalid_config("pace_factor must be above 0 and at most 1e6");
         }
         cfg.paced = true;
-        cfg.pace_factor = config->pace_factor;
+        cfg.pace_factor = config.pace_factor;
     }
-    cfg.port = config->port;
-    cfg.close_timeout = std::chrono::milliseconds(config->close_timeout_ms);
-    if (config->loop != nullptr) {
-        cfg.loop = &config->loop->sched;
+    cfg.port = config.port;
+    if (config.loop != nullptr) {
+        cfg.loop = &config.loop->sched;
     }
-    {
-        std::lock_guard lock(g_addresses_mutex);
-        if (!g_addresses.insert(cfg.address).second) {
-            NDKSIM_ERROR(
-                "ndksim_adapter_create: address {} already belongs to another adapter "
-                "of this process",
-                cfg.address);
-            return STATUS_ADDRESS_ALREADY_EXISTS;
+    return STATUS_SUCCESS;
+}
+
+// Step 4b: the consumer-facing fault script (docs/fault-injection.md) and the error-path
+// coverage record: the config's script text, else the file named by NDKSIM_FAULTS. A script
+// that does not parse refuses the adapter, naming the fault.
+struct consumer_faults {
+    std::optional<api::fault_script> script;
+    bool coverage = false;
+};
+
+NTSTATUS faults_and_coverage(const ndksim_adapter_config& config, consumer_faults& out) {
+    api::fault_script parsed_script;
+    std::string error;
+    const char* path = std::getenv("NDKSIM_FAULTS");
+    if (config.fault_script != nullptr) {
+        error = api::parse_fault_script(config.fault_script, "fault_script", parsed_script);
+        out.script = std::move(parsed_script);
+    } else if (path != nullptr && *path != '\0') {
+        error = api::load_fault_file(path, parsed_script);
+        out.script = std::move(parsed_script);
+    }
+    if (!error.empty()) {
+        return invalid_config(error.c_str());
+    }
+    out.coverage = config.coverage != FALSE || std::getenv("NDKSIM_COVERAGE") != nullptr;
+    return STATUS_SUCCESS;
+}
+
+// Step 5: the adapter's address and network interface identity, held for it until the
+// adapter is published; a create that fails below gives both back when this goes.
+class identity_reservation {
+  public:
+    identity_reservation() = default;
+    identity_reservation(const identity_reservation&) = delete;
+    identity_reservation& operator=(const identity_reservation&) = delete;
+    ~identity_reservation() {
+        if (iface_ != nullptr) {
+            api::interfaces::withdraw(iface_);
+        }
+        if (!address_.empty()) {
+            std::lock_guard lock(g_addresses_mutex);
+            g_addresses.erase(address_);
         }
     }
-    std::u16string alias;
-    if (!api::interfaces::utf8_to_utf16(
-            config->interface_alias != nullptr ? config->interface_alias : cfg.name, alias)) {
-        std::lock_guard lock(g_addresses_mutex);
-        g_addresses.erase(cfg.address);
-        return invalid_config("interface_alias (or the name it defaults to) is not UTF-8");
+
+    // One address belongs to one NIC of this process, and the interface index and alias to
+    // one interface (docs/kernel-runtime.md, "Interfaces").
+    NTSTATUS reserve(const ndksim_adapter_config& config, const core::device_config& cfg,
+                     const core::net_address& parsed) {
+        {
+            std::lock_guard lock(g_addresses_mutex);
+            if (!g_addresses.insert(cfg.address).second) {
+                NDKSIM_ERROR(
+                    "ndksim_adapter_create: address {} already belongs to another adapter "
+                    "of this process",
+                    cfg.address);
+                return STATUS_ADDRESS_ALREADY_EXISTS;
+            }
+        }
+        address_ = cfg.address;
+        std::u16string alias;
+        if (!api::interfaces::utf8_to_utf16(
+                config.interface_alias != nullptr ? config.interface_alias : cfg.name, alias)) {
+            return invalid_config("interface_alias (or the name it defaults to) is not UTF-8");
+        }
+        iface_ = api::interfaces::reserve(config.interface_index, std::move(alias),
+                                          config.interface_alias == nullptr, parsed);
+        if (iface_ == nullptr) {
+            return STATUS_INVALID_PARAMETER;  // already logged with the reason
+        }
+        return STATUS_SUCCESS;
     }
-    auto iface = api::interfaces::reserve(config->interface_index, std::move(alias),
-                                          config->interface_alias == nullptr, parsed);
-    if (iface == nullptr) {
-        std::lock_guard lock(g_addresses_mutex);
-        g_addresses.erase(cfg.address);
-        return STATUS_INVALID_PARAMETER;  // already logged with the reason
+
+    // The adapter keeps both from now on; ndksim_adapter_destroy gives them back.
+    std::shared_ptr<interface_entry> commit() {
+        address_.clear();
+        return std::exchange(iface_, nullptr);
     }
-    const std::string address = cfg.address;
-    // Undoes the reservations of a create that fails below.
-    const auto unreserve = [&] {
-        api::interfaces::withdraw(iface);
-        std::lock_guard lock(g_addresses_mutex);
-        g_addresses.erase(address);
-    };
+
+  private:
+    std::string address_;
+    std::shared_ptr<interface_entry> iface_;
+};
+
+// Step 6: the engine's parameters: the profile's costs and the reliability limits.
+nic::engine_config engine_config_for(const ndksim_adapter_config& config,
+                                     const timing::nic_profile& profile) {
+    nic::engine_config ecfg;
+    ecfg.costs = profile.costs;
+    ecfg.rnr_retry_limit = config.rnr_retry_limit;
+    ecfg.ack_timeout = timing::microseconds(config.ack_timeout_us);
+    ecfg.retry_limit = config.retry_limit;
+    if (config.cm_timeout_ms != 0) {
+        ecfg.cm_response_timeout = timing::milliseconds(config.cm_timeout_ms);
+    }
+    return ecfg;
+}
+
+// Step 7: the device, its engine, its link, and the link's counters in the adapter's
+// statistics. Throws what the link factory and the socket
+// transports throw (link_config_error, socket_setup_error) and std::exception otherwise.
+std::unique_ptr<ndksim_adapter> build_adapter(const ndksim_adapter_config& config,
+                                              core::device_config cfg,
+                                              const timing::nic_profile& profile,
+                                              consumer_faults& faults) {
+    auto a =
+        std::make_unique<ndksim_adapter>(std::move(cfg), core::connectx_like_limits(), config.loop);
+    const nic::engine_config ecfg = engine_config_for(config, profile);
+    api::link_options link;
+    link.wire = a->dev.config().wire;
+    link.port = a->dev.config().port;
+    link.latency = ecfg.costs.propagation;
+    link.faults = faults.script && faults.script->has_link ? faults.script->link : config.faults;
+    if (faults.script || faults.coverage) {
+        // Before the engine and any object exist: every object gets the hooked tables.
+        ndksim_adapter* self = a.get();
+        a->faults = std::make_unique<api::fault_engine>(
+            faults.script ? std::move(*faults.script) : api::fault_script{}, a->dev.config().seed,
+            [self] {
+                if (self->link.faults != nullptr) {
+                    self->link.faults->cut(true);
+                }
+            });
+        a->coverage_at_destroy = faults.coverage;
+        a->dev.set_consumer_hooks(a->faults.get());
+    }
+    link.pcap_path = config.pcap_path;
+    a->engine =
+        std::make_unique<nic::engine>(a->dev, ecfg, api::make_link_factory(a->dev, link, a->link));
+    api::register_link_counters(a->link, a->engine->stats());
+    // A socket wire receives only once the engine that gets its frames is complete.
+    if (auto* sockets = dynamic_cast<wire::socket_transport*>(a->link.base)) {
+        sockets->start();
+    }
+    return a;
+}
+
+// Step 7 with its failures as the statuses ndksim_adapter_create documents.
+NTSTATUS build_adapter_status(const ndksim_adapter_config& config, core::device_config cfg,
+                              const timing::nic_profile& profile, consumer_faults& faults,
+                              std::unique_ptr<ndksim_adapter>& out) {
     try {
-        auto a = std::make_unique<ndksim_adapter>(std::move(cfg), core::connectx_like_limits(),
-                                                  config->loop);
-        nic::engine_config ecfg;
-        ecfg.costs = profile.profile.costs;
-        ecfg.rnr_retry_limit = config->rnr_retry_limit;
-        ecfg.ack_timeout = timing::microseconds(config->ack_timeout_us);
-        ecfg.retry_limit = config->retry_limit;
-        if (config->cm_timeout_ms != 0) {
-            ecfg.cm_response_timeout = timing::milliseconds(config->cm_timeout_ms);
-        }
-        api::link_options link;
-        link.wire = a->dev.config().wire;
-        link.port = a->dev.config().port;
-        link.latency = ecfg.costs.propagation;
-        link.faults = script && script->has_link ? script->link : config->faults;
-        if (script || coverage) {
-            // Before the engine and any object exist: every object gets the hooked tables.
-            ndksim_adapter* self = a.get();
-            a->faults = std::make_unique<api::fault_engine>(
-                script ? std::move(*script) : api::fault_script{}, a->dev.config().seed, [self] {
-                    if (self->link.faults != nullptr) {
-                        self->link.faults->cut(true);
-                    }
-                });
-            a->coverage_at_destroy = coverage;
-            a->dev.set_consumer_hooks(a->faults.get());
-        }
-        link.pcap_path = config->pcap_path;
-        a->engine = std::make_unique<nic::engine>(a->dev, ecfg,
-                                                  api::make_link_factory(a->dev, link, a->link));
-        // A socket wire receives only once the engine that gets its frames is complete.
-        if (auto* sockets = dynamic_cast<wire::socket_transport*>(a->link.base)) {
-            sockets->start();
-        }
-        a->iface = iface;
-        *out = a.release();
+        out = build_adapter(config, std::move(cfg), profile, faults);
+        return STATUS_SUCCESS;
     } catch (const api::link_config_error&) {
-        // Already logged with the adapter's name by the link factory.
-        unreserve();
-        return STATUS_INVALID_PARAMETER;
+        return STATUS_INVALID_PARAMETER;  // already logged with the adapter's name
     } catch (const wire::socket_setup_error& e) {
-        unreserve();
         NDKSIM_ERROR("ndksim_adapter_create: {}", e.what());
         return socket_setup_status(e.code().value());
     } catch (const std::exception& e) {
-        unreserve();
         NDKSIM_ERROR("ndksim_adapter_create: {}", e.what());
         return STATUS_INSUFFICIENT_RESOURCES;
     }
-    if (config->loop != nullptr) {
-        config->loop->adapters.fetch_add(1);
+}
+
+NTSTATUS create_adapter(const ndksim_adapter_config* given, ndksim_adapter** out) {
+    if (given == nullptr || out == nullptr) {
+        return invalid_config("config or adapter pointer is NULL");
     }
-    api::interfaces::publish(iface, **out);
+    ndksim_adapter_config config;
+    core::device_config cfg;
+    core::net_address parsed;
+    timing::profile_result profile;
+    identity_reservation identity;
+    std::unique_ptr<ndksim_adapter> a;
+    NTSTATUS s = read_config(given, config);
+    if (s == STATUS_SUCCESS) {
+        s = identity_and_profile(config, cfg, parsed, profile);
+    }
+    if (s == STATUS_SUCCESS) {
+        s = completion_and_polling(config, cfg);
+    }
+    if (s == STATUS_SUCCESS) {
+        s = wire_and_time(config, cfg);
+    }
+    consumer_faults faults;
+    if (s == STATUS_SUCCESS) {
+        s = faults_and_coverage(config, faults);
+    }
+    if (s == STATUS_SUCCESS) {
+        s = identity.reserve(config, cfg, parsed);
+    }
+    if (s == STATUS_SUCCESS) {
+        s = build_adapter_status(config, std::move(cfg), profile.profile, faults, a);
+    }
+    if (s != STATUS_SUCCESS) {
+        return s;
+    }
+    a->iface = identity.commit();
+    if (config.loop != nullptr) {
+        config.loop->adapters.fetch_add(1);
+    }
+    *out = a.release();
+    api::interfaces::publish((*out)->iface, **out);
     return STATUS_SUCCESS;
 }
 

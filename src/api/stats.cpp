@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstring>
 #include <string>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -17,9 +18,6 @@
 #include "nic/stats_registry.hpp"
 #include "timing/sync_domain.hpp"
 #include "util/log.hpp"
-#include "wire/codec.hpp"
-#include "wire/faulty_link.hpp"
-#include "wire/socket_transport.hpp"
 
 namespace ndksim::api {
 namespace {
@@ -41,8 +39,7 @@ constexpr std::array<const char*, NDKSIM_STATS_OP_COUNT> k_op_names{
 
 // The size of version 1 of each struct: a caller compiled against it passes at least this.
 // Version 2 of the adapter's struct appended the reliability, fault and socket counters, and
-// version 3 the refused departures and the receive overruns, version 4 the hostile-input drops,
-// version 5 the memory unit's footprint.
+// version 3 the refused departures and the receive overruns, version 4 the hostile-input drops.
 constexpr ULONG k_adapter_stats_v1 = NDKSIM_ADAPTER_STATS_V1_SIZE;
 static_assert(k_adapter_stats_v1 ==
               offsetof(ndksim_adapter_stats, translation_cache_stale_hits) + sizeof(ULONG64));
@@ -66,79 +63,71 @@ void fill_ops(const nic::stats_snapshot& s, ndksim_op_stats (&out)[NDKSIM_STATS_
     }
 }
 
-std::uint64_t load(const std::atomic<std::uint64_t>& c) {
-    return c.load(std::memory_order_relaxed);
-}
+// Where each counter field of ndksim_adapter_stats is read from: its path in the adapter's
+// statistics registry (the statistics document's key).
+using adapter_field = ULONG64 ndksim_adapter_stats::*;
+constexpr std::pair<adapter_field, const char*> k_adapter_fields[] = {
+    {&ndksim_adapter_stats::packets_sent, "packets.sent"},
+    {&ndksim_adapter_stats::packets_received, "packets.received"},
+    {&ndksim_adapter_stats::acks_sent, "packets.acks_sent"},
+    {&ndksim_adapter_stats::naks_sent, "packets.naks_sent"},
+    {&ndksim_adapter_stats::rnr_naks_sent, "packets.rnr_naks_sent"},
+    {&ndksim_adapter_stats::rnr_retries, "packets.rnr_retries"},
+    {&ndksim_adapter_stats::retransmitted_packets, "packets.retransmitted"},
+    {&ndksim_adapter_stats::duplicate_packets, "packets.duplicates"},
+    {&ndksim_adapter_stats::out_of_sequence_packets, "packets.out_of_sequence"},
+    {&ndksim_adapter_stats::protocol_errors, "packets.protocol_errors"},
+    {&ndksim_adapter_stats::bad_frames, "drops.bad_frames"},
+    {&ndksim_adapter_stats::frames_for_unknown_qp, "drops.unknown_qp"},
+    {&ndksim_adapter_stats::frames_for_unconnected_qp, "drops.unconnected_qp"},
+    {&ndksim_adapter_stats::cm_messages_sent, "cm.sent"},
+    {&ndksim_adapter_stats::cm_messages_received, "cm.received"},
+    {&ndksim_adapter_stats::cm_bad_messages, "cm.bad"},
+    {&ndksim_adapter_stats::link_frames_sent, "link.frames_sent"},
+    {&ndksim_adapter_stats::link_frames_received, "link.frames_received"},
+    {&ndksim_adapter_stats::link_bytes_sent, "link.bytes_sent"},
+    {&ndksim_adapter_stats::link_frames_unroutable, "drops.unroutable"},
+    {&ndksim_adapter_stats::translation_cache_hits, "translation_cache.hits"},
+    {&ndksim_adapter_stats::translation_cache_misses, "translation_cache.misses"},
+    {&ndksim_adapter_stats::translation_cache_stale_hits, "translation_cache.stale_hits"},
+    {&ndksim_adapter_stats::ack_timeouts, "reliability.ack_timeouts"},
+    {&ndksim_adapter_stats::retries_exhausted, "reliability.retries_exhausted"},
+    {&ndksim_adapter_stats::acks_coalesced, "reliability.acks_coalesced"},
+    {&ndksim_adapter_stats::stale_responses, "reliability.stale_responses"},
+    {&ndksim_adapter_stats::connections_aborted, "reliability.connections_aborted"},
+    {&ndksim_adapter_stats::fault_dropped, "faults.dropped"},
+    {&ndksim_adapter_stats::fault_duplicated, "faults.duplicated"},
+    {&ndksim_adapter_stats::fault_reordered, "faults.reordered"},
+    {&ndksim_adapter_stats::fault_corrupted, "faults.corrupted"},
+    {&ndksim_adapter_stats::fault_delayed, "faults.delayed"},
+    {&ndksim_adapter_stats::cut_frames_sent, "faults.cut_sent"},
+    {&ndksim_adapter_stats::cut_frames_received, "faults.cut_received"},
+    {&ndksim_adapter_stats::socket_bad_frames, "sockets.bad_frames"},
+    {&ndksim_adapter_stats::socket_bad_records, "sockets.bad_records"},
+    {&ndksim_adapter_stats::socket_frames_dropped, "sockets.frames_dropped"},
+    {&ndksim_adapter_stats::socket_send_errors, "sockets.send_errors"},
+    {&ndksim_adapter_stats::socket_receive_errors, "sockets.receive_errors"},
+    {&ndksim_adapter_stats::socket_connections_opened, "sockets.connections_opened"},
+    {&ndksim_adapter_stats::socket_connections_accepted, "sockets.connections_accepted"},
+    {&ndksim_adapter_stats::socket_departures_refused, "sockets.departures_refused"},
+    {&ndksim_adapter_stats::socket_receive_overruns, "sockets.receive_overruns"},
+    {&ndksim_adapter_stats::socket_backlog_dropped, "sockets.backlog_dropped"},
+    {&ndksim_adapter_stats::qp_context_cache_hits, "qp_context_cache.hits"},
+    {&ndksim_adapter_stats::qp_context_cache_misses, "qp_context_cache.misses"},
+    {&ndksim_adapter_stats::pkey_violations, "drops.pkey_violations"},
+};
 
 ndksim_adapter_stats adapter_snapshot(ndksim_adapter& a) {
     ndksim_adapter_stats s{};
     s.size = sizeof(s);
-    nic::engine& e = *a.engine;
-    s.qp_count = static_cast<ULONG>(e.stats().qps().size());
+    const nic::stats_registry& stats = a.engine->stats();
+    s.qp_count = static_cast<ULONG>(stats.qps().size());
     s.now_ps = a.dev.sched().now();
-    fill_ops(e.stats().totals().snapshot(), s.ops);
-    const nic::engine_counters& c = e.counters();
-    s.packets_sent = load(c.packets_sent);
-    s.packets_received = load(c.packets_received);
-    s.acks_sent = load(c.acks_sent);
-    s.naks_sent = load(c.naks_sent);
-    s.rnr_naks_sent = load(c.rnr_naks_sent);
-    s.rnr_retries = load(c.rnr_retries);
-    s.retransmitted_packets = load(c.retransmitted_packets);
-    s.duplicate_packets = load(c.duplicate_packets);
-    s.out_of_sequence_packets = load(c.out_of_sequence_packets);
-    s.protocol_errors = load(c.protocol_errors);
-    for (const auto& b : c.bad_frames) {
-        s.bad_frames += load(b);
+    fill_ops(stats.totals().snapshot(), s.ops);
+    for (const auto& [field, path] : k_adapter_fields) {
+        s.*field = stats.counter(path);
     }
-    s.frames_for_unknown_qp = load(c.frames_for_unknown_qp);
-    s.frames_for_unconnected_qp = load(c.frames_for_unconnected_qp);
-    s.cm_messages_sent = load(c.cm_messages_sent);
-    s.cm_messages_received = load(c.cm_messages_received);
-    s.cm_bad_messages = load(c.cm_bad_messages);
-    if (a.link.base != nullptr) {
-        const wire::link_counters& l = a.link.base->counters();
-        s.link_frames_sent = load(l.frames_sent);
-        s.link_frames_received = load(l.frames_received);
-        s.link_bytes_sent = load(l.bytes_sent);
-        s.link_frames_unroutable = load(l.frames_unroutable);
-    }
-    const mem::cache_counters cache = a.dev.memory().cache_stats();
-    s.translation_cache_hits = cache.hits;
-    s.translation_cache_misses = cache.misses;
-    s.translation_cache_stale_hits = cache.stale_hits;
-    s.ack_timeouts = load(c.ack_timeouts);
-    s.retries_exhausted = load(c.retries_exhausted);
-    s.acks_coalesced = load(c.acks_coalesced);
-    s.stale_responses = load(c.stale_responses);
-    s.connections_aborted = load(c.connections_aborted);
-    if (a.link.faults != nullptr) {
-        const wire::fault_counters& f = a.link.faults->faults();
-        s.fault_dropped = load(f.dropped);
-        s.fault_duplicated = load(f.duplicated);
-        s.fault_reordered = load(f.reordered);
-        s.fault_corrupted = load(f.corrupted);
-        s.fault_delayed = load(f.delayed);
-        s.cut_frames_sent = load(f.cut_sent);
-        s.cut_frames_received = load(f.cut_received);
-    }
-    // Only the UDP and TCP transports have sockets; the in-process link leaves these at 0.
-    if (const auto* sockets = dynamic_cast<const wire::socket_transport*>(a.link.base)) {
-        const wire::socket_counters& k = sockets->socket_stats();
-        s.socket_bad_frames = load(k.bad_frames);
-        s.socket_bad_records = load(k.bad_records);
-        s.socket_frames_dropped = load(k.frames_dropped);
-        s.socket_send_errors = load(k.send_errors);
-        s.socket_receive_errors = load(k.receive_errors);
-        s.socket_connections_opened = load(k.connections_opened);
-        s.socket_connections_accepted = load(k.connections_accepted);
-        s.socket_departures_refused = load(k.departures_refused);
-        s.socket_receive_overruns = load(k.receive_overruns);
-        s.socket_backlog_dropped = load(k.backlog_dropped);
-    }
-    s.qp_context_cache_hits = e.qp_contexts().hits();
-    s.qp_context_cache_misses = e.qp_contexts().misses();
-    s.pkey_violations = load(c.pkey_violations);
+    // The memory unit's footprint is a state, not a counter: read when asked.
     const mem::unit_footprint fp = a.dev.memory().footprint();
     s.memory_entries = fp.entries;
     s.memory_entry_bytes = fp.entry_bytes;
@@ -210,87 +199,24 @@ nlohmann::json ops_json(const ndksim_op_stats (&ops)[NDKSIM_STATS_OP_COUNT]) {
 
 std::string stats_document(ndksim_adapter& a) {
     const ndksim_adapter_stats s = adapter_snapshot(a);
-    const nic::engine_counters& c = a.engine->counters();
-    nlohmann::json bad = nlohmann::json::object();
-    for (std::size_t i = 0; i < wire::decode_error_count; ++i) {
-        const auto cause = static_cast<wire::decode_error>(i);
-        if (cause != wire::decode_error::none) {  // "none" is the decoder's success value
-            bad[std::string(wire::decode_error_name(cause))] = load(c.bad_frames[i]);
-        }
-    }
     nlohmann::json qps = nlohmann::json::array();
     for (const auto& q : a.engine->stats().qps()) {
         const ndksim_qp_stats qs = qp_snapshot(*q);
         qps.push_back({{"qp_number", qs.qp_number}, {"operations", ops_json(qs.ops)}});
     }
-    nlohmann::json doc{{"schema", "ndksim.adapter_stats/1"},
-                       {"adapter", a.dev.name()},
-                       {"address", a.dev.config().address},
-                       {"now_ps", s.now_ps},
-                       {"operations", ops_json(s.ops)},
-                       {"packets",
-                        {{"sent", s.packets_sent},
-                         {"received", s.packets_received},
-                         {"acks_sent", s.acks_sent},
-                         {"naks_sent", s.naks_sent},
-                         {"rnr_naks_sent", s.rnr_naks_sent},
-                         {"rnr_retries", s.rnr_retries},
-                         {"retransmitted", s.retransmitted_packets},
-                         {"duplicates", s.duplicate_packets},
-                         {"out_of_sequence", s.out_of_sequence_packets},
-                         {"protocol_errors", s.protocol_errors}}},
-                       {"drops",
-                        {{"bad_frames", s.bad_frames},
-                         {"bad_frames_by_cause", std::move(bad)},
-                         {"unknown_qp", s.frames_for_unknown_qp},
-                         {"unconnected_qp", s.frames_for_unconnected_qp},
-                         {"pkey_violations", s.pkey_violations},
-                         {"unroutable", s.link_frames_unroutable}}},
-                       {"cm",
-                        {{"sent", s.cm_messages_sent},
-                         {"received", s.cm_messages_received},
-                         {"bad", s.cm_bad_messages}}},
-                       {"link",
-                        {{"frames_sent", s.link_frames_sent},
-                         {"frames_received", s.link_frames_received},
-                         {"bytes_sent", s.link_bytes_sent}}},
-                       {"translation_cache",
-                        {{"hits", s.translation_cache_hits},
-                         {"misses", s.translation_cache_misses},
-                         {"stale_hits", s.translation_cache_stale_hits}}},
-                       {"qp_context_cache",
-                        {{"hits", s.qp_context_cache_hits}, {"misses", s.qp_context_cache_misses}}},
-                       {"memory",
-                        {{"entries", s.memory_entries},
-                         {"entry_bytes", s.memory_entry_bytes},
-                         {"mapped_pages", s.memory_mapped_pages},
-                         {"page_bytes", s.memory_page_bytes}}},
-                       {"reliability",
-                        {{"ack_timeouts", s.ack_timeouts},
-                         {"retries_exhausted", s.retries_exhausted},
-                         {"acks_coalesced", s.acks_coalesced},
-                         {"stale_responses", s.stale_responses},
-                         {"connections_aborted", s.connections_aborted}}},
-                       {"faults",
-                        {{"dropped", s.fault_dropped},
-                         {"duplicated", s.fault_duplicated},
-                         {"reordered", s.fault_reordered},
-                         {"corrupted", s.fault_corrupted},
-                         {"delayed", s.fault_delayed},
-                         {"cut_sent", s.cut_frames_sent},
-                         {"cut_received", s.cut_frames_received}}},
-                       {"sockets",
-                        {{"bad_frames", s.socket_bad_frames},
-                         {"bad_records", s.socket_bad_records},
-                         {"frames_dropped", s.socket_frames_dropped},
-                         {"send_errors", s.socket_send_errors},
-                         {"receive_errors", s.socket_receive_errors},
-                         {"connections_opened", s.socket_connections_opened},
-                         {"connections_accepted", s.socket_connections_accepted},
-                         {"departures_refused", s.socket_departures_refused},
-                         {"receive_overruns", s.socket_receive_overruns},
-                         {"backlog_dropped", s.socket_backlog_dropped}}},
-                       {"qps", std::move(qps)}};
+    nlohmann::json doc{{"schema", "ndksim.adapter_stats/1"}, {"adapter", a.dev.name()},
+                       {"address", a.dev.config().address},  {"now_ps", s.now_ps},
+                       {"operations", ops_json(s.ops)},      {"qps", std::move(qps)}};
+    // Every named counter at its path: "packets.sent" is doc["packets"]["sent"].
+    for (const nic::counter_value& c : a.engine->stats().counters()) {
+        std::string pointer = "/" + c.path;
+        std::replace(pointer.begin(), pointer.end(), '.', '/');
+        doc[nlohmann::json::json_pointer(pointer)] = c.value;
+    }
+    doc["memory"] = {{"entries", s.memory_entries},
+                     {"entry_bytes", s.memory_entry_bytes},
+                     {"mapped_pages", s.memory_mapped_pages},
+                     {"page_bytes", s.memory_page_bytes}};
     if (const timing::sync_domain* d = a.dev.sync()) {
         // The process's sync domain, shared by its synchronized adapters (docs/timing.md).
         const timing::sync_counters sc = d->counters();

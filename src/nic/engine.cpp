@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <string>
+#include <utility>
 
 #include "core/connector.hpp"
 #include "core/device.hpp"
@@ -25,7 +27,70 @@ engine::engine(core::device& dev, engine_config cfg, const transport_factory& ma
     link_ = make_link([this](wire::frame* f) { on_frame(f); });
     local_address_ = link_->local_address();
     cm_ = std::make_unique<connection_manager>(*this);
+    register_counters();
     dev_.set_hooks(this);
+}
+
+namespace {
+
+// Where the statistics document puts each of the engine's counters (docs/statistics.md).
+using engine_cell = std::atomic<std::uint64_t> engine_counters::*;
+constexpr std::pair<const char*, engine_cell> k_engine_counter_paths[] = {
+    {"packets.sent", &engine_counters::packets_sent},
+    {"packets.received", &engine_counters::packets_received},
+    {"packets.acks_sent", &engine_counters::acks_sent},
+    {"packets.naks_sent", &engine_counters::naks_sent},
+    {"packets.rnr_naks_sent", &engine_counters::rnr_naks_sent},
+    {"packets.rnr_retries", &engine_counters::rnr_retries},
+    {"packets.retransmitted", &engine_counters::retransmitted_packets},
+    {"packets.duplicates", &engine_counters::duplicate_packets},
+    {"packets.out_of_sequence", &engine_counters::out_of_sequence_packets},
+    {"packets.protocol_errors", &engine_counters::protocol_errors},
+    {"drops.unknown_qp", &engine_counters::frames_for_unknown_qp},
+    {"drops.unconnected_qp", &engine_counters::frames_for_unconnected_qp},
+    {"drops.pkey_violations", &engine_counters::pkey_violations},
+    {"cm.sent", &engine_counters::cm_messages_sent},
+    {"cm.received", &engine_counters::cm_messages_received},
+    {"cm.bad", &engine_counters::cm_bad_messages},
+    {"cm.resent", &engine_counters::cm_messages_resent},
+    {"reliability.ack_timeouts", &engine_counters::ack_timeouts},
+    {"reliability.retries_exhausted", &engine_counters::retries_exhausted},
+    {"reliability.acks_coalesced", &engine_counters::acks_coalesced},
+    {"reliability.stale_responses", &engine_counters::stale_responses},
+    {"reliability.connections_aborted", &engine_counters::connections_aborted},
+};
+
+}  // namespace
+
+void engine::register_counters() {
+    for (const auto& [path, cell] : k_engine_counter_paths) {
+        stats_.add_counter(path, counters_.*cell);
+    }
+    // Frames that failed to decode: in total, and by the codec's cause ("none" is its success).
+    stats_.add_counter("drops.bad_frames", [this] {
+        std::uint64_t sum = 0;
+        for (const auto& cause : counters_.bad_frames) {
+            sum += cause.load(std::memory_order_relaxed);
+        }
+        return sum;
+    });
+    for (std::size_t i = 0; i < wire::decode_error_count; ++i) {
+        const auto cause = static_cast<wire::decode_error>(i);
+        if (cause != wire::decode_error::none) {
+            stats_.add_counter(
+                "drops.bad_frames_by_cause." + std::string(wire::decode_error_name(cause)),
+                counters_.bad_frames[i]);
+        }
+    }
+    // The cache models keep their own tallies.
+    const mem::translation_unit& memory = dev_.memory();
+    stats_.add_counter("translation_cache.hits", [&memory] { return memory.cache_stats().hits; });
+    stats_.add_counter("translation_cache.misses",
+                       [&memory] { return memory.cache_stats().misses; });
+    stats_.add_counter("translation_cache.stale_hits",
+                       [&memory] { return memory.cache_stats().stale_hits; });
+    stats_.add_counter("qp_context_cache.hits", [this] { return hw_.qp_contexts().hits(); });
+    stats_.add_counter("qp_context_cache.misses", [this] { return hw_.qp_contexts().misses(); });
 }
 
 engine::~engine() {

@@ -123,7 +123,8 @@ class engine final : public core::engine_hooks {
     wire::frame_pool& frames() noexcept { return *frames_; }
     connection_manager& cm() noexcept { return *cm_; }
     engine_counters& counters() noexcept { return counters_; }
-    /// Operation statistics of the adapter and of each QP.
+    /// The adapter's statistics: operation statistics of the adapter and of each QP, and every
+    /// named counter (the engine's own, and those the link's builder registers).
     stats_registry& stats() noexcept { return stats_; }
     /// The hardware model: when each stage may happen (port, pipeline, PCIe, caches, WQE
     /// engines).
@@ -160,6 +161,10 @@ class engine final : public core::engine_hooks {
     engine_counters counters_;
     stats_registry stats_;
     hw_model hw_;
+
+    /// Registers the engine's counters, the QP context cache's and the memory unit's
+    /// translation cache's in stats_ (once, from the constructor).
+    void register_counters();
 
     /// Queues `f` for dispatch after the receive pipeline (hw_model::rx_packet); `q`, when set, is
     /// the QP matches_live found for it.

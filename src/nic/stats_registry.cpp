@@ -1,6 +1,7 @@
 #include "nic/stats_registry.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace ndksim::nic {
 
@@ -41,6 +42,55 @@ std::shared_ptr<const qp_stats> stats_registry::find(std::uint32_t qpn) const {
         }
     }
     return nullptr;
+}
+
+std::uint64_t stats_registry::counter_source::value() const {
+    if (cell != nullptr) {
+        return cell->load(std::memory_order_relaxed);
+    }
+    return read ? read() : 0;
+}
+
+void stats_registry::add(counter_source source) {
+    std::lock_guard lock(mutex_);
+    for (const counter_source& c : counters_) {
+        if (c.path == source.path) {
+            throw std::logic_error("statistics: counter " + source.path + " registered twice");
+        }
+    }
+    counters_.push_back(std::move(source));
+}
+
+void stats_registry::add_counter(std::string path, const std::atomic<std::uint64_t>& cell) {
+    add(counter_source{std::move(path), &cell, {}});
+}
+
+void stats_registry::add_counter(std::string path, std::function<std::uint64_t()> read) {
+    add(counter_source{std::move(path), nullptr, std::move(read)});
+}
+
+void stats_registry::add_absent_counter(std::string path) {
+    add(counter_source{std::move(path), nullptr, {}});
+}
+
+std::uint64_t stats_registry::counter(std::string_view path) const {
+    std::lock_guard lock(mutex_);
+    for (const counter_source& c : counters_) {
+        if (c.path == path) {
+            return c.value();
+        }
+    }
+    return 0;
+}
+
+std::vector<counter_value> stats_registry::counters() const {
+    std::lock_guard lock(mutex_);
+    std::vector<counter_value> out;
+    out.reserve(counters_.size());
+    for (const counter_source& c : counters_) {
+        out.push_back(counter_value{c.path, c.value()});
+    }
+    return out;
 }
 
 }  // namespace ndksim::nic

@@ -2,6 +2,10 @@
 // counts, bytes and latency sample counts after known traffic; the per-QP views; the JSON
 // document and its buffer negotiation; the statuses of bad calls.
 
+#include <map>
+#include <set>
+#include <string>
+
 #include <nlohmann/json.hpp>
 
 #include <ndksim/testkit/rc_pair.hpp>
@@ -177,6 +181,57 @@ TEST_F(Stats, JsonHasTheAdapterCountersAndOneEntryPerQp) {
     ASSERT_EQ(1U, j.at("qps").size());
     EXPECT_EQ(qp_stats(a_.qp).qp_number, j.at("qps")[0].at("qp_number"));
     EXPECT_EQ(n, j.at("qps")[0].at("operations").at("write").at("completed"));
+}
+
+// The document's counter keys are docs/statistics.md's schema, on every wire: a layer the
+// adapter lacks (the sockets of the in-process wire) still lists its counters, at 0.
+TEST_F(Stats, JsonListsEveryDocumentedCounter) {
+    const nlohmann::json j = nlohmann::json::parse(json_of(a_.nic));
+    const std::map<std::string, std::set<std::string>> schema = {
+        {"packets",
+         {"sent", "received", "acks_sent", "naks_sent", "rnr_naks_sent", "rnr_retries",
+          "retransmitted", "duplicates", "out_of_sequence", "protocol_errors"}},
+        {"drops",
+         {"bad_frames", "bad_frames_by_cause", "unknown_qp", "unconnected_qp", "pkey_violations",
+          "unroutable"}},
+        {"cm", {"sent", "received", "bad", "resent"}},
+        {"link", {"frames_sent", "frames_received", "bytes_sent"}},
+        {"translation_cache", {"hits", "misses", "stale_hits"}},
+        {"qp_context_cache", {"hits", "misses"}},
+        {"reliability",
+         {"ack_timeouts", "retries_exhausted", "acks_coalesced", "stale_responses",
+          "connections_aborted"}},
+        {"faults",
+         {"dropped", "duplicated", "reordered", "corrupted", "delayed", "cut_sent",
+          "cut_received"}},
+        {"sockets",
+         {"bad_frames", "bad_records", "frames_dropped", "send_errors", "receive_errors",
+          "connections_opened", "connections_accepted", "departures_refused", "receive_overruns",
+          "backlog_dropped"}},
+    };
+    std::set<std::string> top;
+    for (const auto& [key, value] : j.items()) {
+        top.insert(key);
+    }
+    std::set<std::string> expected_top = {"schema", "adapter",    "address",
+                                          "now_ps", "operations", "qps"};
+    for (const auto& [group, keys] : schema) {
+        expected_top.insert(group);
+        std::set<std::string> got;
+        for (const auto& [key, value] : j.at(group).items()) {
+            got.insert(key);
+        }
+        EXPECT_EQ(keys, got) << group;
+    }
+    EXPECT_EQ(expected_top, top);
+    std::set<std::string> causes;
+    for (const auto& [key, value] : j.at("drops").at("bad_frames_by_cause").items()) {
+        causes.insert(key);
+    }
+    const std::set<std::string> documented_causes = {"truncated", "bad_version", "bad_opcode",
+                                                     "bad_pad",   "bad_length",  "bad_icrc"};
+    EXPECT_EQ(documented_causes, causes);
+    EXPECT_EQ(0, j.at("sockets").at("send_errors")) << "the in-process wire has no sockets";
 }
 
 TEST_F(Stats, JsonNegotiatesTheBufferSize) {

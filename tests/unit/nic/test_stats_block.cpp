@@ -1,7 +1,10 @@
 // The statistics block: histogram bucket edges, what a record counts, and snapshots that never
 // see half a record while the engine writes (run under TSan with the threaded suites).
 
+#include <atomic>
+#include <stdexcept>
 #include <thread>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -81,6 +84,40 @@ TEST(StatsRegistry, ListsLiveQpsByNumberAndForgetsDestroyedOnes) {
     EXPECT_EQ(3U, live[0]->qpn);
     EXPECT_EQ(7U, live[1]->qpn);
     EXPECT_EQ(q7, r.find(7));
+}
+
+// The named counters: the registry reads the owner's cell at each read, a computed counter is
+// computed at each read, an absent one reads 0, and a path is registered once.
+TEST(StatsRegistry, NamedCountersReadTheirSourcesWhenRead) {
+    stats_registry r;
+    std::atomic<std::uint64_t> sent{0};
+    std::uint64_t tally = 0;
+    r.add_counter("packets.sent", sent);
+    r.add_counter("cache.hits", [&tally] { return tally * 2; });
+    r.add_absent_counter("sockets.send_errors");
+    sent.fetch_add(3, std::memory_order_relaxed);
+    tally = 5;
+    EXPECT_EQ(3U, r.counter("packets.sent"));
+    EXPECT_EQ(10U, r.counter("cache.hits"));
+    EXPECT_EQ(0U, r.counter("sockets.send_errors"));
+    EXPECT_EQ(0U, r.counter("no.such_counter"));
+    const std::vector<counter_value> all = r.counters();
+    ASSERT_EQ(3U, all.size());
+    EXPECT_EQ("packets.sent", all[0].path);
+    EXPECT_EQ(3U, all[0].value);
+    EXPECT_EQ("cache.hits", all[1].path);
+    EXPECT_EQ(10U, all[1].value);
+    EXPECT_EQ("sockets.send_errors", all[2].path);
+    EXPECT_EQ(0U, all[2].value);
+}
+
+TEST(StatsRegistry, APathIsRegisteredOnce) {
+    stats_registry r;
+    std::atomic<std::uint64_t> a{0};
+    r.add_counter("link.frames_sent", a);
+    EXPECT_THROW(r.add_counter("link.frames_sent", a), std::logic_error);
+    EXPECT_THROW(r.add_absent_counter("link.frames_sent"), std::logic_error);
+    EXPECT_EQ(1U, r.counters().size());
 }
 
 }  // namespace
