@@ -107,10 +107,10 @@ perf_run() {  # wire mode size iterations [extra...] -> results json in $work/pe
         -n "$n" --port "$(free_port)" --json "$work/perf.json" --quiet "$@" >/dev/null 2>&1
 }
 m_wire_bw() {  # wire -> MB/s
-    perf_run "$1" bw 1M "$bw_n" && json_get "$work/perf.json" "d['results'][0]['host']['mb_per_s']"
+    perf_run "$1" bw 1M "$bw_n" && json_get "$work/perf.json" "d['results'][0]['host']['mb_per_sec']"
 }
 m_wire_rate() {  # wire -> writes/s
-    perf_run "$1" bw 64 "$rate_n" && json_get "$work/perf.json" "d['results'][0]['host']['ops_per_s']"
+    perf_run "$1" bw 64 "$rate_n" && json_get "$work/perf.json" "d['results'][0]['host']['msg_per_s']"
 }
 m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round trip)
     perf_run "$1" lat 8 "$lat_n" "${poll[@]}" &&

@@ -198,6 +198,7 @@ TEST_F(Stats, JsonListsEveryDocumentedCounter) {
         {"link", {"frames_sent", "frames_received", "bytes_sent"}},
         {"translation_cache", {"hits", "misses", "stale_hits"}},
         {"qp_context_cache", {"hits", "misses"}},
+        {"memory", {"entries", "entry_bytes", "mapped_pages", "page_bytes"}},
         {"reliability",
          {"ack_timeouts", "retries_exhausted", "acks_coalesced", "stale_responses",
           "connections_aborted"}},
