@@ -57,6 +57,8 @@ run_suite() {
 # start threads, and these are the threaded tests among them).
 load_tests='Threaded|Wires/|TcpTransport\.|UdpTransport\.|SchedulerAdvanceTo\.|DisconnectStress\.'
 load_tests+='|^Concurrency\.|StatsBlock\.Snapshots|CqClose\.|TimeMode\.Paced'
+# Synchronized time: the sync domain's engine and the threaded synchronized trace.
+load_tests+='|^SyncDomainEngine\.|^SynchronizedTrace\.'
 # The kernel runtime's waits, spin locks and interlocked operations, which run threads too.
 load_tests+='|^Event\.|^SpinLock\.|^Interlocked\.|^Irql\.|^KernelRuntime\.|^Wsk\.|IrqlBridge'
 # The simulated DPC, timer and worker threads, system threads, and the locks and lists drivers

@@ -30,6 +30,9 @@ struct reacting_thread {
     sync_domain* domain = nullptr;
     std::atomic<std::int32_t>* count = nullptr;
     bool reacting = false;
+    // ndksim_adapter_wait: the domain's shown count when this thread's last wait returned.
+    const sync_domain* shown_domain = nullptr;
+    std::uint64_t last_shown = 0;
 
     void stop() noexcept {
         if (reacting) {
@@ -229,7 +232,22 @@ void sync_domain::consumer_waits() noexcept {
 }
 
 bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
-    const std::uint64_t seen = shown_.load(std::memory_order_seq_cst);
+    if (sched_->owned_here()) {
+        // A callback cannot wait for the engine that runs it.
+        return false;
+    }
+    // What this thread was shown when its last wait returned. Something shown since (the
+    // engine may have stopped for it between the thread's last look and this call) ends the
+    // wait at once, before the thread says it waits: it has not reacted to that yet.
+    if (t_reacting.shown_domain != this) {
+        t_reacting.shown_domain = this;
+        t_reacting.last_shown = 0;
+    }
+    const std::uint64_t seen = t_reacting.last_shown;
+    if (shown_.load(std::memory_order_seq_cst) != seen) {
+        t_reacting.last_shown = shown_.load(std::memory_order_seq_cst);
+        return true;
+    }
     effect_waiters_.fetch_add(1, std::memory_order_seq_cst);
     consumer_waits();
     std::unique_lock lock(effect_mutex_);
@@ -238,6 +256,7 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     });
     lock.unlock();
     effect_waiters_.fetch_sub(1, std::memory_order_seq_cst);
+    t_reacting.last_shown = shown_.load(std::memory_order_seq_cst);
     return happened;
 }
 

@@ -173,7 +173,7 @@ class GoldenTrace : public RcPair {
     bool step_until(Pred pred) {
         poll();
         while (!pred()) {
-            if (!step()) {
+            if (!step_once()) {
                 return false;
             }
             poll();

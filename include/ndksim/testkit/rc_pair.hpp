@@ -137,7 +137,7 @@ class RcPair : public ::testing::Test {
     template <class Pred>
     bool drive(Pred pred, const char* what) {
         while (!pred()) {
-            if (!step()) {
+            if (!step_once()) {
                 ADD_FAILURE() << "the simulation went idle waiting for: " << what;
                 return false;
             }
@@ -147,7 +147,7 @@ class RcPair : public ::testing::Test {
 
     /// One step of the simulation: the loop's next event, or (synchronized) whatever runs
     /// until the consumer is shown something. False when nothing was left to run.
-    bool step() {
+    bool step_once() {
         if (loop_ != nullptr) {
             return ndksim_loop_run_one(loop_) != FALSE;
         }
@@ -165,7 +165,7 @@ class RcPair : public ::testing::Test {
             ndksim_loop_run_until_idle(loop_);
             return;
         }
-        while (step()) {
+        while (step_once()) {
         }
     }
 
