@@ -381,17 +381,13 @@ class SynchronizedTrace : public GoldenTrace {
     }
 };
 
-// Both synchronized runs are disabled until the domain's consumer wake-up is sound on a loaded
-// host: with both cores busy, a wake-up can be missed, the consumer grace expires and time moves
-// on without the consumer (an inexact step), so the trace differs (docs/timing.md, "Synchronized
-// time", known limitation). Run them with --gtest_also_run_disabled_tests.
-TEST_F(SynchronizedTrace, DISABLED_AThreadedSynchronizedRunGivesTheDeterministicTrace) {
+TEST_F(SynchronizedTrace, AThreadedSynchronizedRunGivesTheDeterministicTrace) {
     workload(false);
     expect_exact();
     compare_with(NDKSIM_GOLDEN_SYNC_TRACE);
 }
 
-TEST_F(SynchronizedTrace, DISABLED_ASecondSynchronizedRunGivesTheSameTrace) {
+TEST_F(SynchronizedTrace, ASecondSynchronizedRunGivesTheSameTrace) {
     workload(false);
     expect_exact();
     compare_with(NDKSIM_GOLDEN_SYNC_TRACE);
