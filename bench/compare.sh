@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every host-speed figure of the simulator beside a baseline measured in the same run, on the
 # same machine: in-process RDMA writes against a memcpy and a single-producer single-consumer
 # ring handoff (bench_inproc), and two-process RDMA writes over the UDP and TCP wires against

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # `docs`: the API reference of include/ with Doxygen (build/docs/api/html/index.html), warnings
 # as errors, and a check that every public function is documented. ctest builds it when
 # Doxygen is installed (scripts/deps.sh installs it), so CI fails on a new warning or an

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Install rules: headers, the shared library, a CMake package (find_package(ndksim CONFIG)
 # -> ndksim::ndksim, COMPONENTS testkit -> ndksim::testkit), a pkg-config file, the licence
 # and the change log. The tools install their own rules (sim/), with a RUNPATH that finds the

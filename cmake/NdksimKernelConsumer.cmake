@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Building Windows kernel driver sources (NDK consumers) against ndksim's WDK headers.
 #
 #   ndksim_add_kernel_consumer(<target> [STATIC|SHARED|MODULE|OBJECT|EXECUTABLE]

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Warning set for every ndksim target; NDKSIM_WERROR (on in CI) turns them into errors.
 add_library(ndksim_warnings INTERFACE)
 target_compile_options(ndksim_warnings INTERFACE

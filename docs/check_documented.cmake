@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fails, listing them, when functions declared in include/ have no documentation: every public
 # header function is documented (the project's rule). Reads the XML that Doxygen wrote for the
 # `docs` target (XML_DIR), where a documented member has a <para> in its brief or detailed

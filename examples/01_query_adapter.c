@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 01_query_adapter: open a simulated NIC the way an NDK consumer opens a real one, read its
  * NDK_ADAPTER_INFO, and build and tear down an object tree - one PD, CQ, QP, MR, MW and a

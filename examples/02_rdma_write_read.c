@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 02_rdma_write_read: two simulated NICs in one process, connected the NDK way (listener,
  * connector, private data), then an RDMA write, an RDMA read, a send/receive, and a write that

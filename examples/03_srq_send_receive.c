@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 03_srq_send_receive: a receiver whose QP takes its receives from a shared receive queue.
  *

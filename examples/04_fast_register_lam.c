@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 04_fast_register_lam: memory the NIC reaches through logical addresses, without a normal
  * registration.

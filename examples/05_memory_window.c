@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 05_memory_window: giving a peer access to part of a region, for a while.
  *

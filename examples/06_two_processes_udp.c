@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * 06_two_processes_udp: two processes, one simulated NIC each, connected over the UDP wire on
  * 127.0.0.1 and 127.0.0.2. The child listens and puts its buffer's address and remote token in

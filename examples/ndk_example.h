@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ndk_example.h - the plumbing the examples share, so that each example file shows only its own
  * idea: two simulated NICs on one deterministic loop, each with a PD, a CQ, a QP and a registered

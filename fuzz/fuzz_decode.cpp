@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target for the wire decoders. Each input is one frame (BTH through ICRC) that
 // arrived on the flow 127.0.0.1:4791 -> 127.0.0.2:4791. The input is decoded as it is, then
 // again with its ICRC recomputed so that the checks behind the ICRC are reached too; frames

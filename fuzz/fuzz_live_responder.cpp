@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // libFuzzer target: hostile frames into a live responder (live_responder.hpp). Build with clang
 // (see fuzz/CMakeLists.txt); seeds: fuzz/corpus/ (each seed is tried as the frame of every
 // input mode by the bounded driver; libFuzzer mutates the mode byte itself).

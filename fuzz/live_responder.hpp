@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A live responder to feed hostile frames into, for fuzzing (fuzz_live_responder.cpp under
 // libFuzzer, live_responder_driver.cpp as a bounded run in ctest).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The live-responder fuzzer without libFuzzer, for every compiler and for ctest: feeds each
 // seed of a corpus directory in every input mode, then mutations of the seeds (bit flips, byte
 // stores, truncations, extensions, header-field stores), drawn from a seeded generator, until a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Quick start, command 1: install what is missing, build ndksim-loopback, and run the
 # two-process demo over the UDP wire (127.0.0.1 <-> 127.0.0.2), then over the TCP wire.
 # Each run forks a listener process and runs the connector; it exits 0 only if both processes

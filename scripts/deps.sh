@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Installs the Debian 12 packages ndksim needs, when any is missing. Sourced by demo.sh/test.sh.
 ndksim_packages=(cmake g++ clang ninja-build pkg-config libboost-dev libspdlog-dev libfmt-dev
                  libcli11-dev libgtest-dev libbenchmark-dev

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Renders ndksim-perf CSVs (--csv) into one PNG with two panels against message size (log
 # scale): modelled latency (median and p99) and modelled bandwidth, one pair of curves per CSV
 # (e.g. a latency run and a bandwidth run of the same test).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Quick start, command 2: install what is missing, build, and run every test three times:
 # a normal build with warnings as errors, an ASan+UBSan build, and a TSan build; then the load
 # check: the threaded, two-process and socket tests of the TSan build again, three times each,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Identity of the installed library.
 
 #include "ndksim.h"

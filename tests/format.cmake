@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fails when a source file differs from what clang-format makes of it (.clang-format at the
 # root), and when clang-format is missing: the check is part of every test run, not optional.
 # The headers that mirror Microsoft's NDKPI headers keep their hand-aligned tables.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Fails when a module includes a header of a module it may not depend on (docs/architecture.md:
 # util <- timing <- wire; util <- mem <- core <- nic; api -> core, nic; only api includes the C
 # ABI headers; kernel, the user-mode Windows kernel runtime, may include everything below it and

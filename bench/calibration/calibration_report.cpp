@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The calibration report: runs the cx4-edr profile through the public API in deterministic
 // mode and compares each modelled figure with its published counterpart (bench/calibration/
 // points.md lists every point with its source; docs/timing.md derives the figures). Prints one

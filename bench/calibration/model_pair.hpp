@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Two adapters on one deterministic loop, joined by `qps` connected RC QP pairs (a -> b), for
 // measuring the timing model through the public API: every figure is modelled time read with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What the NDK benchmarks share: a status check that throws (a benchmark's setup failing is
 // fatal) and completion callbacks that store their result where the context points.

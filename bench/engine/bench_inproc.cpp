@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // In-process throughput: RDMA writes between two adapters of one process, through the public
 // NDK API, deterministic mode. Reports host-side rates (how fast the simulator runs) next to a
 // plain memcpy of the same size measured in the same run, and the modelled (simulated) time

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The data path of every NIC access: read_guard + lookup (token, PD, rights, state, bounds,
 // page-by-page translation with the translation-cache model) + copy out of host memory, for
 // 64 B and 64 KiB accesses. Each size runs three ways in the same binary:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scale: what many objects cost the host. Two adapters of one process on a deterministic loop,
 // N connected QP pairs (one per connector, all on one CQ per side) and M normally registered
 // MRs on each adapter, every MR one 4 KiB page (the same page: registrations are counted and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CRC-32 for the ICRC: the library the wire uses (wire::crc32, Intel ISA-L's
 // crc32_gzip_refl) against zlib's crc32 on the same buffers, and the ICRC of a whole frame
 // (pseudo header + frame). Both compute the reflected Ethernet CRC (polynomial 0x04C11DB7,

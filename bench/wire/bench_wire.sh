@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # RDMA write bandwidth between two processes over the UDP and TCP wires (ndksim-loopback
 # --bench) at 64 KiB and 1 MiB, against a plain TCP stream between two processes on loopback
 # (iperf3) measured in the same run; plus the 64-byte write rate and latency. Prints a table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * driver.c - the driver's entry and unload routines. The transport itself lives in rsock_*.c;
  * its users (other drivers, or the test that loads this one) call the Rsock* routines.

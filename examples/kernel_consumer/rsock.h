@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock.h - "RDMA sockets": a small kernel-mode transport over NDK, written the way a Windows
  * driver writes one (an SMB-Direct-like layer in miniature). It finds adapters through WSK's NDK

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_completion.c - draining a socket's completion queue.
  *

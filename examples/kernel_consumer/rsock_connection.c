@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_connection.c - establishing connections: listening and accepting on one side,
  * connecting on the other.

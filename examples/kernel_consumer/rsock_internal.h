@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_internal.h - the objects behind rsock.h and the helpers its files share.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_mapping.c - pool memory the adapter reaches through a logical address mapping (LAM).
  *

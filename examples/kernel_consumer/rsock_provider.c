@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_provider.c - reaching NDK adapters through Winsock Kernel.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_region.c - exposing memory to the peer and reaching the peer's memory.
  *

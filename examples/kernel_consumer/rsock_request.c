@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_request.c - waiting for NDK calls that pend, and closing NDK objects.
  *

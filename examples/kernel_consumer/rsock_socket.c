@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * rsock_socket.c - a connected queue pair with a pool of posted receives: creating it, sending
  * and receiving messages, and closing it in the order NDK requires.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The test that loads the rsock driver the way Windows would (DriverEntry with a driver object
 // and a registry path, DriverUnload at the end) and drives its transport from two threads, one
 // per side of a connection, over two simulated adapters in threaded mode. It runs once per

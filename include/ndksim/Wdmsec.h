@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * Wdmsec.h - the capitalized spelling of wdmsec.h that driver sources written on Windows (a
  * case-insensitive file system) often use.

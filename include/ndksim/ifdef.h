@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ifdef.h - network interface identifiers as the WDK's ifdef.h defines them: the interface
  * index (NET_IFINDEX, in wdm.h) and LUID, and the string size limit of interface names and

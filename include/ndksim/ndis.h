@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndis.h - the WDK header of NDIS drivers, as far as an NDK provider or consumer needs it: all of
  * ntddk.h, the NDK interfaces (ndkpi.h, ndisndk.h: NDIS_HANDLE, NDIS_OBJECT_HEADER, the NDK OIDs

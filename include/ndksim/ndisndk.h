@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndisndk.h - the NDIS side of NDK: how a miniport advertises NDK, how NDK adapters are opened and
  * closed, and the OIDs that report NDK state (REFERENCE.md 2.8, 3, 5.11 and 11).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndkinfo.h - NDK adapter information shared by ndkpi.h and ndisndk.h.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndkpi.h - the Network Direct Kernel provider interface (NDKPI up to 2.1) for Linux.
  *

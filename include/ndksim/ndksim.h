@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ndksim.h - control surface of the simulator.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndksim_compiler.h - the Microsoft compiler vocabulary that Windows driver sources use, mapped
  * to GCC and Clang on Linux. Included by wdm.h (through ndksim_kernel_rtl.h); include wdm.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ndksim_export.h - NDKSIM_API, the mark of the functions libndksim exports (the library is
  * built with hidden visibility; only these are visible to consumers).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ndksim_faults.h - scripted fault injection and the error-path coverage record
  * (docs/fault-injection.md).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndksim_kernel.h - the Windows kernel support routines NDK consumer drivers call (IRQL, events,
  * spin locks, pool, lists, interlocked operations, assertions), run in user mode on Linux.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndksim_kernel_exec.h - execution and synchronization support routines of the Windows kernel
  * for NDK consumer drivers: critical regions, clocks and delays, DPCs, timers, system threads and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndksim_kernel_io.h - the I/O manager side of the Windows kernel that NDK consumer drivers use:
  * driver and device objects, IRPs with their stack locations and completion routines, I/O work

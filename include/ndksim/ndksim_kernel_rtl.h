@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ndksim_kernel_rtl.h - the run-time library routines of wdm.h that drivers call besides the
  * kernel objects: counted strings (UNICODE_STRING, ANSI_STRING), integer and IP address

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ndksim_verifier.h - the NDK verifier's control surface (docs/verifier.md).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * netioapi.h - the kernel-mode IP Helper routines NDK consumers use to find the interface (and
  * so the NDK adapter) behind an IP address and to move between an interface's index, LUID and

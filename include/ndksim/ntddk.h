@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ntddk.h - the WDK header for non-WDM kernel drivers: everything of wdm.h plus the ntddk-level
  * routines the simulator provides. Driver sources that include <ntddk.h> compile unchanged.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * ntstrsafe.h - the kernel's safe string functions: bounded copy, concatenation, length and
  * printf into character arrays and UNICODE_STRINGs, with the WDK's statuses:

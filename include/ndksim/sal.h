@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * sal.h - no-op definitions of Microsoft's source-code annotation language (SAL).
  *

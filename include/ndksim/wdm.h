@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * wdm.h - the subset of the Windows kernel headers that NDK consumer code needs, for Linux.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * wdmsec.h - the SDDL strings of Wdmsec.lib, for IoCreateDeviceSecure and WDF control devices.
  * The simulator has no security descriptors: the strings are provided so driver sources compile

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * wsk.h - Winsock Kernel (WSK) registration and the WSK provider NPI, the way kernel NDK
  * consumers reach the NDK: they register as a WSK client, capture the provider NPI, ask its

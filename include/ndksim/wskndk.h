@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /** \file
  * wskndk.h - the NDK extension of the WSK provider: how a kernel consumer opens an NDK_ADAPTER
  * on the interface it chose (by index, see netioapi.h). It asks the captured provider NPI's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The connector's side of ndksim-loopback: the demonstration sequence (or, in bench mode, the
 // write bandwidth and latency measurement) against a listener running run_listener().

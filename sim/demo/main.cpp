@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim-loopback: two processes, one simulated RDMA NIC each, connected over the UDP or TCP
 // wire on loopback addresses. One listens, the other connects; see README "Two-process loopback
 // demo". --role both runs the listener as a child process (itself, re-executed) and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // This program re-executed as a child process, with a pipe on which the child reports that it
 // is ready (and, if it likes, a few bytes such as the port it bound). The tools' "--role both"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The private data of a two-process run's connections (--role server/client): the client's
 // NdkConnect carries its workload and its buffer, the server's NdkAccept answers with its

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim-perf: perftest-like latency and bandwidth runs between two simulated NICs, written
 // against the public API only (ndkpi.h, ndksim.h). See docs/perf.md.
 

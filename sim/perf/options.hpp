@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Command-line options of ndksim-perf (docs/perf.md). The command line follows perftest's
 // (ib_write_lat, ib_write_bw, ...): the test as the first argument, perftest's short options

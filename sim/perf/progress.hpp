@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Progress of a long run on stderr: a one-line bar redrawn in place when stderr is a terminal,
 // otherwise a plain line every few seconds (logs and CI keep readable output).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The results of a run: perftest's table on stdout, and optionally CSV and JSON files.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "rig.hpp"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The two simulated NICs of a run and what connects them, built with the public API only
 // (ndkpi.h and ndksim.h): adapter, PD, one registered buffer per side, and for each QP pair a

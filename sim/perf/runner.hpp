@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // One measurement: a test (write, read, send) in one mode (lat, bw) at one message size, on
 // every QP pair of a rig.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The server's half of a two-process run (--role server): side b answers the client's
 // ping-pongs and keeps receives posted for its sends, replaying the same workload from its own

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "two_process.hpp"
 
 #include <unistd.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // --role both: this program re-executed as the server in a child process, and the client here,
 // over the UDP or TCP wire on two loopback addresses.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The seam between the C ABI (ndkpi.h) and core objects; only src/api includes ndkpi.h.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_ADAPTER_DISPATCH: argument conversion and status mapping only; the rules live in core.
 
 #include <cstring>

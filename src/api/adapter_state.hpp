@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What the opaque handles of ndksim.h are: a deterministic loop, and a simulated adapter (its
 // device, NIC engine, link layers and the NDK_ADAPTER handles open on it). Shared by the

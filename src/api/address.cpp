@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/address.hpp"
 
 #include <sys/socket.h>

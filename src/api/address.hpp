@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // SOCKADDR_IN / SOCKADDR_IN6 <-> core::net_address. IPv6 is accepted with the Windows family
 // value (23, WS_AF_INET6) and with the platform's AF_INET6 (10 on Linux); addresses handed back

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The NDK call the calling thread is inside, as the hooked dispatch tables (fault_tables.cpp)
 // set it: the adapter's fault engine and the function's name, so a completion callback bound

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/callback.hpp"
 
 #include <fmt/format.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The IRQL bridge between the NDK surface and the kernel runtime (REFERENCE.md 8.5).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_CONNECTOR_DISPATCH (all 13 entries of NDKPI 2.1). Argument conversion only; the
 // handshake rules are in src/nic/connection_manager.cpp.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_CQ_DISPATCH.
 
 #include "api/abi.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The provider's dispatch tables, one per object kind, each defined in its <kind>_dispatch.cpp.
 

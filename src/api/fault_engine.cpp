@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/fault_engine.hpp"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The fault engine of one adapter: it runs the adapter's fault script (fault_script.hpp)
 // between the consumer and the provider, and keeps the error-path coverage record of every

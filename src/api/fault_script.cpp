@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/fault_script.hpp"
 
 // toml++ header-only with the same settings as timing/profile.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A fault script (docs/fault-injection.md): which consumer-visible failures an adapter makes
 // happen, read from TOML (the same toml++ as the NIC profiles).

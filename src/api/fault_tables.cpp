@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The hooked dispatch tables: the same ten tables, each entry a thunk that passes the call
 // through the adapter's fault engine (fault_engine.hpp) before and after the provider function.
 // Objects of an adapter with a fault engine get these tables; the others get the plain ones,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ndksim_faults.h entry points, and the coverage report an adapter gives when destroyed.
 
 #include <cstdlib>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim_adapter_inject_frame: raw RoCEv2 bytes delivered to an adapter's engine as if they had
 // arrived on its link, for tests of how a consumer and the NIC behave under a hostile peer.
 

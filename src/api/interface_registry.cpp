@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/interface_registry.hpp"
 
 #include <algorithm>

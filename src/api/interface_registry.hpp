@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The process-wide registry of live simulated adapters as network interfaces: each has an
 // interface index, a LUID, an alias and the IP address it owns, as a host's TCP/IP stack

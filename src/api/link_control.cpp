@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ndksim.h entry points that change a running adapter's link: fault injection and cutting
 // the cable. Both reach the fault layer that link_factory put over the base transport.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/link_factory.hpp"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Builds an adapter's end of the link from its configuration: the base transport (in-process,
 // UDP or TCP), then the layers over it (fault injection, capture). The composition root of the

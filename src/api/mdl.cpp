@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The wdm.h MDL functions a consumer calls to describe and pin its buffers. Pinning goes to the
 // process-wide simulated host (mem::host_memory::instance()), which hands out the page frame
 // numbers written into the MDL's PFN array; NdkRegisterMr and NdkBuildLAM later read that array

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "api/mdl_view.hpp"
 
 namespace ndksim::api {

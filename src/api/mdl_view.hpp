@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // An MDL chain as the memory unit sees it (mem::mdl_segment), built from the consumer's MDLs.
 // Only the fields are read: StartVa/ByteOffset are keys, never dereferenced (REFERENCE.md 8.1).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_MR_DISPATCH. Argument conversion only; the rules are in src/mem (translation_unit).
 
 #include "api/abi.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The names of the NDK provider functions, one per dispatch-table member (REFERENCE.md 4), as
 // fault scripts and the coverage report name them. The X-macro lists them once: the enum, the

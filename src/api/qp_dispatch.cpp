@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_QP_DISPATCH: work requests. Argument conversion only; the rules are in src/nic/post.cpp.
 
 #include "api/abi.hpp"

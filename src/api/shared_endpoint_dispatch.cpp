@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_SHARED_ENDPOINT_DISPATCH.
 
 #include "api/abi.hpp"

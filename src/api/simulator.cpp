@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ndksim.h entry points: loops, adapters, NDK_ADAPTER handles.
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_SRQ_DISPATCH.
 
 #include "api/abi.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The statistics entry points of ndksim.h: snapshots of the engine's counters as C structs,
 // and the same counters as one JSON document (docs/statistics.md).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The ndksim_verifier.h entry points.
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // An NDK_ADAPTER handle opened on a device (REFERENCE.md 5.11: several may be open at once).
 // It is the root of its object tree: CQs, PDs, connectors, listeners and shared endpoints are

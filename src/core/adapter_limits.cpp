@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/adapter_limits.hpp"
 
 namespace ndksim::core {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The capabilities an adapter reports in NDK_ADAPTER_INFO and enforces on every create and
 // post (REFERENCE.md section 3, NDK_ADAPTER_INFO; rule 11). C-ABI-free: src/api copies the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What an engine task scheduled for an object holds on it (docs/engine.md, "Concurrency and
 // lifetimes"): a counted reference, so the object outlives the task, and a busy mark, so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What an adapter with a fault script or a coverage record (src/api/fault_engine.hpp) puts
 // between the consumer and the provider. The device holds a pointer to it, nullptr otherwise:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Consumer notification callbacks as core stores them. Like every other consumer callback
 // (connect_event_fn, disconnect_fn, request_fn), a CQ or SRQ notification

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/completion_policy.hpp"
 
 namespace ndksim::core {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Chooses, per call, whether a function that may pend completes inline or pends
 // (ndksim_completion_style). The random style draws from a seeded generator, so a consumer test

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/completion_ring.hpp"
 
 namespace ndksim::core {

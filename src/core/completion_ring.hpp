@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The entries of one completion queue: a fixed-capacity FIFO of core::completion, allocated
 // when the CQ is created or resized and never on push or pop (STYLE.md habit 7).

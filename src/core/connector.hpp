@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A connector (NDK_CONNECTOR): one side of one connection, and the state of its handshake
 // (concepts/ndkpi-listeners--connectors--and-endpoints.md, networkdirect-disconnect-scheme.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A completion queue (NDK_CQ): its entries, its notification arm, its interrupt moderation and
 // its overrun state.

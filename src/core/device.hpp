@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A simulated RDMA NIC (the ndksim_adapter of ndksim.h): its configuration, its capabilities,
 // its scheduler (own engine thread, or a shared deterministic loop), its completion policy and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/endpoint_table.hpp"
 
 namespace ndksim::core {

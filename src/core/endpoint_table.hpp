@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The ND ports of one adapter (REFERENCE.md rule 25 and concepts/ndkpi-listeners--connectors--
 // and-endpoints.md). A port is reserved by a listener, a shared endpoint or a connector's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What core objects need from the NIC engine without depending on it (core sits below nic in
 // the module order). The engine implements this interface and registers it with the device;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A scheduler task that runs under a busy_hold on an object, and post_held(), which takes the
 // hold and posts the task: the shape of every engine task that calls the consumer back for an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A listener (NDK_LISTENER): its connect-event callback, its bound address and its pause state
 // (ddi/nc-ndkpi-ndk_fn_listen.md, nc-ndkpi-ndk_fn_control_connect_events.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/mr.hpp"
 
 #include "core/adapter.hpp"

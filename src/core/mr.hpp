@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A memory region (NDK_MR), created for normal registration or for fast-register only
 // (REFERENCE.md rule 18). Its translation, state and tokens live in the memory unit (src/mem)

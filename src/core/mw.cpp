@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/mw.hpp"
 
 #include "core/adapter.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A memory window (NDK_MW); bound to a region by the NdkBind work request. Its binding and
 // remote token live in the memory unit under window().

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // An IP endpoint in host terms (core does not see SOCKADDR). src/api converts to and from the
 // Windows SOCKADDR_IN / SOCKADDR_IN6 the consumer passes, remembering the family value the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/object.hpp"
 
 #include <cstdio>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The NDK object model shared by all ten object kinds (REFERENCE.md section 9 and rules 1-7).
 //

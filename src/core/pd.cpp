@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/pd.hpp"
 
 #include "core/adapter.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A protection domain (NDK_PD): parent of MRs, MWs, SRQs and QPs, and a protection domain of
 // the adapter's memory unit, which owns its privileged memory region token

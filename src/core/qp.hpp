@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A queue pair (NDK_QP): its PD, its receive and initiator CQs, an optional SRQ, the limits
 // fixed at creation (ddi/nc-ndkpi-ndk_fn_create_qp.md, create_qp_with_srq.md), its two work

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/receive_queue.hpp"
 
 #include "util/refusal.hpp"

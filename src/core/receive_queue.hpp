@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A fixed-capacity queue of posted receives, used by a QP's receive queue and by an SRQ.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/send_queue.hpp"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A QP's initiator (send) queue: a ring of work-request slots sized at QP creation, each with
 // room for the QP's SGE limit and inline size, so posting never allocates (the fast-register

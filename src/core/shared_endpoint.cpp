@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/shared_endpoint.hpp"
 
 #include <algorithm>

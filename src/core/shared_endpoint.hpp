@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A shared endpoint (NDK_SHARED_ENDPOINT): a local address and ND port reserved for outgoing
 // connections (ddi/nc-ndkpi-ndk_fn_create_shared_endpoint.md). The port stays reserved until

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "core/srq.hpp"
 
 #include "core/adapter.hpp"

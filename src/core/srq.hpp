@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A shared receive queue (NDK_SRQ): its posted receives, its SGE limit and its notify
 // threshold.

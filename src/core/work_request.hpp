@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The data that flows between the consumer's posts, the engine and the completion queues, in
 // core's own terms (no C ABI types). src/api copies NDK_SGE into sge and completion into

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report behind ASSERT / NT_ASSERT / NT_VERIFY in debug builds (wdm.h). A checked Windows
 // build breaks into the debugger; the simulator reports a violation, which aborts by default.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The clock behind every timed kernel routine (clock.hpp), and the time queries of wdm.h. The
 // host's steady clock drives the interrupt time; the real-time clock gives the system time.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The kernel runtime's one clock. Every timed routine (waits, timers, delays, the time queries)
 // reads time here and sleeps through wait_until, so that a simulated time source can replace the

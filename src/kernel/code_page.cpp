@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Code page 1252 and upper-casing. Windows converts with the system's ANSI code page; 1252 is the
 // one of English and Western European installations. Bytes 0x00-0x7F and 0xA0-0xFF are the
 // Unicode characters of the same value; 0x80-0x9F carry the typographic characters below (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The text conversions behind the Rtl string routines and the Windows printf formatter: the ANSI
 // code page (1252, Windows' Western European code page) and Unicode upper-casing. Both directions

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KeEnterCriticalRegion / KeLeaveCriticalRegion and the per-thread count behind them.
 
 #include "kernel/critical_region.hpp"

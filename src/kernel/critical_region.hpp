@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Critical regions: the per-thread count of KeEnterCriticalRegion calls not yet left. The
 // simulator delivers no APCs; the count drives the rule checks of push locks and executive

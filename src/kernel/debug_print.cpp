@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DbgPrint and its relatives: driver debug output goes to the library's logger, one log line per
 // line of text, prefixed so that it stands apart from the simulator's own messages. Windows
 // filters these messages per component with debugger-controlled masks; here the logger's level

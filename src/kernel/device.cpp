@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IoCreateDevice / IoDeleteDevice. A device object, its extension and its DEVOBJ_EXTENSION are
 // one host allocation; the simulator's registry of live devices (and their names, for the
 // collision check) is kept beside it, keyed by the object's address.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Device objects (device.cpp): the references work items hold on them, and the leak count.
 

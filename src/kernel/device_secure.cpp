@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IoCreateDeviceSecure (wdmsec.h): IoCreateDevice behind a check of the default SDDL string.
 // The simulated machine has no other principals, so the descriptor itself is not kept.
 

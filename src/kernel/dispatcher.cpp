@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "kernel/dispatcher.hpp"
 
 namespace ndksim::kernel {

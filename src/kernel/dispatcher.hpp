@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The dispatcher database: one process-wide mutex and condition variable guard the SignalState
 // of every dispatcher object (events, timers, thread objects). Windows keeps a wait list in each

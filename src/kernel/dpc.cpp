@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DPC objects and the simulated DPC queue (dpc.hpp). The queue and the "running" state live
 // outside the consumer's KDPC; DpcData marks a queued DPC, as on Windows, and is read and
 // written only under the queue's mutex.

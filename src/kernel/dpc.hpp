@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The simulated DPC queue: one FIFO (HighImportance DPCs go to its front) drained by one DPC
 // thread at DISPATCH_LEVEL, as one processor's DPC queue is on Windows.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The driver life cycle: ndksim_kernel_load_driver builds a DRIVER_OBJECT and calls DriverEntry;
 // ndksim_kernel_unload_driver calls DriverUnload, waits (bounded) for the driver's work items and
 // the queued DPCs as Windows keeps an unloading driver's image until they have run, and reports

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KEVENT routines. The state lives in the consumer's KEVENT (Header.SignalState) and is read and
 // written only under the dispatcher mutex (dispatcher.hpp).
 

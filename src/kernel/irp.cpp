@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IRPs: allocation, IoCallDriver and IoCompleteRequest's walk up the stack locations.
 
 #include "kernel/irp.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "kernel/irql.hpp"
 
 #include "kernel/violation.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The simulated IRQL: one value per thread, starting at PASSIVE_LEVEL. Raising it changes
 // nothing about scheduling (the thread is still preemptible by Linux); it only drives the rule

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The report behind the inline LIST_ENTRY routines' link checks (wdm.h). Windows fails fast
 // (FAST_FAIL_CORRUPT_LIST_ENTRY) when a neighbour's link does not point back; the simulator
 // reports it like any other kernel rule violation.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // check_freed_memory (live_objects.hpp): asks each engine to give up the objects it holds in
 // the freed range and reports what it found.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The check behind TIMER_OR_DPC_INVALID: memory a driver frees must not hold a kernel object
 // the simulator still uses (a queued DPC, a set timer, a queued work item, an ERESOURCE not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Lookaside lists. Freed blocks are kept in the list's own SLIST (ListHead) up to its depth and
 // handed out again; the rest come from and go back to the list's allocate and free routines,
 // by default the tracked pool with the list's tag, so cached blocks count as live pool blocks

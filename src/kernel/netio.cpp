@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel IP Helper routines of netioapi.h, over api's registry of simulated adapters.
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The safe string functions of ntstrsafe.h. Each A/W pair shares one template over the
 // character type; the Cb forms convert their byte counts and call the Cch forms' worker.
 //

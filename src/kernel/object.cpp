@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Object references and kernel handles (object.hpp): ObfReferenceObject, ObfDereferenceObject,
 // ObReferenceObjectByHandle and ZwClose.
 

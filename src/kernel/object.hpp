@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The object manager's part the simulator needs: reference counts of the kernel objects it
 // creates for drivers (thread objects), and the kernel handle table. Objects are keyed by

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // PAGED_CODE(): pageable code must not run above APC_LEVEL, where a page fault cannot be served.
 
 #include "kernel/irql.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A place for threads to sleep until a word they watch changes: the rundown references and push
 // locks keep their whole state in the consumer's word, changed with atomic operations, and only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Pool allocation. Each allocation is recorded with its tag, size and pool kind in a process-wide
 // table, so frees are checked (double free, wrong tag) and live allocations can be counted and
 // listed by tag for leak checks. Windows keeps the tag in a header before the block; the table

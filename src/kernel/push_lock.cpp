@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Push locks. The whole lock state is the consumer's EX_PUSH_LOCK word, changed with atomic
 // compare-exchange: 0 is free, an even value is twice the number of shared owners, an odd value
 // is the exclusive owner's token with bit 0 set (the token is the address of a per-thread

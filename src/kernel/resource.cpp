@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Executive resources (ERESOURCE). The owners and waiters of a resource need more room than the
 // WDK's 0x68-byte structure offers the simulator, so they live in a table keyed by the
 // resource's address from ExInitializeResourceLite to ExDeleteResourceLite; the consumer's

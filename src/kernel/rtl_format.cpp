@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Windows printf dialect. One parser serves both families: the format is read one unit at a
 // time (a narrow format's bytes become units through code page 1252, which is lossless), the
 // output is built as UTF-16, and the caller converts it back for a narrow destination.

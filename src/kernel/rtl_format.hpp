@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The Windows kernel's printf dialect, shared by ntstrsafe's printf functions and DbgPrint. It
 // differs from glibc's: l is 32 bits, I64 / I / I32 are size prefixes, %p is 16 upper-case hex

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IP address strings (ip2string.h): IPv4 and IPv6 text <-> IN_ADDR / IN6_ADDR, with the
 // observed Windows rules for where parsing stops (the Terminator) and which inputs fail.
 //

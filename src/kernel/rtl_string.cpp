@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Counted strings (UNICODE_STRING, STRING): initialization, copy, comparison and append. The
 // routines only read and write the caller's structures and buffers; conversions that allocate
 // are in rtl_string_convert.cpp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Conversions between counted strings: Unicode <-> ANSI (code page 1252, see code_page.hpp) with
 // optional allocation from tracked pool, and integers <-> Unicode text.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Rundown protection. The EX_RUNDOWN_REF word holds the acquisition count in steps of
 // EX_RUNDOWN_COUNT_INC and EX_RUNDOWN_ACTIVE once rundown has begun, updated with atomic
 // compare-exchange as Windows does. Windows parks the waiter on a wait block whose address

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Interlocked singly linked lists (SLIST_HEADER) and the spin-lock-protected LIST_ENTRY routines
 // (ExInterlockedInsertHeadList and friends). Windows updates an SLIST header with a 16-byte
 // compare-exchange; the simulator serializes each header's updates with one of a fixed set of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Spin locks. The lock word is the consumer's KSPIN_LOCK; the simulator spins on it with an
 // atomic compare-exchange and stores a per-thread token there while it is held, so a release
 // by a thread that does not hold the lock is caught. Raising the IRQL does not stop Linux from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // System threads and thread objects: PsCreateSystemThread, PsTerminateSystemThread,
 // PsGetCurrentThread. A thread object is a dispatcher object (Type 6) the simulator allocates;
 // it is signaled when its thread ends and freed with its last reference (object.hpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // System threads (thread.cpp).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KTIMER routines and the timer thread. The set timers are kept in a table ordered by due time,
 // outside the consumer's KTIMER; one thread sleeps on the kernel clock until the first is due,
 // signals it (a dispatcher object, so waiters wake), queues its DPC and re-arms a periodic one.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The set timers: one ordered table and one timer thread that fires them (timer.cpp).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "kernel/violation.hpp"
 
 #include "util/irql.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Reports of broken kernel rules (IRQL rules, lock ownership). Windows stops with a bug check;
 // the simulator aborts with the report by default, or, with NDKSIM_IRQL_VIOLATIONS=log, logs it

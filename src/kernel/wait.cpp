@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KeWaitForSingleObject / KeWaitForMultipleObjects on dispatcher objects: events, timers and
 // thread objects, told apart by their DISPATCHER_HEADER Type.
 

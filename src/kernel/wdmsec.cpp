@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The SDDL strings of wdmsec.h. Windows ships them in Wdmsec.lib as UNICODE_STRING constants;
 // their text is the one IoCreateDeviceSecure's documentation gives for each name.
 

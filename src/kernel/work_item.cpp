@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // I/O work items and the system worker threads that run them. The item's state lives in the
 // item (the structure is the simulator's own: IO_WORKITEM is opaque to drivers) and is read and
 // written under the pool's mutex; the queues and the per-driver counts of queued and running

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // I/O work items and the simulated system worker threads (work_item.cpp).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The simulated WSK subsystem's state (wsk.h, wskndk.h): registrations, their captures of the
 // provider NPI, calls in progress through the provider tables, and the NDK adapters opened

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The NDK extension of the WSK provider (wskndk.h): WskOpenNdkAdapter and WskCloseNdkAdapter.
 // They find the simulated adapter by interface index in api's registry and go through the same
 // open and close as NDIS's OPEN_NDK_ADAPTER_HANDLER / CLOSE_NDK_ADAPTER_HANDLER.

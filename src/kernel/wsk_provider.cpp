@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The WSK provider dispatch table (wsk.h). WskControlClient hands out the NDK extension; the
 // socket and name-resolution entries exist with their WDK signatures but are not simulated:
 // each refuses with STATUS_NOT_SUPPORTED and a logged refusal, and leaves its IRP alone (the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // WSK registration (wsk.h): WskRegister, WskCaptureProviderNPI, WskReleaseProviderNPI,
 // WskQueryProviderCharacteristics, WskDeregister, and the leak report. kernel/wsk.hpp has the
 // locking design.

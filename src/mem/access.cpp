@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/access.hpp"
 
 #include <array>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Access rights, the operations the NIC performs on host memory, the rights each operation
 // needs, and the conversions from the NDKPI flag words (the api layer passes the raw ULONGs).

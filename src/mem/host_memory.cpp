@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/host_memory.hpp"
 
 #include <new>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Simulated host memory: 4 KiB page frames numbered by PFNs, and the host page table mapping the
 // consumer's virtual pages (real process addresses) to frames. Pinning a buffer (what

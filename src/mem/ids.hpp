@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Strong identifiers of the objects a translation unit owns. Each is an opaque index; 0 is never
 // a live object. The core layer stores them in its MR/MW/PD objects and passes them back.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/iommu.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The adapter's IOMMU: maps adapter logical page addresses (NDK_LOGICAL_ADDRESS) to host frames.
 // Each mapped page is a slot; its logical address encodes the slot, the slot's generation and

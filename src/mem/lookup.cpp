@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/lookup.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The lookup: the one function through which every NIC access to host memory is validated and
 // translated (ARCHITECTURE.md "Every memory access by the NIC goes through mem/"). Its checks

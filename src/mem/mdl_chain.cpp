@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/mdl_chain.hpp"
 
 #include <algorithm>

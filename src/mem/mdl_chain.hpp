@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A C-ABI-free view of an MDL chain (REFERENCE.md 8.1) and the checks NdkRegisterMr and
 // NdkBuildLam apply to it. The api layer converts each MDL of the chain into one mdl_segment;

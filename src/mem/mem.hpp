@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Module index of src/mem, the memory translation and protection unit (docs/memory.md).
 //

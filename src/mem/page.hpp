@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Page geometry of the simulated host and the overflow-safe range predicates that every bounds
 // check in this module uses. PAGE_SIZE = 4096 and PAGE_SHIFT = 12 on every Windows platform

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/region.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A memory region (NDK_MR) and its rules: normal registration (NdkRegisterMr / NdkDeregisterMr)
 // and fast registration (NdkInitializeFastRegisterMr, the NdkFastRegister work request,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/region_table.hpp"
 
 #include <algorithm>

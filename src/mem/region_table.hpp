@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The token table: one slot per region, window and privileged token of a translation unit,
 // indexed by the token's index field (token.hpp). A slot carries two key bytes: `key`, which a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/sge_cursor.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The SGE cursor: walks a scatter-gather list (local SGEs, or a single remote range) and moves
 // payload between it and a NIC-side buffer, in host-contiguous runs (one memmove per run, never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Token format: token = table index << 8 | key byte (STYLE.md habit 6). The index selects the
 // token-table slot in O(1); the key byte changes on every activation of the slot (allocation,

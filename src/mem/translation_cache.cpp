@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/translation_cache.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The translation cache model: a set-associative, LRU-per-set tag store of
 // (token, page) -> frame sitting in front of the translation tables, as the MTT/MPT cache of a

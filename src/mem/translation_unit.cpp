@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/translation_unit.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The memory translation and protection unit of one adapter: its IOMMU and LAMs, its token
 // table of regions, windows and privileged tokens, its protection domains, its translation

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "mem/window.hpp"
 
 #include "mem/page.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A memory window (NDK_MW) and its rules: the NdkBind work request, NdkInvalidate on a window,
 // and the counted pin a bound window holds on its region. Pure check_*() functions return the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The completer: ACK/NAK and READ responses -> request completions (STYLE.md 7.3).
 //
 // Completions of the initiator queue are queued strictly in posting order (a request that is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nic/connection_manager.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The connection manager of one adapter: NdkConnect / Accept / CompleteConnect / Reject /
 // Disconnect and the InfiniBand CM messages they exchange (wire/cm_proto.hpp) over the same

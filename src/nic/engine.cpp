@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nic/engine.hpp"
 
 #include <algorithm>

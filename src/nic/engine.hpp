@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The NIC engine of one adapter: it owns the adapter's end of the link and its frame pool,
 // receives every frame, and dispatches it to the stage that handles it:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nic/hw_model.hpp"
 
 #include <algorithm>

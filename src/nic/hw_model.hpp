@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The NIC's hardware model: the one place that answers "when". The protocol stages (requester,
 // responder, completer, retransmit, local operations) decide *what* happens and ask this model

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Local operations of the initiator queue: bind, fast-register and invalidate. Their checks
 // that do not depend on earlier requests ran when they were posted (src/mem post halves, with
 // the statuses NdkBind/NdkFastRegister return inline); here the execute halves run in queue

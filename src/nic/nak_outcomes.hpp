@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What the requester makes of a NAK (completer.cpp): the completion status of the request the
 // NAK names and the ProviderErrorCode reported with it (docs/completion-statuses.md). Shared

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Building and sending one packet of a connected QP: headers into a pool frame, payload
 // written straight into the frame by the caller, then the ICRC.

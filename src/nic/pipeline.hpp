@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Index of the engine's stages (one file each) and what they export to one another.
 //

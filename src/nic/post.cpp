@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nic/post.hpp"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Posting work requests (consumer threads; the consumer serializes posts per queue, REFERENCE.md
 // rule 8). Each function validates inline and returns the NTSTATUS the post returns: success

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Which outstanding request of a QP holds a PSN, in O(1): the completer looks up the request of
 // every ACK, NAK and read response, and a scan of the initiator queue made that cost grow with

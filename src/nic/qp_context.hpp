@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The engine's per-QP state: what the requester, responder, completer and transport timer
 // each remember between packets (one part per stage, as Linux rxe keeps req / resp / comp per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nic/qp_context_cache.hpp"
 
 #include <algorithm>

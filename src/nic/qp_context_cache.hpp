@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The QP context (QPC) cache model: the NIC keeps the transport state of a limited number of
 // QPs on chip and fetches the others' from host memory over PCIe (the profile's

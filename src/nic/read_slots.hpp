@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The responder's RDMA READ resources (IBA vol. 1 9.7.5.1 and 9.7.5.2), part of its per-QP
 // state.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The requester: initiator queue -> request packets (STYLE.md 7.3).
 //
 // Requests leave in queue order. A request gets its PSNs when it first starts: one per packet

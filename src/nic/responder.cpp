@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The responder: request packets -> placement, read responses, ACK/NAK (STYLE.md 7.3).
 //
 // Checks, in order: PSN (a duplicate is re-acknowledged, or a READ served again; a packet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The responder's fault table: every rule a request packet can break, what the responder
 // answers, what the requester's request completes with, what becomes of a receive the packet

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transport timer: what recovers a lost request, a lost ACK or a lost read response, and
 // what notices a peer or a link that is gone (IB RC "local ACK timeout" and retry_cnt).
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "nic/stats.hpp"
 
 #include <array>

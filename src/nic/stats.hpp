@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Recording of completions into the statistics (stats_registry.hpp): the completer calls these
 // as it queues each completion, on the engine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Operation statistics of one QP or one adapter: per operation type, the completions, the
 // failures, the bytes moved and a histogram of the modelled latency from post to completion

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The statistics of one adapter: the single place its counters are registered and read from
 // (docs/statistics.md).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include <ndksim/testkit/rc_pair.hpp>
 
 namespace ndksim::testkit {

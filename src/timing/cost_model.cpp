@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "timing/cost_model.hpp"
 
 #include <algorithm>

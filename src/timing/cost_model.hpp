@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The modelled cost of each stage an operation passes (ARCHITECTURE.md "Simulated time is
 // first-class"). The parameters are grouped by the component they describe (host, PCIe, NIC,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "timing/cost_model_estimates.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Closed-form stage sums of the cost model: the latency of one operation on an idle pair of
 // adapters and the steady-state rates of a stream of them. They are what the engine's stages

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "timing/event_queue.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The discrete-event queue: events ordered by (time, sequence), so events due at the same
 // simulated instant run in the order they were scheduled. That order is what makes a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "timing/profile.hpp"
 
 #include <dlfcn.h>

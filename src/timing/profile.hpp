@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // NIC profiles: the cost model's parameters in a TOML file (docs/profiles.md describes the
 // format). A profile is named by its file's stem ("cx4-edr" is cx4-edr.toml) and looked up in

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "timing/scheduler.hpp"
 
 #include <pthread.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The scheduler runs an adapter's events on the simulated clock.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Simulated time. One unit is a picosecond: fine enough for per-cycle NIC costs (a 156.25 MHz
 // core clock is 6400 ps) and a uint64 still spans 213 days.

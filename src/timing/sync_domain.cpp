@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "timing/sync_domain.hpp"
 
 #include <algorithm>

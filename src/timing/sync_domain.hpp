@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Synchronized time (NDKSIM_TIME_SYNCHRONIZED; docs/timing.md, "Time modes"): conservative
 // synchronization of simulated clocks, as parallel discrete-event simulators do it (Chandy and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What an adapter in synchronized time asks of its process's sync domain (sync_domain.hpp),
 // and the hooks consumer-side code calls without knowing the domain: kept apart so that the

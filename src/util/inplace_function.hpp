@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A move-only callable with fixed inline storage. Scheduling an event or a completion must not
 // allocate (STYLE.md habit 7); std::function may, and std::move_only_function is C++23.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/irql.hpp"
 
 #include <atomic>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The simulated IRQL every layer shares: one value per thread, starting at PASSIVE_LEVEL, plus
 // the count of spin locks the thread holds, and the report of a broken kernel rule.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Logging. Every line names the object it is about (its ident(), e.g. "nic1/h1/qp#3"), so a
 // consumer can follow one object through a run.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/refusal_log.hpp"
 
 #include <algorithm>

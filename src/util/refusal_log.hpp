@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // One adapter's record of the consumer calls it refused: the last refusal's text (for the test
 // kit to print beside a failed assertion, through ndksim_adapter_last_refusal) and a count, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/status.hpp"
 #include "util/status_names.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Internal status codes. The numeric values are the NTSTATUS values of REFERENCE.md section 7,
 // so the one mapping to the C ABI (api/ntstatus_map.hpp) is a checked cast, not a table.

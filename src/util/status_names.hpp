@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Reading a status back from its Windows name (fault scripts name the status to inject).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "util/verifier.hpp"
 
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The NDK verifier: it reports a consumer that breaks an NDKPI rule at the call that broke it,
 // with the rule (verifier_rules.hpp), the object, the call and the consumer's call site.

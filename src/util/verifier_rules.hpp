@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The rules the NDK verifier checks: every rule of REFERENCE.md's behaviour digest (section 10)
 // and IRQL model (8.5) that constrains the consumer rather than the provider, one row each.

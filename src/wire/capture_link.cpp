@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/capture_link.hpp"
 
 #include <algorithm>

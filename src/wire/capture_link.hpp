@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A transport decorator that records the frames of one adapter to a pcap file (pcap_writer):
 // every frame the adapter sends, at its departure time, and every frame it receives, at its

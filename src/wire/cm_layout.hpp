@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // InfiniBand Communication Management MADs as they sit in a CM datagram's payload, in network
 // byte order: the MAD common header (IBA vol. 1 13.4.3), the bodies of the CM messages ndksim

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/cm_proto.hpp"
 
 #include <algorithm>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Connection-management messages: InfiniBand CM MADs (IBA vol. 1 chapter 12) carried the way
 // a RoCE fabric carries them, as UD SEND_ONLY packets from QP 1 to QP 1 with the GSI Q_Key

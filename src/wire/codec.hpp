@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Packet codec: RoCEv2 frames (BTH through ICRC, the UDP payload) to and from header fields.
 //

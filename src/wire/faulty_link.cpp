@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/faulty_link.hpp"
 
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Fault injection on one adapter's end of the link: a transport decorator that loses,
 // duplicates, reorders, corrupts and delays the frames the adapter sends, and can cut the link

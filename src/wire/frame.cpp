@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/frame.hpp"
 
 namespace ndksim::wire {

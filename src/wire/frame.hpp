@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Frames: fixed-size packet buffers from a per-adapter pool, so the data path never allocates.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A FIFO of frames linked through frame::next, for a socket transport's send queue: queueing
 // and taking never allocate (the data path's rule), and a queue that is given up hands every

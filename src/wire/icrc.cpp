@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/icrc.hpp"
 
 #include <isa-l/crc.h>

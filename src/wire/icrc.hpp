@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The invariant CRC (ICRC) of RoCEv2: a CRC-32 over the frame and the parts of its IP and UDP
 // headers that do not change on the way, with the variant fields replaced by all-ones bits.

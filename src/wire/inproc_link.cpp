@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/inproc_link.hpp"
 
 #include <arpa/inet.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The in-process link: adapters of one process reach each other by IP address through a
 // process-wide fabric. A frame sent at simulated time t arrives at the receiver's scheduler

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/opcode_table.hpp"
 
 namespace ndksim::wire {

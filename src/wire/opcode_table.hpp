@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The opcode table: every per-opcode fact of the transport (which extension headers follow the
 // BTH and where, whether payload follows, the packet's place in its message, its class and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/pcap_writer.hpp"
 
 #include <array>

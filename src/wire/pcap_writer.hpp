@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A classic pcap file of RoCEv2 frames, readable by tshark and Wireshark.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/proto.hpp"
 
 namespace ndksim::wire {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // RoCEv2 wire structures: the InfiniBand transport headers as they sit in a frame, in network
 // byte order, plus the constants, sequence-number arithmetic and AETH syndrome encoding the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Conversions between the wire's ip_address and Boost.Asio addresses, for the socket
 // transports only (so the rest of the wire does not compile Asio).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/socket_common.hpp"
 
 #include <boost/asio/io_context.hpp>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What the UDP and TCP transports share: the 8-byte trailer that carries a frame's simulated
 // departure time across processes, the checks a body read from a socket passes before its

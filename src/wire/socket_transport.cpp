@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/socket_transport.hpp"
 
 #include <cctype>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What the UDP and TCP transports share beyond the transport interface: the receiving half
 // (socket_receiver) both build the same way, the counters read through it, and the sending

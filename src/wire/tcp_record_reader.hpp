@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The receiving end of a TCP connection's record stream: the transport reads whatever the
 // kernel holds, up to 64 KiB, into one buffer (one system call for many small records, or for

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/tcp_record_writer.hpp"
 
 #include "wire/proto.hpp"

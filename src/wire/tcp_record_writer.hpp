@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The records an outgoing TCP connection hands to the kernel in one gathered write: frames taken
 // from its send queue, each behind its 4-byte big-endian length prefix, referenced in place by

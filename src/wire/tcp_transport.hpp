@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The same frames over TCP, each a record: a 4-byte big-endian body length, then the body (the
 // RoCEv2 packet and its departure-time trailer, docs/wire-format.md "On the socket"). An

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The link interface the NIC engine sends and receives frames through. Implementations: the
 // in-process link (inproc_link; deterministic, used by tests), and the socket transports over

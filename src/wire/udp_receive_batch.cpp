@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/udp_receive_batch.hpp"
 
 #include <netinet/udp.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The datagrams a UDP adapter takes from the kernel in one recvmmsg(2). Two ways, chosen once
 // per socket:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The datagrams a UDP adapter hands to the kernel in one sendmmsg(2): frames taken from its
 // send queue, each referenced in place by an iovec (no copy), grouped into messages. With UDP

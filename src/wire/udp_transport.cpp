@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "wire/udp_transport.hpp"
 
 #include <boost/asio/buffer.hpp>

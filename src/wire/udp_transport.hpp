@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // RoCEv2 on UDP: an adapter owns the socket bound to its IP address and port, and every frame
 // is one datagram to the peer's address and the same port. The datagram is the RoCEv2 packet

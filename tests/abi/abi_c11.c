@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * C11 view of the public headers. Consumer code for the Windows kernel is usually C, so the
  * headers must compile as strict C11 (-Wpedantic) next to Linux's own socket headers. Those are

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Run-time checks of the public C ABI headers: constant values against REFERENCE.md tables, the
 // MDL and status macros on hand-computed cases, and the socket-address aliasing rules. Sizes and
 // offsets are compile-time checks inside the headers themselves; compiling this file runs them.

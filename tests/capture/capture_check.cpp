@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tshark check: dissects a capture with tshark's InfiniBand dissector and compares its
 // fields, frame by frame, with the ones the capture test decoded itself (FILE.expected).
 //

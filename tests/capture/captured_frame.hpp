@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The RoCEv2 frame of a captured IPv4 record and the flow its IP and UDP headers name: what a
 // test needs to decode a record with the codec and check its ICRC against the headers as

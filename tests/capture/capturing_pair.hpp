@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // RcPair whose two adapters record to one pcap file: the capture test and the hostile-frame
 // tests read back what went over the link (e.g. which NAK a responder sent).

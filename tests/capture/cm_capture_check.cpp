@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The tshark check of the connection manager's capture: dissects it with `tshark -V` and
 // requires, for each CM frame the capture test listed (FILE.expected: the frame number, then
 // tab-separated text), every listed text in that frame's dissection: the message's name as

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What the tshark checks read: the lines a command prints, the lines of the expectation file a
 // capture run wrote beside its capture, and the tab-separated cells of a line.

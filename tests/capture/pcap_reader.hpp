@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A minimal reader of the classic pcap files the capture layer writes, written independently
 // of src/wire/pcap_writer so that the tests check the file format rather than re-use it.

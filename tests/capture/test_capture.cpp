@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Capture of a deterministic run between two adapters sharing one pcap file: the operations
 // every consumer uses (SEND, SEND-and-invalidate, a multi-packet WRITE, an RDMA READ and their
 // ACKs), then a check of the file itself: global header, one record per frame sent, IPv4/UDP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Capture of the connection manager: two adapters on one pcap file connect (REQ, REP, RTU,
 // each with the consumers' private data), refuse a request for a port nobody listens on (REJ,
 // invalid service id), reject a request in the consumer's name with private data (REJ,

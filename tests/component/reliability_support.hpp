@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The connected pair of RcPair plus what the reliability tests need: the engine's and the
 // fault layer's counters (this suite links the modules, so it may look inside an adapter),

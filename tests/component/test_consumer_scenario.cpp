@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // One test in the shape of a real NDK consumer (an SMB-Direct-like transport), against the public
 // surface only: two adapters in one deterministic loop, a listener/connector handshake with
 // private data, buffers mapped with NdkBuildLAM and used through the privileged token, a data

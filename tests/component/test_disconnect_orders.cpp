@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every order of the four things that end a connection on one side, driven explicitly in the
 // deterministic mode: a's own NdkDisconnect, the peer's disconnect request arriving at a, the
 // close of a's connector, and a flush of a's QP (networkdirect-disconnect-scheme.md; REFERENCE.md

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Connect and disconnect cycles in threaded mode, with the two ends of each connection ended
 // from two consumer threads at the same moment: the orders that tests/component/
 // test_disconnect_orders.cpp forces one by one, here met by chance thousands of times (and

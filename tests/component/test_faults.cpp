@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Scripted fault injection (docs/fault-injection.md): one test per fault kind, each checking
 // what the consumer sees, exactly, and that the same script and seed repeat it; and the
 // coverage record of a known sequence of calls.

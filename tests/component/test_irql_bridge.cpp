@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The IRQL bridge (REFERENCE.md 8.5, docs/kernel-runtime.md "IRQL of NDK calls and
 // callbacks"): every consumer callback runs at DISPATCH_LEVEL, in inline, pending, random and
 // threaded modes alike, and must return there without a spin lock held; a PASSIVE_LEVEL call

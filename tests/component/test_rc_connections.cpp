@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Connection management between two adapters, in deterministic mode: the documented failures of
 // NdkConnect / NdkAccept / NdkCompleteConnect / NdkListen, connection data and addresses, and the
 // disconnect scheme (REFERENCE.md rules 25-28, networkdirect-disconnect-scheme.md).

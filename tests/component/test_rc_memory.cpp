@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Memory windows, fast registration, remote invalidation and the privileged token over the wire,
 // in deterministic mode (REFERENCE.md rules 16, 18-24; docs/memory.md and
 // docs/completion-statuses.md).

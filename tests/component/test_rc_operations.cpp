@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every data-path operation between two connected adapters, in deterministic mode, with
 // exact completion statuses (docs/completion-statuses.md).
 

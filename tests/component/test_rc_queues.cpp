@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared receive queues, CQ notifications seen from a consumer, CQ overrun and read limits, in
 // deterministic mode (REFERENCE.md rules 14, 15; core/cq.hpp, core/srq.hpp).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The connected pair in threaded mode: each adapter has its own engine thread, every callback
 // comes from one of them (as from a real provider), and the test waits on a condition variable
 // with a timeout that fails loudly. Built and run under TSan as well.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A refused consumer call says why in every build type (this suite runs in the normal,
 // optimised build too): the adapter keeps the last refusal's text, naming the object, the call,
 // the status and the rule (ndksim_adapter_last_refusal), and so does the calling thread

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Reliable connections over an unreliable link (deterministic loop): loss, duplication,
 // reordering and corruption are recovered with every operation completing exactly once, in
 // order, with its data; a peer or link that is gone ends in STATUS_IO_TIMEOUT, a flush and a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Many connected QPs and many registered MRs on one pair of adapters: every QP carries
 // writes, every MR is reachable by its own token, the bytes land where each token says, and
 // the memory unit's translation metadata stays within 16 bytes per registered page. Moderate

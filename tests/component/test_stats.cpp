@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Statistics of ndksim.h between two connected adapters in deterministic mode: exact operation
 // counts, bytes and latency sample counts after known traffic; the per-QP views; the JSON
 // document and its buffer negotiation; the statuses of bad calls.

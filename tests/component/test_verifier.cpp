@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The NDK verifier (docs/verifier.md): one consumer per rule that breaks it, in report mode
 // (the run goes on, the adapter's and the process's counters rise, the registered callback
 // gets the report naming the rule, the object and the call) and, for one rule, in break mode

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_ADAPTER conformance: version negotiation through ndksim_open_ndk_adapter (REFERENCE.md
 // section 1), the handle's header, NdkQueryAdapterInfo size negotiation, NdkQueryExtension,
 // several handles on one adapter, and closing a handle (blocking, leak reporting).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_CONNECTOR conformance: NdkCreateConnector in every completion style, the header (with
 // the 13-entry NDKPI 2.1 dispatch table), NdkQueryExtension, and its close. Connection
 // establishment is tested in tests/conformance/test_listener.cpp and

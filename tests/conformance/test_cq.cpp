@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_CQ conformance: create/close in every completion style, CqDepth limits of NdkCreateCq
 // and NdkResizeCq (read from NdkQueryAdapterInfo), NdkControlCqInterruptModeration statuses,
 // NdkQueryExtension, and the close rules: a CQ close pends until every QP using it has closed,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The kernel runtime through the shared library, as a consumer driver reaches it: only <wdm.h>
 // and the exported C symbols.
 

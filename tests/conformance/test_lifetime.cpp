@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Cross-cutting lifetime rules of REFERENCE.md section 10 (rules 1-7), on every object kind,
 // in deterministic mode and in threaded mode (callbacks on the engine thread, so the TSan build
 // exercises it):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_LISTENER conformance: NdkCreateListener in every completion style, NdkListen and the
 // listener's NdkGetLocalAddress (BUFFER_TOO_SMALL with the required size: 16 for IPv4, 28 for
 // IPv6), ephemeral ports for port 0, SHARING_VIOLATION for a second endpoint on a port,

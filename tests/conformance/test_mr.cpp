@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_MR conformance: NdkCreateMr (normal and fast-register) in every completion style, the
 // header, NdkQueryExtension, and closing an MR alone and under a PD whose close is pending.
 // Registration itself (NdkRegisterMr, ...) is tested with the memory unit (tests/unit/mem)

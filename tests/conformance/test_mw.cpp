@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_MW conformance: NdkCreateMw in every completion style, the header, NdkQueryExtension,
 // and closing an MW alone and under a PD whose close is pending. Binding is tested with the
 // memory unit (tests/unit/mem) and on the data path (tests/component/test_rc_memory.cpp).

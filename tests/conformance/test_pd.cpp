@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_PD conformance: create and close in every completion style, the object header, the
 // query-extension entry, and parent-before-child close ordering (REFERENCE.md rules 1-7).
 

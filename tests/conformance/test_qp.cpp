@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_QP conformance: NdkCreateQp and NdkCreateQpWithSrq in every completion style, the limits
 // each must enforce against NdkQueryAdapterInfo (one above each limit is
 // STATUS_INVALID_PARAMETER, the limit itself succeeds), the header, NdkQueryExtension, and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_SHARED_ENDPOINT conformance: NdkCreateSharedEndpoint in every completion style, its
 // NdkGetLocalAddress (BUFFER_TOO_SMALL with 16 for IPv4 / 28 for IPv6), ephemeral ports for
 // port 0, SHARING_VIOLATION for a second endpoint on a port, INVALID_ADDRESS for an address

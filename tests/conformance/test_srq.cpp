@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDK_SRQ conformance: NdkCreateSrq in every completion style with its limits (SrqDepth,
 // MaxReceiveRequestSge; one above each is STATUS_INVALID_PARAMETER), NdkModifySrq (depth above
 // MaxSrqDepth is STATUS_INVALID_PARAMETER; 0 keeps the depth), NdkQueryExtension, and the close

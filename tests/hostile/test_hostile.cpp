@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Hostile frames against a live responder. Two adapters are connected twice (a -> b on the
 // pair's QPs, and a second connection between two more QPs); b's buffers are canary-guarded.
 // Each test injects one forged frame into b as if it came from a (ndksim_adapter_inject_frame)

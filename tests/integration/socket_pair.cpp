@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "integration/socket_pair.hpp"
 
 #include <unistd.h>

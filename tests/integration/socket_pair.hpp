@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The threaded adapter pair (threaded_pair/adapter_pair.hpp) on a UDP or TCP wire: a at
 // 127.0.0.1 and b at 127.0.0.2, connected with private data both ways, plus the helpers the

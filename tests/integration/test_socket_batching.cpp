@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The socket wires move a message's frames in batches: sixteen outstanding writes arrive
 // intact with fewer system calls than frames each way, over UDP with the kernel's offloads
 // (UDP_SEGMENT, UDP_GRO), over UDP without them (NDKSIM_UDP_OFFLOAD=off: one datagram per

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Creating adapters on the socket wires: the configurations they refuse and the statuses of a
 // port that is taken or an address this host does not own; and the scheduler's advance_to,
 // which keeps a receiver's clock from running behind a frame's sender.

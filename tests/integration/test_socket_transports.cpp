@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The socket transports on their own (no engine): the departure-time trailer reaches the
 // receiver with its frame, which the transport alone does not let move the receiver's clock
 // (the engine does, once it matched the frame), a TCP connection to a peer that went away drops

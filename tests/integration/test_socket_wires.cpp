@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Every data-path operation between two threaded adapters over real sockets on the loopback
 // interface, once over UDP and once over TCP: connection with private data, RDMA writes of every
 // size class, reads, sends, send-and-invalidate, memory windows, disconnect, and bad input

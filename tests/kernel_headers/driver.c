@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A driver-style C translation unit built with ndksim_add_kernel_consumer: WDK headers, SAL,
  * section pragmas, pool tags, L"..." literals (16-bit WCHAR through -fshort-wchar), counted

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A driver-style C++ translation unit: the WDK headers inside extern "C" { } (as C++ drivers
 // include them), standard headers after them (min/max must not break them), L"..." literals and
 // the same glue as driver.c.

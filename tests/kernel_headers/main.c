@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Runs the driver-style self tests at PASSIVE_LEVEL; the exit status is the failure count. */
 #include <stdio.h>
 

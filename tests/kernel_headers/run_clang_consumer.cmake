@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Configures clang/ with Clang against the library of this build tree, builds it and runs it.
 # Inputs: CLANG, CLANGXX, SOURCE_DIR, WORK_DIR, GENERATOR, NDKSIM_LIBRARY, NDKSIM_INCLUDE_DIR,
 # NDKSIM_CMAKE_DIR.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The entry points of the two driver-style translation units; each returns its failure count. */
 #pragma once
 

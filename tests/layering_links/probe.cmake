@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Builds each probe target of tests/layering_links; each must fail because its header is not
 # on the include path of the module it was compiled for.
 set(bad "")

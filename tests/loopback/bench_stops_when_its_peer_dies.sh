@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ndksim-loopback --bench is honest when its peer dies mid-run: the listener process is killed
 # while the connector keeps 16 writes in flight. The connector must stop at the first write
 # that fails (its QP then refuses or flushes everything behind it), wait only for the writes it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ndksim-loopback --role both --pcap FILE: the listener records to FILE and the connector to
 # FILE with ".connector" before the extension, so a "*.pcap" glob finds both; and, given
 # tshark, each shows the connection manager's handshake and disconnect as IBA CM messages. (The

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ndksim-loopback: --timeout-ms bounds every wait. A connector process killed mid-connection
 # sends no disconnect; its listener must still end within a few multiples of --timeout-ms
 # (here 1 s), not after waiting minutes for the next request. The script waits on the two

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Sourced by the ndksim-loopback test scripts. wait_for FD PATTERN reads lines from file
 # descriptor FD, echoing them, until one contains PATTERN; it fails after $bound_s seconds
 # without a line, or at the end of the output.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Each profile parameter that shapes the engine beyond the stage formulas changes the modelled
 // outcome in the expected direction, and by exactly its value where the model is exact:
 // nic.qpc_cache_entries / qpc_miss_ns, nic.mtt_cache_entries, host.interrupt_ns,

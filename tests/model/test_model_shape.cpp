@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The shape of the timing model, through the public API on one deterministic loop: latency
 // grows with size, bandwidth saturates at the link rate minus headers, QPs share the link,
 // translation-cache misses cost time. Simulated time only; the exact figures are the

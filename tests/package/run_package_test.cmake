@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # The package test: puts an installed ndksim into a scratch directory, either with
 # `cmake --install` (MODE install) or by building the Debian package with CPack and extracting
 # it with dpkg-deb (MODE deb, no root needed), then uses it only from there, as a consumer would:

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Runs ndksim-perf with a short sweep and checks its outputs: the CSV has the documented
 # header and one row per size of the wire it ran on; the JSON parses and has one result per
 # size with positive modelled latency and bandwidth; the statistics document has both adapters

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim-perf's command line: perftest's tests, options and defaults, the older spellings, and
 // the messages that refuse bad input before anything runs.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The estimate of the time left: a message's host cost is a fixed part plus a part per byte,
 // fitted to the sizes measured so far.
 

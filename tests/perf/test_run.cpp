@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim-perf run as an ib_write_* user runs it: perftest's columns on stdout, one row per
 // size whose values parse, and the same results in the --out_json document.
 

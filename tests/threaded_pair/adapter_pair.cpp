@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "threaded_pair/adapter_pair.hpp"
 
 #include <cstdlib>

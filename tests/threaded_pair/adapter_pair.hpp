@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Two threaded adapters, a and b, connected by a listener/connector handshake with private data
 // both ways: what the threaded suites share (tests/component/test_rc_threaded.cpp over the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // What the callbacks of a threaded adapter pair record, under one mutex, and the condition
 // variable the test thread waits on. In threaded mode every callback comes from an adapter's

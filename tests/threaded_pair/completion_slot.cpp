@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "threaded_pair/completion_slot.hpp"
 
 namespace ndksim::threaded {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // One completion of a request that may pend (a create, a request or a close), recorded by its
 // static callbacks under the board's mutex; the board's waiters are woken.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #include "threaded_pair/pair_side.hpp"
 
 namespace ndksim::threaded {

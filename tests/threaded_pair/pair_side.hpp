@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // One side of a threaded adapter pair: an adapter with a PD, a CQ drained from its notification
 // callback (which re-arms it), a QP, a registered buffer, and what its callbacks recorded.

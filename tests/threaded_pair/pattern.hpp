@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The byte pattern the threaded pairs' tests send and compare.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The timing guard: a fixed deterministic workload between two adapters (four connected QPs;
 // SEND, inline SEND, doorbell-batched WRITEs, multi-packet WRITE and READ, a fenced READ,
 // traffic both ways, an RNR NAK and its retry, random loss with sequence NAKs and timer-driven

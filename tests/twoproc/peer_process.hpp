@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A loopback peer for the two-process tests: the listener side of ndksim-loopback's protocol
 // (loopback/service.hpp) running in a forked child (UDP, TCP wires) or, for the in-process

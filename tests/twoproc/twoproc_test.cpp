@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Two-process integration tests: the test is the connector, a forked child (UDP, TCP) or a
 // thread (in-process wire: the same code without sockets) is the listener of the loopback
 // protocol. Every data-path operation goes between the two, and every byte is checked on the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A GoogleTest-friendly host for one kernel-mode driver: loads it through its DriverEntry,
 // unloads it through its DriverUnload, and returns what the simulator's leak report found

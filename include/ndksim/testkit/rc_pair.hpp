@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Two adapters in one deterministic loop, connected by a real listener/connector handshake:
 // the fixture a consumer's test uses to exercise its NDK code against a connected peer, and

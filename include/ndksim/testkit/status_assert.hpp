@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The test kit's NTSTATUS assertions: one family, used by every fixture, test and guide.
 //

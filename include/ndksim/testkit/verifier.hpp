@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The test kit's side of the NDK verifier (docs/verifier.md): the mode its fixtures give their
 // adapters, and a recorder of the reports a test in report mode expects.

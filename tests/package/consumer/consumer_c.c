@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* C11 half of the package test: plain <ndkpi.h>, as Windows consumer code includes it. */
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>

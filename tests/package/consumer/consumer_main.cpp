@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // C++ half of the package test: <ndksim/ndkpi.h> spelled with its directory.
 #include <ndksim/ndkpi.h>
 #include <ndksim/ndksim.h>

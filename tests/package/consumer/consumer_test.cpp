@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // A consumer's unit test written with the installed test kit (ndksim::testkit).
 #include <ndksim/testkit/ndk_fixture.hpp>
 #include <ndksim/testkit/rc_pair.hpp>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* A driver-style C file built through the installed package's ndksim_add_kernel_consumer. */
 #include <ntddk.h>
 #include <ntstrsafe.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Negative tests as a consumer writes them with the installed test kit: each asserts the exact
 // status the NDKPI rules give, in every completion style, deterministic and threaded.
 #include <ndksim/testkit/ndk_fixture.hpp>

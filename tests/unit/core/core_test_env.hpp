@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A simulated NIC for core unit tests, driven directly (no C ABI): a device with
 // connectx_like_limits() on a deterministic scheduler the test drives, or on its own engine

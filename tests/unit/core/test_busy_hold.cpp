@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // busy_hold and held_task: a task posted under a hold keeps its object's close waiting until it
 // has run (REFERENCE.md rule 4), ends the hold exactly once, and a task that a scheduler drops
 // unrun abandons its hold rather than ending it (held_task.hpp says why).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // CQ machinery: ring order, result fields, arming and notification (REFERENCE.md rules
 // 13-17), overrun, resize and interrupt moderation, on a deterministic device unless a test
 // says threaded.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // core::receive_queue: the posted receives of a QP receive queue or an SRQ.
 
 #include <gtest/gtest.h>

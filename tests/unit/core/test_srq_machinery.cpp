@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // SRQ machinery: posting, the notify threshold (ddi/nc-ndkpi-ndk_fn_modify_srq.md), depth
 // changes and the notification's lifetime, on a deterministic device.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * A kernel-mode driver written in C, as consumer drivers are: DriverEntry sets up a device
  * object, pool, a periodic timer with a DPC, a system thread that ends through

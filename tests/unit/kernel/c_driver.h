@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The C driver of c_driver.c, seen from the C++ tests. */
 #pragma once
 

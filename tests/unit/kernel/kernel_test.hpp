@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Shared helpers of the kernel runtime tests: log mode for violations (so a negative test can
 // count the report instead of dying) and bounded waits that fail loudly instead of hanging.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ASSERT and NT_ASSERT check only in debug builds (DBG nonzero), as in the WDK; this file is one.
 #define DBG 1
 

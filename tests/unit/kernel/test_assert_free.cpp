@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Without DBG (a free build) ASSERT and NT_ASSERT compile to nothing, as in the WDK, and do not
 // evaluate their expression; NT_VERIFY still does, and reports nothing.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // DbgPrint and friends log to the library's logger with a driver prefix and a level from the
 // importance level; Unicode format codes need PASSIVE_LEVEL. PAGED_CODE reports above APC_LEVEL.
 // KdPrint is off without DBG (this translation unit); test_kdprint_dbg.cpp covers DBG=1.

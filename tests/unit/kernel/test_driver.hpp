@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // A minimal driver for the I/O, work item and life cycle tests: DriverEntry creates one device
 // object; DriverUnload deletes every device the driver still has.

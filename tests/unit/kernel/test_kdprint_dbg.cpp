@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // KdPrint and KdPrintEx in a debug build (DBG=1 before the WDK headers, as the WDK's Debug
 // configuration defines it): they print through DbgPrint/DbgPrintEx.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Interface identity (ndksim_adapter_config's interface_index and interface_alias) and the IP
 // Helper routines of netioapi.h over it.
 

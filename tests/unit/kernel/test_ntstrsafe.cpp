@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ntstrsafe copy, concatenation and length functions, and the UNICODE_STRING copy/cat forms:
 // the exact statuses of each edge (zero and oversized destinations, truncation, unterminated
 // destinations, NULL pointers).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The Windows printf dialect through ntstrsafe's printf functions: sizes (32-bit l, I64, I),
 // family-dependent %s/%c, counted strings, %p, flags, widths, precisions, and the truncation
 // contract. Expected outputs are the Microsoft CRT's.

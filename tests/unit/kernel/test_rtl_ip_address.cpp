@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // IP address strings. The IPv4 cases are Windows' observed results (status, where parsing stops,
 // the address), in non-strict and strict mode, including the odd ones (a wrapping hexadecimal
 // part, "08" failing where "008" stops).

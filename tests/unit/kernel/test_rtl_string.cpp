@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Counted strings: initialization, copy, comparison, append, conversions and integers, with the
 // Windows contracts of wdm.h (lengths in bytes, NUL only when room is left, exact statuses).
 

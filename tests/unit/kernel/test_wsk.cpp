@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // WSK registration, the provider NPI and its NDK extension (wsk.h, wskndk.h).
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Helpers of the WSK and IP Helper tests: simulated adapters with chosen interface identities,
 // and a WSK client's registration block and tables.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Helpers for the src/mem unit tests: guarded host buffers, MDL chains over them (optionally
 // with virtual addresses that are not the host addresses, so a dereferenced key would fault),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Registration from consumer threads while engine threads look up and move bytes. Run under
 // TSan (NDKSIM_SANITIZE=thread) to check the locking design of translation_unit.
 

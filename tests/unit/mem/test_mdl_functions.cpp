@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The wdm.h MDL functions (src/api/mdl.cpp) against the process-wide simulated host.
 
 #include <gtest/gtest.h>

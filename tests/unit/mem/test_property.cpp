@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Property test: thousands of random regions, fast registrations, windows, LAMs and accesses,
 // checked against an independent reference model of what the unit must allow. Every allowed
 // access must touch exactly the host bytes the model predicts; every refused access must touch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // One NIC engine driven stage by stage, for the unit tests of the protocol stages: a device on
 // a deterministic loop, an engine whose hardware model takes no time (zero_cost_hardware) and

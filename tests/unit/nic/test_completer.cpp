@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The completer alone (a zero-cost hardware model, a capturing link, the transport timer off):
 // cumulative ACKs and completions in posting order, ACKs inside a message, stale responses,
 // READ response placement, and what each NAK of the responder's fault table makes of the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The hardware model alone, on the cx4-edr costs (docs/timing.md): frame lengths as the codec
 // encodes them, the port and the pipeline queueing frames, the WQE engine, the receive side's
 // arrival order, the QP context cache, and the zero-cost model the stage tests run on.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The PSN index: every PSN of a live request finds that request, PSNs of finished or retired
 // requests and PSNs never handed out find nothing, and the ring grows instead of losing a
 // live request when the PSNs in flight outnumber its entries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The QP context cache model: fully associative LRU over QP numbers, counters, capacity.
 
 #include <gtest/gtest.h>

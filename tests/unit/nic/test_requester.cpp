@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The requester alone (a zero-cost hardware model, a capturing link, the transport timer off):
 // segmentation by the MTU, PSN assignment, the AckReq rule, the READ_FENCE and outbound read
 // limit (ORD) rules, doorbells and DEFER, and a refused local SGE.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The responder alone (a zero-cost hardware model, a capturing link): one negative test per row
 // of its fault table (src/nic/responder_faults.hpp). Each row's scenario breaks that rule once;
 // the checks come from the row: the NAK or RNR NAK sent, what a receive the SEND was landing in

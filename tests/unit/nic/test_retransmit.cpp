@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The transport timer alone (a zero-cost hardware model, a capturing link, no peer): resends
 // after ack_timeout without progress, doubling per retry up to 8 x ack_timeout, gives up after
 // retry_limit retries with STATUS_IO_TIMEOUT, restarts its interval on progress, and is off

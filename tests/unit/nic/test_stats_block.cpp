@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The statistics block: histogram bucket edges, what a record counts, and snapshots that never
 // see half a record while the engine writes (run under TSan with the threaded suites).
 

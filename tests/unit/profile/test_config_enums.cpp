@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim_adapter_create reads the enum fields of ndksim_adapter_config as the integers a C
 // caller stored and refuses a value outside the enum with STATUS_INVALID_PARAMETER: loading
 // such a value as the enum type would be undefined behaviour in C++.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The cost model's formulas on hand-computed cases, and the cx4-edr parameters against the
 // published measurements they were calibrated to (published-numbers.md, docs/timing.md).
 

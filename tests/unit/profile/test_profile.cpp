@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The profile files: the shipped ones load, a partial file keeps the defaults, and every kind
 // of bad file is refused with a message naming the file, the line and the field.
 

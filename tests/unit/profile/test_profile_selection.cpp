@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim_adapter_create picks the adapter's NIC profile: a name, a path, or the default.
 
 #include <gtest/gtest.h>

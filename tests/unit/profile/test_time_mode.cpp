@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // ndksim_adapter_create checks the time mode: paced needs an engine thread and a factor above 0;
 // synchronized needs an engine thread and the in-process wire; NDKSIM_TIME_MODE overrides the
 // mode of threaded adapters.

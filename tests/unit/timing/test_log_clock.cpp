@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Log lines carry the simulated time of the engine that logged them beside the wall time, in a
 // capture's seconds-and-nanoseconds form, and a placeholder outside every engine.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The sync domain of synchronized time: the lookahead bound (no event runs past the horizon
 // the peers' promises give) and the consumer gate (time stays at what the consumer was shown
 // until it reacts, or until the grace expires, which is counted as an inexact step).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // NDKSIM_LOG asking for a level the build's compile-time floor removed warns once, naming the
 // configure option; a level the build keeps does not warn.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Connection-management messages as IBA CM MADs: round trips as payloads and as UD frames to
 // QP 1, every field at its IBA offset in a known message of each type, and every malformed
 // MAD with its exact error.

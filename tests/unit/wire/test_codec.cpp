@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The packet codec: round trips, field boundaries, every decode error with its exact value,
 // ICRC known answers, and a seeded mutation run (meant to run under ASan as well).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Replays the fuzz corpus (fuzz/corpus/) through the fuzz target's entry point, and checks the
 // expectation each seed's file name states:
 //

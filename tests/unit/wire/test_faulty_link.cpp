@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The fault layer over a recording transport: each fault does what ndksim_link_faults says,
 // frames always go back to their pool, corruption is always caught by the ICRC, and the same
 // seed repeats the same faults.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The socket transports' send queue: first in, first out, linked through frame::next without
 // allocating, and a queue given up releases and counts every frame it held.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The opcode table against the transport header rules, written out independently here.
 
 #include <gtest/gtest.h>

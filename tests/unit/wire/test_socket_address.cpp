@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The socket transports' address helpers: the text their log lines and errors name an endpoint
 // by, and the round trip between the wire's ip_address and Boost.Asio's.
 

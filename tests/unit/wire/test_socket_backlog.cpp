@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The receive backlog of a socket transport (docs/wire-format.md, "Hostile input"): the frames
 // an adapter has read from its socket and its engine has not processed yet are bounded, the
 // ones beyond the bound are dropped unread and counted, and once the backlog drained the

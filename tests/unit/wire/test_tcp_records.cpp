@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The TCP wire's record stream without a socket: the writer gathers a batch of frames behind
 // their length prefixes and resumes after a partial write from the exact byte the kernel
 // stopped at; the reader splits records out of reads cut anywhere, keeps a partial record for

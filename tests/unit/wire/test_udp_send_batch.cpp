@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // How the UDP wire groups queued frames for one sendmmsg: one message per frame without
 // segmentation offload; with it, runs of frames to one peer that share the first frame's length
 // (only the last may be shorter), within the kernel's 64 segments and 64 KiB, carrying that

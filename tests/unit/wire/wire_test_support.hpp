@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Helpers shared by the wire unit tests: a fixed flow, sample header values per opcode and
 // frame builders.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The connecting side of the loopback pair: connects, receives the listener's hello (window
 // token, region token, address, length) and drives RDMA operations against that memory, asking

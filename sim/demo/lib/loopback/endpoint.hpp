@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // One side of a loopback connection: a threaded simulated NIC with one NDK_ADAPTER handle and
 // the object tree a small NDK consumer needs (PD, CQ, QP, a registered buffer, a memory window,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The messages the two loopback processes exchange through NDK sends. They are plain structs in
 // host byte order: both processes run on the same machine from the same build.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // Output of the loopback roles: one line per step, prefixed by the role, and a count of failed
 // checks. A failed check prints what was expected and what happened.

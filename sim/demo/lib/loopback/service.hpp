@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 #pragma once
 // The listening side of the loopback pair: it accepts one connection, binds its memory window
 // over its data area, sends the window's token and address in a SEND (the "hello"), then serves
