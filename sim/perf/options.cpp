@@ -285,8 +285,9 @@ std::string resolve_test(given& g, options& o) {
         } else {
             if ((!g.test.empty() && g.test != name_of(hit->test)) ||
                 (!g.mode.empty() && g.mode != name_of(hit->mode))) {
-                return std::string(hit->name) + " contradicts --test " + g.test + " --mode " +
-                       g.mode + ": give one of them";
+                const std::string flags = (g.test.empty() ? "" : " --test " + g.test) +
+                                          (g.mode.empty() ? "" : " --mode " + g.mode);
+                return std::string(hit->name) + " contradicts" + flags + ": give one of them";
             }
             o.test = hit->test;
             o.mode = hit->mode;

@@ -235,7 +235,9 @@ TEST(PerfOptions, RefusesOptionsThatExcludeEachOther) {
     EXPECT_EQ(refusal({"-n", "5", "-D", "1"}),
               "--iters excludes --duration\n" + std::string(k_more));
     EXPECT_EQ(refusal({"write_lat", "--test", "read"}),
-              "ndksim-perf: write_lat contradicts --test read --mode : give one of them\n");
+              "ndksim-perf: write_lat contradicts --test read: give one of them\n");
+    EXPECT_EQ(refusal({"read_bw", "--test", "read", "--mode", "lat"}),
+              "ndksim-perf: read_bw contradicts --test read --mode lat: give one of them\n");
 }
 
 TEST(PerfOptions, RefusesBidirectionalLatency) {
