@@ -52,4 +52,23 @@ inline SOCKADDR_IN ipv4(unsigned char net, unsigned char last, USHORT port) {
     return s;
 }
 
+/// Runs the loop until `count` successful completions were taken from `cq`; throws on a failed
+/// completion or when the loop goes idle first.
+inline void drain(NDK_CQ* cq, ndksim_loop* loop, int count) {
+    int done = 0;
+    NDK_RESULT results[64];
+    while (done < count) {
+        const ULONG n = cq->Dispatch->NdkGetCqResults(cq, results, 64);
+        for (ULONG i = 0; i < n; ++i) {
+            if (results[i].Status != STATUS_SUCCESS) {
+                throw std::runtime_error(ndksim_status_name(results[i].Status));
+            }
+        }
+        done += static_cast<int>(n);
+        if (n == 0 && ndksim_loop_run_one(loop) == FALSE) {
+            throw std::runtime_error("idle before all writes completed");
+        }
+    }
+}
+
 }  // namespace ndksim::bench

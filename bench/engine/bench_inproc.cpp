@@ -22,6 +22,7 @@
 
 namespace {
 
+using ndksim::bench::drain;
 using ndksim::bench::ok;
 using ndksim::bench::on_close;
 using ndksim::bench::on_connect;
@@ -156,20 +157,7 @@ struct pair {
                                         remote, 0),
                "write");
         }
-        int done = 0;
-        NDK_RESULT results[64];
-        while (done < count) {
-            const ULONG n = a.cq->Dispatch->NdkGetCqResults(a.cq, results, 64);
-            for (ULONG i = 0; i < n; ++i) {
-                if (results[i].Status != STATUS_SUCCESS) {
-                    throw std::runtime_error(ndksim_status_name(results[i].Status));
-                }
-            }
-            done += static_cast<int>(n);
-            if (n == 0 && ndksim_loop_run_one(loop) == FALSE) {
-                throw std::runtime_error("idle before all writes completed");
-            }
-        }
+        drain(a.cq, loop, count);
         return ndksim_loop_now(loop) - start;
     }
 };
