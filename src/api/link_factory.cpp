@@ -193,8 +193,19 @@ void register_layer(const Counters* counters, const counter_paths<Counters>& pat
 }  // namespace
 
 void register_link_counters(const link_layers& layers, nic::stats_registry& stats) {
-    register_layer(layers.base != nullptr ? &layers.base->counters() : nullptr, k_link_paths,
-                   stats);
+    // The link counters are read through the fault layer, which lives as long as the adapter:
+    // the transport under it may be replaced (a test attaches a recording link in its place),
+    // and a counter registered on the first one would outlive it.
+    if (const wire::faulty_link* faults = layers.faults; faults != nullptr) {
+        for (const auto& [path, cell] : k_link_paths) {
+            stats.add_counter(path, [faults, cell = cell] {
+                return (faults->counters().*cell).load(std::memory_order_relaxed);
+            });
+        }
+    } else {
+        register_layer(layers.base != nullptr ? &layers.base->counters() : nullptr, k_link_paths,
+                       stats);
+    }
     register_layer(layers.faults != nullptr ? &layers.faults->faults() : nullptr, k_fault_paths,
                    stats);
     // Only the UDP and TCP transports have sockets; the in-process link has none.

@@ -144,7 +144,11 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
             }
         }
     } else {
-        std::memcpy(w->sges, a.sges, sizeof(core::sge) * a.sge_count);
+        // An empty list may come as a null pointer (NDK allows NumSge 0), which memcpy must
+        // not be given even for zero bytes.
+        if (a.sge_count > 0) {
+            std::memcpy(w->sges, a.sges, sizeof(core::sge) * a.sge_count);
+        }
         w->sge_count = a.sge_count;
     }
     return publish(e, q, a.flags);

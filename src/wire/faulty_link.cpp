@@ -122,7 +122,10 @@ const ip_address& faulty_link::local_address() const noexcept {
 }
 
 const link_counters& faulty_link::counters() const noexcept {
-    return base_->counters();
+    // Between attach(nullptr) and the next attach there is no transport: it has sent and
+    // received nothing.
+    static const link_counters none{};
+    return base_ != nullptr ? base_->counters() : none;
 }
 
 }  // namespace ndksim::wire
