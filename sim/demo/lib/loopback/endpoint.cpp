@@ -3,25 +3,65 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <list>
 #include <thread>
 #include <utility>
 
 namespace ndksim::loopback {
 
 // One pending create, request or close: the callback stores the outcome and wakes the waiter.
+// It lives in the endpoint's list, not on the caller's stack: a call that pended gets exactly
+// one callback (REFERENCE.md rule 1) even when the caller stopped waiting for it at its
+// timeout, and that late callback must find the waiter still there.
 struct endpoint::waiter {
     endpoint* owner = nullptr;
     bool done = false;
+    bool abandoned = false;  // the caller timed out: the callback frees the waiter
     NTSTATUS status = STATUS_PENDING;
     NDK_OBJECT_HEADER* object = nullptr;
+    std::list<waiter>::iterator self;
 
     void finish(NTSTATUS s, NDK_OBJECT_HEADER* o) {
         std::lock_guard lock(owner->mutex_);
+        if (abandoned) {
+            owner->waiters_.erase(self);
+            return;
+        }
         status = s;
         object = o;
         done = true;
         owner->changed_.notify_all();
     }
+};
+
+// The caller's handle on a waiter: frees it on return if its callback has run, else leaves it
+// for the callback to free.
+class endpoint::pending {
+  public:
+    explicit pending(endpoint& e) : owner_(e) {
+        std::lock_guard lock(e.mutex_);
+        w_ = &e.waiters_.emplace_front();
+        w_->owner = &e;
+        w_->self = e.waiters_.begin();
+    }
+    ~pending() {
+        std::lock_guard lock(owner_.mutex_);
+        if (w_->done) {
+            owner_.waiters_.erase(w_->self);
+        } else {
+            w_->abandoned = true;
+        }
+    }
+    pending(const pending&) = delete;
+    pending& operator=(const pending&) = delete;
+
+    waiter* get() const { return w_; }
+    waiter& operator*() const { return *w_; }
+    waiter* operator->() const { return w_; }
+
+  private:
+    endpoint& owner_;
+    waiter* w_ = nullptr;
 };
 
 namespace {
@@ -102,6 +142,7 @@ NTSTATUS endpoint::fail(const char* what, NTSTATUS s) {
 // follows; STATUS_PENDING means exactly one callback, which we wait for.
 NTSTATUS endpoint::request(const char* what, NTSTATUS started, waiter& w) {
     if (started != STATUS_PENDING) {
+        w.done = true;  // no callback follows: the waiter is freed with its handle
         return started == STATUS_SUCCESS ? started : fail(what, started);
     }
     if (!wait_until([&] { return w.done; })) {
@@ -112,14 +153,15 @@ NTSTATUS endpoint::request(const char* what, NTSTATUS started, waiter& w) {
 
 template <class Fn>
 NTSTATUS endpoint::create(const char* what, NDK_OBJECT_HEADER** out, Fn&& call) {
-    waiter w{this};
+    pending w(*this);
     NDK_OBJECT_HEADER* inline_object = nullptr;
-    NTSTATUS s = call(&w, &inline_object);
+    NTSTATUS s = call(w.get(), &inline_object);
     if (s == STATUS_PENDING) {
-        s = request(what, s, w);
-        *out = s == STATUS_SUCCESS ? w.object : nullptr;
+        s = request(what, s, *w);
+        *out = s == STATUS_SUCCESS ? w->object : nullptr;
         return s;
     }
+    w->done = true;  // completed inline: no callback follows
     *out = s == STATUS_SUCCESS ? inline_object : nullptr;
     return s == STATUS_SUCCESS ? s : fail(what, s);
 }
@@ -197,14 +239,14 @@ NTSTATUS endpoint::open() {
     if (s != STATUS_SUCCESS) {
         return s;
     }
-    waiter reg{this};
+    pending reg(*this);
     s = request(
         "NdkRegisterMr",
         mr_->Dispatch->NdkRegisterMr(mr_, mdl_, buffer_size_,
                                      NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_READ |
                                          NDK_MR_FLAG_ALLOW_REMOTE_WRITE,
-                                     on_request, &reg),
-        reg);
+                                     on_request, reg.get()),
+        *reg);
     if (s != STATUS_SUCCESS) {
         return s;
     }
@@ -230,11 +272,11 @@ NTSTATUS endpoint::listen(std::uint16_t nd_port) {
     if (s != STATUS_SUCCESS) {
         return s;
     }
-    waiter w{this};
+    pending w(*this);
     return request("NdkListen",
                    listener_->Dispatch->NdkListen(listener_, reinterpret_cast<PSOCKADDR>(&at),
-                                                  sizeof at, on_request, &w),
-                   w);
+                                                  sizeof at, on_request, w.get()),
+                   *w);
 }
 
 NTSTATUS endpoint::accept(std::span<const std::byte> private_data,
@@ -261,13 +303,13 @@ NTSTATUS endpoint::accept(std::span<const std::byte> private_data,
             return fail("NdkReceive", s);
         }
     }
-    waiter w{this};
+    pending w(*this);
     s = request("NdkAccept",
                 connector_->Dispatch->NdkAccept(connector_, qp_, 4, 4,
                                                 const_cast<std::byte*>(private_data.data()),
                                                 static_cast<ULONG>(private_data.size()),
-                                                on_disconnect_event, this, on_request, &w),
-                w);
+                                                on_disconnect_event, this, on_request, w.get()),
+                *w);
     connected_ = s == STATUS_SUCCESS;
     return s;
 }
@@ -295,14 +337,14 @@ NTSTATUS endpoint::connect(const std::string& peer, std::uint16_t nd_port,
             return fail("NdkReceive", s);
         }
     }
-    waiter w{this};
-    s = request(
-        "NdkConnect",
-        connector_->Dispatch->NdkConnect(connector_, qp_, reinterpret_cast<PSOCKADDR>(&from),
-                                         sizeof from, reinterpret_cast<PSOCKADDR>(&to), sizeof to,
-                                         4, 4, const_cast<std::byte*>(private_data.data()),
-                                         static_cast<ULONG>(private_data.size()), on_request, &w),
-        w);
+    pending w(*this);
+    s = request("NdkConnect",
+                connector_->Dispatch->NdkConnect(
+                    connector_, qp_, reinterpret_cast<PSOCKADDR>(&from), sizeof from,
+                    reinterpret_cast<PSOCKADDR>(&to), sizeof to, 4, 4,
+                    const_cast<std::byte*>(private_data.data()),
+                    static_cast<ULONG>(private_data.size()), on_request, w.get()),
+                *w);
     if (s != STATUS_SUCCESS) {
         return s;
     }
@@ -314,11 +356,11 @@ NTSTATUS endpoint::connect(const std::string& peer, std::uint16_t nd_port,
     }
     peer_data->assign(reinterpret_cast<std::byte*>(got),
                       reinterpret_cast<std::byte*>(got) + got_size);
-    waiter done{this};
+    pending done(*this);
     s = request("NdkCompleteConnect",
                 connector_->Dispatch->NdkCompleteConnect(connector_, on_disconnect_event, this,
-                                                         on_request, &done),
-                done);
+                                                         on_request, done.get()),
+                *done);
     connected_ = s == STATUS_SUCCESS;
     return s;
 }
@@ -519,9 +561,9 @@ NTSTATUS endpoint::disconnect() {
         return STATUS_SUCCESS;
     }
     connected_ = false;
-    waiter w{this};
-    return request("NdkDisconnect", connector_->Dispatch->NdkDisconnect(connector_, on_request, &w),
-                   w);
+    pending w(*this);
+    return request("NdkDisconnect",
+                   connector_->Dispatch->NdkDisconnect(connector_, on_request, w.get()), *w);
 }
 
 bool endpoint::wait_peer_disconnect() {
@@ -551,11 +593,13 @@ void endpoint::close_object(NDK_OBJECT_HEADER* object) {
     if (object == nullptr) {
         return;
     }
-    waiter w{this};
+    pending w(*this);
     // Every close is the first entry of its dispatch table (REFERENCE.md 5.2).
     auto* any = reinterpret_cast<NDK_QP*>(object);
-    if (any->Dispatch->NdkCloseQp(object, on_close, &w) == STATUS_PENDING) {
-        wait_until([&] { return w.done; });
+    if (any->Dispatch->NdkCloseQp(object, on_close, w.get()) == STATUS_PENDING) {
+        wait_until([&] { return w->done; });
+    } else {
+        w->done = true;  // closed inline: no callback follows
     }
 }
 
@@ -570,8 +614,9 @@ ULONG endpoint::close() {
         close_object(reinterpret_cast<NDK_OBJECT_HEADER*>(listener_));
         close_object(reinterpret_cast<NDK_OBJECT_HEADER*>(qp_));
         if (registered_) {
-            waiter w{this};
-            request("NdkDeregisterMr", mr_->Dispatch->NdkDeregisterMr(mr_, on_request, &w), w);
+            pending w(*this);
+            request("NdkDeregisterMr", mr_->Dispatch->NdkDeregisterMr(mr_, on_request, w.get()),
+                    *w);
         }
         close_object(reinterpret_cast<NDK_OBJECT_HEADER*>(mr_));
         close_object(reinterpret_cast<NDK_OBJECT_HEADER*>(cq_));

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <deque>
+#include <list>
 #include <mutex>
 #include <optional>
 #include <span>
@@ -118,6 +119,7 @@ class endpoint {
 
   private:
     struct waiter;
+    class pending;
     template <class Fn>
     NTSTATUS create(const char* what, NDK_OBJECT_HEADER** out, Fn&& call);
     NTSTATUS request(const char* what, NTSTATUS started, waiter& w);
@@ -139,6 +141,7 @@ class endpoint {
     std::string error_;
 
     mutable std::mutex mutex_;
+    std::list<waiter> waiters_;  // every create, request and close not yet finished
     std::condition_variable changed_;
     std::uint64_t cq_events_ = 0;
     NDK_CONNECTOR* incoming_ = nullptr;
