@@ -150,6 +150,10 @@ scheduler::scheduler(options opts) : opts_(std::move(opts)), io_(std::make_uniqu
 }
 
 scheduler::~scheduler() {
+    stop();
+}
+
+void scheduler::stop() {
     if (engine_.joinable()) {
         stopping_.store(true, std::memory_order_release);
         io_->work.reset();

@@ -111,6 +111,12 @@ class scheduler {
     /// Stops the engine thread (threaded mode). Events still queued are discarded.
     ~scheduler();
 
+    /// Stops and joins the engine thread now (threaded mode; idempotent; the destructor calls
+    /// it). An owner whose engine-thread code reaches the scheduler through the owner stops it
+    /// first, so that code never runs while the owner takes the scheduler down. Must not be
+    /// called from the engine thread.
+    void stop();
+
     scheduler(const scheduler&) = delete;
     scheduler& operator=(const scheduler&) = delete;
 

@@ -115,8 +115,11 @@ sync_domain::~sync_domain() {
         gone.set_value();
     });
     gone.get_future().wait();
-    sched_.reset();
+    // The engine thread reaches the scheduler through sched_ (went_idle, admit): it is joined
+    // while sched_ still points at its scheduler.
+    sched_->stop();
     const sync_counters c = counters();
+    sched_.reset();
     NDKSIM_INFO(
         "synchronized time: domain destroyed ({} horizon waits, {} consumer stalls, {} inexact "
         "steps, {} horizon violations)",
@@ -242,7 +245,7 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     // wait at once, before the thread says it waits: it has not reacted to that yet.
     if (t_reacting.shown_domain != this) {
         t_reacting.shown_domain = this;
-        t_reacting.last_shown = 0;
+        t_reacting.last_shown = k_setup_effects;  // a thread new to the domain saw its setup
     }
     const std::uint64_t seen = t_reacting.last_shown;
     if (shown_.load(std::memory_order_seq_cst) != seen) {

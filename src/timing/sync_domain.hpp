@@ -179,9 +179,12 @@ class sync_domain final : public run_gate {
     // when the engine began to wait for the consumer.
     // A new domain counts one effect: its consumer is acting (setting up) until it first
     // waits, so time does not move, nor is anything promised beyond the clock, before that.
-    std::atomic<std::uint64_t> effects_{1};
+    static constexpr std::uint64_t k_setup_effects = 1;
+    std::atomic<std::uint64_t> effects_{k_setup_effects};
     std::atomic<std::uint64_t> waited_{0};
-    std::atomic<std::uint64_t> shown_{0};  // effects_ as of the engine's last stop
+    // effects_ as of the engine's last stop. It starts at the setup effect, which is nothing to
+    // look at: the engine's first stop (at its start, with nothing queued) shows no change.
+    std::atomic<std::uint64_t> shown_{k_setup_effects};
     std::atomic<std::uint64_t> forced_{0};
     std::atomic<std::int64_t> unshown_{0};
     std::atomic<std::int32_t> reacting_{0};

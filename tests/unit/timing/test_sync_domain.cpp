@@ -65,8 +65,8 @@ void on_engine(sync_domain& d, F fn) {
 }
 
 TEST(SyncDomainGate, AnEventRunsOnlyUpToThePeersPromisePlusTheLookahead) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
     sync_domain d(long_grace());
-    fake_channel ch;
     sync_peer* p = nullptr;
     on_engine(d, [&] { p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch); });
     EXPECT_EQ(d.horizon(), nanoseconds(65));
@@ -85,8 +85,8 @@ TEST(SyncDomainGate, AnEventRunsOnlyUpToThePeersPromisePlusTheLookahead) {
 }
 
 TEST(SyncDomainGate, AFrameThePeerHasNotSeenHoldsTheHorizonAtItsEcho) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
     sync_domain d(long_grace());
-    fake_channel ch;
     on_engine(d, [&] {
         sync_peer* p = d.add_peer("tcp 10.0.0.2", nanoseconds(100), ch);
         d.peer_record(p, microseconds(10), 0);
@@ -114,8 +114,8 @@ TEST(SyncDomainGate, AFrameThePeerHasNotSeenHoldsTheHorizonAtItsEcho) {
 }
 
 TEST(SyncDomainGate, AnEventPastTheHorizonIsCountedAsAViolation) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
     sync_domain d(long_grace());
-    fake_channel ch;
     on_engine(d, [&] {
         d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
         d.running(nanoseconds(65));
@@ -126,8 +126,8 @@ TEST(SyncDomainGate, AnEventPastTheHorizonIsCountedAsAViolation) {
 }
 
 TEST(SyncDomainEngine, EventsBeyondTheHorizonWaitForThePeersNextPromise) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
     sync_domain d(long_grace());
-    fake_channel ch;
     sync_peer* p = nullptr;
     on_engine(d, [&] { p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch); });
     std::atomic<int> ran{0};
@@ -156,8 +156,8 @@ TEST(SyncDomainEngine, EventsBeyondTheHorizonWaitForThePeersNextPromise) {
 TEST(SyncDomainEngine, APeerSilentForLongerThanTheBoundIsLost) {
     sync_domain::options o = long_grace();
     o.peer_silence = std::chrono::milliseconds(20);
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
     sync_domain d(o);
-    fake_channel ch;
     on_engine(d, [&] { d.add_peer("udp 10.0.0.2", nanoseconds(65), ch); });
     std::atomic<int> ran{0};
     d.sched().post_at(microseconds(2), [&] { ran.fetch_add(1); });
@@ -183,13 +183,20 @@ TEST(SyncDomainEngine, TimeStaysAtACompletionUntilTheConsumerPolledAndWaited) {
     sync_domain d(long_grace());
     std::atomic<int> ran{0};
     post_completion_then_event(d, ran);
-    // The test thread posted, so it is acting: nothing runs until it waits.
+    // The test thread posted, so it is acting: nothing runs until it waits, and the engine
+    // stalls for it (waiting for that stall first makes the count below the same however the
+    // two threads are scheduled).
+    ASSERT_TRUE(eventually([&] { return d.counters().consumer_stalls == 1; },
+                           "a stall for the consumer that posted"));
+    EXPECT_EQ(ran.load(), 0);
     d.consumer_waits();
-    ASSERT_TRUE(eventually([&] { return ran.load() == 1 && d.counters().consumer_stalls == 1; },
-                           "the completion, then a stall for the consumer"));
+    ASSERT_TRUE(eventually([&] { return ran.load() == 1 && d.counters().consumer_stalls == 2; },
+                           "the completion, then a stall for the consumer"))
+        << "events run: " << ran.load() << ", stalls: " << d.counters().consumer_stalls
+        << ", inexact steps: " << d.counters().inexact_steps;
     // Polling it makes this thread the one that reacts; time waits for its next wait.
     d.completions_polled(1, 1);
-    ASSERT_TRUE(eventually([&] { return d.counters().consumer_stalls == 1; }, "still stalled"));
+    ASSERT_TRUE(eventually([&] { return d.counters().consumer_stalls == 2; }, "still stalled"));
     EXPECT_EQ(ran.load(), 1);
     d.consumer_waits();
     ASSERT_TRUE(eventually([&] { return ran.load() == 2; }, "the event after the completion"));
@@ -204,8 +211,11 @@ TEST(SyncDomainEngine, AConsumerThatDoesNotReactWithinTheGraceCostsAnInexactStep
     post_completion_then_event(d, ran);
     d.consumer_waits();
     // Nobody polls the completion: after the grace, time moves on, and the counter says so.
+    // (On a busy host the grace may also expire before this thread's first wait: one step or
+    // two, never none.)
     ASSERT_TRUE(eventually([&] { return ran.load() == 2; }, "the event after the grace"));
-    EXPECT_EQ(d.counters().inexact_steps, 1U);
+    EXPECT_GE(d.counters().inexact_steps, 1U);
+    EXPECT_LE(d.counters().inexact_steps, 2U);
     EXPECT_EQ(d.sched().now(), nanoseconds(20));
 }
 
