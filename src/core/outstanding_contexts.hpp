@@ -5,9 +5,10 @@
 // that id (completion::queue), so a poll finds the ledger without touching the QP or SRQ,
 // which may be closed by then.
 //
-// Cost: with the verifier off, or the rule off, nothing here runs: posts check both before
-// calling post(), and a poll calls retrieved() only when tracking() is true. With both on, each
-// post and each retrieved completion carrying a context takes mutex_ and looks its queue up.
+// Cost: with the verifier off, nothing here runs but new_queue() at QP and SRQ creation: posts
+// check the verifier and the rule before calling post(), and a poll with the verifier on calls
+// retrieved() only once tracking() is true. With both on, each post and each retrieved
+// completion carrying a context takes mutex_ and looks its queue up.
 //
 // Concurrency: mutex_ guards the ledgers; it is taken by consumer threads posting (any queue)
 // and polling (under the CQ's own mutex, which is therefore always taken first), and by the
