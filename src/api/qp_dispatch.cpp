@@ -2,6 +2,7 @@
 // NDK_QP_DISPATCH: work requests. Argument conversion only; the rules are in src/nic/post.cpp.
 
 #include "api/abi.hpp"
+#include "api/context_check.hpp"
 #include "api/dispatch_tables.hpp"
 #include "core/device.hpp"
 #include "core/mr.hpp"
@@ -67,6 +68,18 @@ void verify_invalidate_window(const core::qp& q, mem::window_id w) {
 using verifier::rule;
 using verifier::section_guard;
 
+constexpr const char* k_initiator_queue = "initiator queue";
+
+bool silent(ULONG flags) noexcept {
+    return (flags & NDK_OP_FLAG_SILENT_SUCCESS) != 0;
+}
+
+// Rule 17 around a post on the initiator queue.
+context_check initiator_check(const core::qp& q, PVOID context, ULONG flags,
+                              const char* fn) noexcept {
+    return context_check(q, q.initiator_queue_id(), k_initiator_queue, context, silent(flags), fn);
+}
+
 NTSTATUS transfer(const char* fn, NDK_QP* pNdkQp, core::wr_kind kind, PVOID RequestContext,
                   const NDK_SGE* pSgl, ULONG nSge, ULONG Flags, UINT64 RemoteAddress,
                   UINT32 RemoteToken) {
@@ -86,7 +99,8 @@ NTSTATUS transfer(const char* fn, NDK_QP* pNdkQp, core::wr_kind kind, PVOID Requ
     a.flags = Flags;
     a.remote_address = RemoteAddress;
     a.remote_token = RemoteToken;
-    return to_nt(nic::post_transfer(nic::engine_of(*q), *q, kind, a));
+    const context_check reuse = initiator_check(*q, RequestContext, Flags, fn);
+    return to_nt(reuse.finish(nic::post_transfer(nic::engine_of(*q), *q, kind, a)));
 }
 
 NTSTATUS NdkCloseQp(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID ctx) {
@@ -119,7 +133,10 @@ NTSTATUS NdkReceive(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, U
     if (q->dev().verifier().on()) [[unlikely]] {
         verify_sges(*q, pSgl, nSge, q->params().max_receive_request_sge, "NdkReceive");
     }
-    return to_nt(nic::post_receive(nic::engine_of(*q), *q, RequestContext, sges_of(pSgl), nSge));
+    const context_check reuse(*q, q->receive_queue_id(), "receive queue", RequestContext, false,
+                              "NdkReceive");
+    return to_nt(reuse.finish(
+        nic::post_receive(nic::engine_of(*q), *q, RequestContext, sges_of(pSgl), nSge)));
 }
 
 NTSTATUS NdkBind(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, NDK_MW* pMw,
@@ -133,8 +150,10 @@ NTSTATUS NdkBind(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, NDK_MW* pMw,
     }
     const section_guard serial(q->dev().verifier(), q->initiator_section, rule::concurrent_post,
                                q->ident(), fn);
-    return to_nt(nic::post_bind(nic::engine_of(*q), *q, RequestContext, mr->region(), mw->window(),
-                                reinterpret_cast<std::uintptr_t>(VirtualAddress), Length, Flags));
+    const context_check reuse = initiator_check(*q, RequestContext, Flags, fn);
+    return to_nt(reuse.finish(
+        nic::post_bind(nic::engine_of(*q), *q, RequestContext, mr->region(), mw->window(),
+                       reinterpret_cast<std::uintptr_t>(VirtualAddress), Length, Flags)));
 }
 
 NTSTATUS NdkFastRegister(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, ULONG AdapterPageCount,
@@ -154,9 +173,10 @@ NTSTATUS NdkFastRegister(NDK_QP* pNdkQp, PVOID RequestContext, NDK_MR* pMr, ULON
     static_assert(sizeof(NDK_LOGICAL_ADDRESS) == sizeof(std::uint64_t));
     const std::span<const std::uint64_t> pages(
         reinterpret_cast<const std::uint64_t*>(AdapterPageArray), AdapterPageCount);
-    return to_nt(nic::post_fast_register(
+    const context_check reuse = initiator_check(*q, RequestContext, Flags, fn);
+    return to_nt(reuse.finish(nic::post_fast_register(
         nic::engine_of(*q), *q, RequestContext, mr->region(), pages, FBO, Length,
-        reinterpret_cast<std::uintptr_t>(BaseVirtualAddress), Flags));
+        reinterpret_cast<std::uintptr_t>(BaseVirtualAddress), Flags)));
 }
 
 NTSTATUS NdkInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, NDK_OBJECT_HEADER* pNdkMrOrMw,
@@ -186,8 +206,9 @@ NTSTATUS NdkInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, NDK_OBJECT_HEADER* 
             verify_invalidate_window(*q, window);
         }
     }
-    return to_nt(
-        nic::post_invalidate(nic::engine_of(*q), *q, RequestContext, region, window, Flags));
+    const context_check reuse = initiator_check(*q, RequestContext, Flags, fn);
+    return to_nt(reuse.finish(
+        nic::post_invalidate(nic::engine_of(*q), *q, RequestContext, region, window, Flags)));
 }
 
 NTSTATUS NdkRead(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SGE* pSgl, ULONG nSge,

@@ -2,6 +2,7 @@
 // NDK_SRQ_DISPATCH.
 
 #include "api/abi.hpp"
+#include "api/context_check.hpp"
 #include "api/dispatch_tables.hpp"
 #include "core/device.hpp"
 #include "core/srq.hpp"
@@ -73,7 +74,9 @@ NTSTATUS NdkSrqReceive(NDK_SRQ* pNdkSrq, PVOID RequestContext, const NDK_SGE* pS
         return consumer_error(fn, "pSgl is NULL", status::invalid_parameter);
     }
     // receive_queue::post copies the SGEs bytewise; the layouts match (static_asserts above).
-    const status r = s->post(RequestContext, reinterpret_cast<const core::sge*>(pSgl), nSge);
+    const context_check reuse(*s, s->queue_id(), "SRQ", RequestContext, false, fn);
+    const status r =
+        reuse.finish(s->post(RequestContext, reinterpret_cast<const core::sge*>(pSgl), nSge));
     if (r != status::success) {
         s->dev().refusals().record(s->ident(), fn, r);
     }

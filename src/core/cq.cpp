@@ -57,6 +57,7 @@ cq::cq(adapter& handle, std::uint32_t depth, notify_fn notify)
     : object(object_kind::cq, handle.dev(), &handle, &handle),
       notify_(std::move(notify)),
       verifier_(&handle.dev().verifier()),
+      contexts_(&handle.dev().contexts()),
       ring_(depth) {}
 
 ref<cq> cq::create(adapter& handle, std::uint32_t depth, notify_fn notify) {

@@ -8,7 +8,8 @@
 //    the moderation window, the delivery flags and the dead flag. Every member function that
 //    reads or writes them takes it; it is never held while a consumer callback runs, and no
 //    other object mutex is taken while it is held (the scheduler's queue mutex may be, to post
-//    a task; the scheduler never calls back under that mutex).
+//    a task; the scheduler never calls back under that mutex; with the verifier's rule 17 on,
+//    a poll takes the device's outstanding_contexts mutex, which takes no other).
 //  - Producer: the QP engine calls post() from tasks of dev().sched() only. Consumers: poll()
 //    (NdkGetCqResults / NdkGetCqResultsEx) and arm() (NdkArmCq) from any consumer thread; the
 //    consumer serializes those per CQ (rule 13), the mutex makes them safe against the engine.
@@ -41,6 +42,7 @@
 #include "core/callbacks.hpp"
 #include "core/completion_ring.hpp"
 #include "core/object.hpp"
+#include "core/outstanding_contexts.hpp"
 #include "core/work_request.hpp"
 #include "util/verifier.hpp"
 
@@ -101,6 +103,8 @@ class cq final : public object {
     /// NdkGetCqResults / NdkGetCqResultsEx: removes up to `max` entries, oldest first, calling
     /// `fill(index, entry)` for each with index 0, 1, ... while the CQ is locked (fill must not
     /// call into the CQ). Returns the number removed (0 when empty).
+    /// With the verifier on, each entry removed is a completion the consumer retrieved, and
+    /// its request stops being outstanding (rule 17, core/context_ledger.hpp).
     template <class Fill>
     std::uint32_t poll(std::uint32_t max, Fill&& fill);
 
@@ -160,6 +164,7 @@ class cq final : public object {
 
     notify_fn notify_;
     const verifier::checker* verifier_;  // the device's, read by the inline poll()
+    outstanding_contexts* contexts_;     // the device's, likewise
 
     mutable std::mutex state_mutex_;
     completion_ring ring_;
@@ -243,14 +248,19 @@ constexpr bool satisfies(notify_type t, const completion& c) noexcept {
 template <class Fill>
 std::uint32_t cq::poll(std::uint32_t max, Fill&& fill) {
     std::lock_guard lock(state_mutex_);
+    bool retrieving = false;
     if (verifier_->on()) [[unlikely]] {
         polled_since_notification_.store(true, std::memory_order_relaxed);
         stale_arm_entries_ = 0;
+        retrieving = contexts_->tracking();
     }
     std::uint32_t n = 0;
     while (n < max && !ring_.empty()) {
         const completion& c = ring_.front();
         fill(n, c);
+        if (retrieving && c.request_context != nullptr) [[unlikely]] {
+            contexts_->retrieved(c.queue, c.request_context);
+        }
         on_removed_locked(c);
         ring_.pop();
         ++n;

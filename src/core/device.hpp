@@ -18,6 +18,7 @@
 #include "core/endpoint_table.hpp"
 #include "core/net_address.hpp"
 #include "core/object.hpp"
+#include "core/outstanding_contexts.hpp"
 #include "mem/translation_unit.hpp"
 #include "timing/cost_model.hpp"
 #include "timing/scheduler.hpp"
@@ -89,6 +90,9 @@ class device {
     /// The NDK verifier of this adapter: check sites branch on verifier().on().
     const verifier::checker& verifier() const noexcept { return verifier_; }
     verifier::checker& verifier_mut() noexcept { return verifier_; }
+
+    /// The verifier's record of outstanding request contexts (rule 17, context-reuse).
+    outstanding_contexts& contexts() noexcept { return contexts_; }
 
     /// The memory translation and protection unit of this adapter (src/mem).
     mem::translation_unit& memory() noexcept { return memory_; }
@@ -174,6 +178,7 @@ class device {
     endpoint_table endpoints_;
     util::refusal_log refusals_;
     verifier::checker verifier_;
+    outstanding_contexts contexts_;
     net_address own_address_;
     mem::translation_unit memory_;
     engine_hooks* hooks_ = nullptr;

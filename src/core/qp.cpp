@@ -49,6 +49,8 @@ qp::qp(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_par
       initiator_cq_(&initiator_cq),
       srq_(shared_rq),
       qpn_(qpn),
+      initiator_queue_id_(owner.dev().contexts().new_queue()),
+      receive_queue_id_(shared_rq == nullptr ? owner.dev().contexts().new_queue() : 0),
       sq_(p.initiator_queue_depth, p.max_initiator_request_sge, p.inline_data_size) {
     if (shared_rq == nullptr) {
         rq_.emplace(p.receive_queue_depth, p.max_receive_request_sge);
@@ -64,6 +66,14 @@ qp::qp(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_par
 
 qp::~qp() {
     dev().free_qpn(qpn_);
+    dev().contexts().forget(initiator_queue_id_);
+    if (receive_queue_id_ != 0) {
+        dev().contexts().forget(receive_queue_id_);
+    }
+}
+
+std::uint32_t qp::receive_queue_id() const noexcept {
+    return srq_ != nullptr ? srq_->queue_id() : receive_queue_id_;
 }
 
 status qp::create(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_params& p,

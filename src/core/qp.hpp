@@ -82,6 +82,11 @@ class qp final : public object {
     /// The receive queue; nullptr for a QP created with an SRQ.
     receive_queue* rq() noexcept { return rq_ ? &*rq_ : nullptr; }
 
+    /// The device's ids of the initiator queue and of the queue receives are posted to (the
+    /// SRQ's with an SRQ), which the QP's completions carry (completion::queue).
+    std::uint32_t initiator_queue_id() const noexcept { return initiator_queue_id_; }
+    std::uint32_t receive_queue_id() const noexcept;
+
     qp_state state() const noexcept { return state_.load(std::memory_order_acquire); }
     void set_state(qp_state s) noexcept;
 
@@ -113,6 +118,8 @@ class qp final : public object {
     cq* initiator_cq_;
     srq* srq_;
     std::uint32_t qpn_;
+    std::uint32_t initiator_queue_id_;
+    std::uint32_t receive_queue_id_;  // 0 with an SRQ
     send_queue sq_;
     std::optional<receive_queue> rq_;
     std::atomic<qp_state> state_{qp_state::idle};

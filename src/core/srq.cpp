@@ -21,9 +21,14 @@ srq::srq(pd& owner, std::uint32_t depth, std::uint32_t max_sge, std::uint32_t no
          notify_fn notify)
     : object(object_kind::srq, owner.dev(), &owner.handle(), &owner),
       rq_(depth, max_sge),
+      queue_id_(owner.dev().contexts().new_queue()),
       notify_(std::move(notify)),
       notify_threshold_(notify_threshold),
       armed_(notify_threshold != 0) {}
+
+srq::~srq() {
+    dev().contexts().forget(queue_id_);
+}
 
 ref<srq> srq::create(pd& owner, std::uint32_t depth, std::uint32_t max_sge,
                      std::uint32_t notify_threshold, notify_fn notify) {

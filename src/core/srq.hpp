@@ -84,6 +84,10 @@ class srq final : public object {
     /// Receives queued (posted and not taken).
     std::uint32_t queued() const noexcept { return rq_.size(); }
 
+    /// The device's id of this queue, which completions of its receives carry
+    /// (completion::queue).
+    std::uint32_t queue_id() const noexcept { return queue_id_; }
+
     std::uint32_t depth() const noexcept { return rq_.depth(); }
     std::uint32_t max_sge() const noexcept { return rq_.max_sge(); }
     std::uint32_t notify_threshold() const noexcept;
@@ -95,6 +99,7 @@ class srq final : public object {
   private:
     srq(pd& owner, std::uint32_t depth, std::uint32_t max_sge, std::uint32_t notify_threshold,
         notify_fn notify);
+    ~srq() override;
 
     void on_close_requested() override;
 
@@ -104,6 +109,7 @@ class srq final : public object {
     void deliver();
 
     receive_queue rq_;
+    std::uint32_t queue_id_;
     notify_fn notify_;
 
     mutable std::mutex notify_mutex_;

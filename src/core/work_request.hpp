@@ -37,7 +37,12 @@ struct completion {
     std::uint32_t provider_error;  ///< 0 on success; optional detail on failure (2.1+)
     std::uintptr_t type_specific;  ///< ReceiveAndInvalidate: the invalidated token
     bool solicited;                ///< the sender set NDK_OP_FLAG_SEND_AND_SOLICIT_EVENT
+    /// The device's id of the work queue the request was posted to (the QP's initiator or
+    /// receive queue, or the SRQ; outstanding_contexts::new_queue), for the verifier's rule 17.
+    std::uint32_t queue;
 };
+static_assert(sizeof(void*) != 8 || sizeof(completion) == 48,
+              "completion::queue fills what was padding: a CQ ring entry keeps its size");
 
 /// True for a completion that satisfies an NDK_CQ_NOTIFY_ERRORS arm (any failure status).
 constexpr bool is_error(const completion& c) noexcept {

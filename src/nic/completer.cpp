@@ -271,7 +271,8 @@ void complete_in_order(engine& e, core::qp& q) {
                                core::completion_type(w.kind),
                                w.result == status::success ? 0 : w.provider_error,
                                0,
-                               false};
+                               false,
+                               q.initiator_queue_id()};
             core::completion_verdict verdict = core::completion_verdict::none;
             if (core::call_hooks* h = q.dev().consumer_hooks()) [[unlikely]] {
                 verdict = h->on_completion(q, c, w.length);
@@ -314,7 +315,8 @@ void complete_receive(engine& e, core::qp& q, void* request_context, status resu
                        type,
                        0,
                        token,
-                       solicited};
+                       solicited,
+                       q.receive_queue_id()};
     if (core::call_hooks* h = q.dev().consumer_hooks()) [[unlikely]] {
         (void)h->on_completion(q, c, bytes);  // receives: coverage only
     }

@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -405,6 +406,191 @@ TEST_F(Verifier, ALamNeverReleasedIsReportedWhenTheLastHandleCloses) {
     IoFreeMdl(mdl);
 }
 
+// Turns an opt-in rule on for a scope: the switch is process-wide, so it must not outlive the
+// test.
+struct rule_on {
+    explicit rule_on(ULONG r) : rule(r) {
+        EXPECT_NT_SUCCESS(ndksim_verifier_enable_rule(rule, TRUE));
+    }
+    ~rule_on() { (void)ndksim_verifier_enable_rule(rule, FALSE); }
+    rule_on(const rule_on&) = delete;
+    rule_on& operator=(const rule_on&) = delete;
+    ULONG rule;
+};
+
+/// A 64-byte RDMA write on `qp` from a's buffer to b's carrying `context`.
+NTSTATUS write_with(side& a, side& b, NDK_QP* qp, PVOID context, ULONG flags) {
+    NDK_SGE s = a.buf.sge(0, 64);
+    return qp->Dispatch->NdkWrite(qp, context, &s, 1, b.buf.address(), b.buf.remote_token, flags);
+}
+
+/// The text the verifier's detail gives for a context value.
+std::string pointer_text(const void* p) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%p", p);
+    return text;
+}
+
+TEST_F(Verifier, ContextReuseIsNotReportedUnlessAskedFor) {
+    int tag = 0;
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(write_with(a_, b_, a_.qp, &tag, 0));
+    ASSERT_NT_SUCCESS(write_with(a_, b_, a_.qp, &tag, 0));
+    EXPECT_EQ(&tag, next(a_.cq).RequestContext);
+    EXPECT_EQ(&tag, next(a_.cq).RequestContext);
+    EXPECT_EQ(before, log_.size()) << "context-reuse is opt-in";
+    EXPECT_EQ(0U, ndksim_adapter_verifier_rule_reports(a_.nic, NDKSIM_RULE_CONTEXT_REUSE));
+}
+
+// Rule 17 (context-reuse) switched on for each test.
+class VerifierContextReuse : public Verifier {
+  protected:
+    NTSTATUS write(PVOID context, ULONG flags = 0) {
+        return write_with(a_, b_, a_.qp, context, flags);
+    }
+    ULONG64 reuse_reports() const {
+        return ndksim_adapter_verifier_rule_reports(a_.nic, NDKSIM_RULE_CONTEXT_REUSE);
+    }
+    /// The next completion of a_.cq, expected successful; returns its context.
+    PVOID retrieve() {
+        const NDK_RESULT_EX r = next(a_.cq);
+        EXPECT_NT_SUCCESS(r.Status);
+        return r.RequestContext;
+    }
+
+    rule_on rule_{NDKSIM_RULE_CONTEXT_REUSE};
+};
+
+TEST_F(VerifierContextReuse, AContextReusedWhileItsRequestIsOutstandingIsReported) {
+    int tag = 0;
+    ASSERT_NT_SUCCESS(write(&tag));
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(write(&tag)) << "report mode: the post goes on";
+    const verifier_record r =
+        expect_one(before, NDKSIM_RULE_CONTEXT_REUSE, "NdkWrite", STATUS_SUCCESS, a_.nic);
+    EXPECT_NE(std::string::npos, r.object.find("/qp#")) << r.object;
+    EXPECT_NE(std::string::npos, r.detail.find(pointer_text(&tag))) << r.detail;
+    EXPECT_NE(std::string::npos, r.detail.find("earlier NdkWrite still outstanding on the "
+                                               "initiator queue"))
+        << r.detail;
+    EXPECT_EQ(1U, reuse_reports());
+    // Both requests complete, each carrying the context, as without the verifier.
+    EXPECT_EQ(&tag, retrieve());
+    EXPECT_EQ(&tag, retrieve());
+    EXPECT_EQ(before + 1, log_.size());
+}
+
+TEST_F(VerifierContextReuse, AContextIsFreeAgainOnceItsCompletionIsRetrieved) {
+    int tag = 0;
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(write(&tag));
+    ASSERT_EQ(&tag, retrieve());
+    ASSERT_NT_SUCCESS(write(&tag));
+    ASSERT_EQ(&tag, retrieve());
+    NDK_SGE s = a_.buf.sge(0, 64);
+    ASSERT_NT_SUCCESS(
+        a_.qp->Dispatch->NdkRead(a_.qp, &tag, &s, 1, b_.buf.address(), b_.buf.remote_token, 0));
+    EXPECT_EQ(&tag, retrieve());
+    EXPECT_EQ(before, log_.size());
+    EXPECT_EQ(0U, reuse_reports());
+}
+
+TEST_F(VerifierContextReuse, TwoDifferentContextsOutstandingAreNotReported) {
+    int first = 0;
+    int second = 0;
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(write(&first));
+    ASSERT_NT_SUCCESS(write(&second));
+    EXPECT_EQ(&first, retrieve());
+    EXPECT_EQ(&second, retrieve());
+    EXPECT_EQ(before, log_.size());
+}
+
+TEST_F(VerifierContextReuse, ANullContextIsNeverReported) {
+    const std::size_t before = log_.size();
+    for (int i = 0; i < 3; ++i) {
+        ASSERT_NT_SUCCESS(write(nullptr));
+    }
+    for (int i = 0; i < 3; ++i) {
+        EXPECT_EQ(nullptr, retrieve());
+    }
+    EXPECT_EQ(before, log_.size());
+}
+
+// A successful SILENT_SUCCESS request never completes; it stops being outstanding when a
+// completion of a request posted after it on the same queue is retrieved (completions of a
+// queue come in posting order).
+TEST_F(VerifierContextReuse, ASilentRequestIsOutstandingUntilALaterCompletionIsRetrieved) {
+    int quiet = 0;
+    int loud = 0;
+    ASSERT_NT_SUCCESS(write(&quiet, NDK_OP_FLAG_SILENT_SUCCESS));
+    settle();
+    ASSERT_TRUE(cq_empty(a_.cq)) << "a successful silent request does not complete";
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(write(&quiet, NDK_OP_FLAG_SILENT_SUCCESS));
+    const verifier_record r =
+        expect_one(before, NDKSIM_RULE_CONTEXT_REUSE, "NdkWrite", STATUS_SUCCESS, a_.nic);
+    EXPECT_NE(std::string::npos, r.detail.find("SILENT_SUCCESS")) << r.detail;
+    ASSERT_NT_SUCCESS(write(&loud));
+    EXPECT_EQ(&loud, retrieve());
+    ASSERT_TRUE(cq_empty(a_.cq));
+    ASSERT_NT_SUCCESS(write(&quiet, NDK_OP_FLAG_SILENT_SUCCESS));
+    EXPECT_EQ(before + 1, log_.size()) << "the completion of &loud retired both silent writes";
+    EXPECT_EQ(1U, reuse_reports());
+}
+
+TEST_F(VerifierContextReuse, EachQueueHasContextsOfItsOwn) {
+    int tag = 0;
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkReceive(a_.qp, &tag, nullptr, 0));
+    ASSERT_NT_SUCCESS(write(&tag)) << "the initiator queue is another queue";
+    EXPECT_EQ(before, log_.size());
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkReceive(a_.qp, &tag, nullptr, 0));
+    const verifier_record r =
+        expect_one(before, NDKSIM_RULE_CONTEXT_REUSE, "NdkReceive", STATUS_SUCCESS, a_.nic);
+    EXPECT_NE(std::string::npos, r.detail.find("receive queue")) << r.detail;
+    EXPECT_EQ(&tag, retrieve());
+}
+
+TEST_F(VerifierContextReuse, AFlushedRequestLeavesWhenItsCancelledCompletionIsRetrieved) {
+    NDK_QP* qp = spare_qp();
+    int tag = 0;
+    ASSERT_NT_SUCCESS(qp->Dispatch->NdkReceive(qp, &tag, nullptr, 0));
+    qp->Dispatch->NdkFlush(qp);
+    const NDK_RESULT_EX flushed = next(a_.cq);
+    EXPECT_NT_STATUS(STATUS_CANCELLED, flushed.Status);
+    EXPECT_EQ(&tag, flushed.RequestContext);
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(qp->Dispatch->NdkReceive(qp, &tag, nullptr, 0));
+    EXPECT_EQ(before, log_.size());
+}
+
+TEST_F(VerifierContextReuse, APostRefusedInlineLeavesNothingOutstanding) {
+    NDK_QP* qp = spare_qp();
+    int tag = 0;
+    const std::size_t before = log_.size();
+    NDK_SGE s = a_.buf.sge(0, 64);
+    ASSERT_NT_STATUS(STATUS_CONNECTION_INVALID, qp->Dispatch->NdkSend(qp, &tag, &s, 1, 0));
+    ASSERT_NT_STATUS(STATUS_CONNECTION_INVALID, qp->Dispatch->NdkSend(qp, &tag, &s, 1, 0));
+    EXPECT_EQ(before, log_.size()) << "rule 9: a post refused inline never completes";
+}
+
+TEST_F(VerifierContextReuse, AnSrqReceiveReusingAnOutstandingContextIsReported) {
+    slot created;
+    NDK_SRQ* srq = nullptr;
+    ASSERT_NT_SUCCESS(a_.pd->Dispatch->NdkCreateSrq(a_.pd, 16, 4, 0, nullptr, nullptr, nullptr,
+                                                    slot::on_create, &created, &srq));
+    track(&srq->Header);
+    int tag = 0;
+    ASSERT_NT_SUCCESS(srq->Dispatch->NdkSrqReceive(srq, &tag, nullptr, 0));
+    const std::size_t before = log_.size();
+    ASSERT_NT_SUCCESS(srq->Dispatch->NdkSrqReceive(srq, &tag, nullptr, 0));
+    const verifier_record r =
+        expect_one(before, NDKSIM_RULE_CONTEXT_REUSE, "NdkSrqReceive", STATUS_SUCCESS, a_.nic);
+    EXPECT_NE(std::string::npos, r.object.find("/srq#")) << r.object;
+    EXPECT_NE(std::string::npos, r.detail.find("on the SRQ")) << r.detail;
+}
+
 // Break mode: the process stops at the offending call with the report on stderr.
 class VerifierBreaks : public RcPair {
   protected:
@@ -422,6 +608,19 @@ TEST_F(VerifierBreaks, TooManySgesAbortWithTheReport) {
                  "ndksim verifier: rule 2 \\(sge-count\\).*\n.*source: REFERENCE.md 10 rule "
                  "11(.|\n)*object: nic[0-9]+/h[0-9]+/qp#[0-9]+(.|\n)*NdkWrite returned "
                  "STATUS_INVALID_PARAMETER(.|\n)*at:");
+}
+
+TEST_F(VerifierBreaks, AReusedContextAbortsWithTheReportWhenAskedFor) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    const rule_on reuse(NDKSIM_RULE_CONTEXT_REUSE);
+    int tag = 0;
+    ASSERT_NT_SUCCESS(write_with(a_, b_, a_.qp, &tag, 0));
+    EXPECT_DEATH((void)write_with(a_, b_, a_.qp, &tag, 0),
+                 "ndksim verifier: rule 17 \\(context-reuse\\).*\n.*source: REFERENCE.md 10 "
+                 "rule 9(.|\n)*object: nic[0-9]+/h[0-9]+/qp#[0-9]+(.|\n)*NdkWrite \\(the call "
+                 "goes on\\)(.|\n)*detail: RequestContext 0x[0-9a-f]+ is that of an earlier "
+                 "NdkWrite(.|\n)*at:");
+    EXPECT_EQ(&tag, next(a_.cq).RequestContext);
 }
 
 }  // namespace
