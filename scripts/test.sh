@@ -38,11 +38,17 @@ if command -v ccache >/dev/null 2>&1; then
     export CCACHE_SLOPPINESS=pch_defines,time_macros
 fi
 
+# Unity builds: each target compiles its sources eight to a translation unit, so the headers
+# and templates they share (Asio, spdlog, GoogleTest) are parsed and generated once per eight
+# files instead of once per file; the three trees build in less than half the time. A
+# development tree, configured without it, still compiles every file on its own: that is where
+# a missing include shows.
 build_tree() {
     local dir=$1
     shift
     echo "=== ${dir}: $*"
-    cmake -S . -B "$dir" -G Ninja -DNDKSIM_WERROR=ON "${launcher[@]}" "$@" >/dev/null
+    cmake -S . -B "$dir" -G Ninja -DNDKSIM_WERROR=ON -DCMAKE_UNITY_BUILD=ON "${launcher[@]}" "$@" \
+        >/dev/null
     cmake --build "$dir" -j "$(nproc)"
 }
 

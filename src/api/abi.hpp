@@ -8,6 +8,7 @@
 // or foreign pointer is reported instead of being used. Internal code never reads Dispatch
 // (REFERENCE.md rule 7: the consumer may overwrite it).
 
+#include <array>
 #include <cstddef>
 #include <cstring>
 #include <new>
@@ -143,5 +144,29 @@ NTSTATUS close_object(NDK_OBJECT_HEADER* header, core::object_kind kind,
 /// query is STATUS_NOT_SUPPORTED after the object pointer is checked.
 NTSTATUS query_extension(NDK_OBJECT_HEADER* header, core::object_kind kind,
                          const char* function) noexcept;
+
+/// The name NdkQueryExtension is reported under for each object kind, indexed by object_kind.
+inline constexpr std::array<const char*, 11> k_query_extension_names = {
+    "NdkQueryExtension",
+    "NdkQueryExtension(adapter)",
+    "NdkQueryExtension(qp)",
+    "NdkQueryExtension(cq)",
+    "NdkQueryExtension(mr)",
+    "NdkQueryExtension(mw)",
+    "NdkQueryExtension(pd)",
+    "NdkQueryExtension(shared endpoint)",
+    "NdkQueryExtension(connector)",
+    "NdkQueryExtension(listener)",
+    "NdkQueryExtension(srq)",
+};
+
+/// NDK_FN_QUERY_EXTENSION for the objects of kind `Kind`: the NdkQueryExtension entry of that
+/// kind's dispatch table.
+template <core::object_kind Kind>
+NTSTATUS query_extension_of(NDK_OBJECT_HEADER* header, GUID*, NDK_VERSION,
+                            NDK_EXTENSION_INTERFACE*) noexcept {
+    static_assert(static_cast<std::size_t>(Kind) < k_query_extension_names.size());
+    return query_extension(header, Kind, k_query_extension_names[static_cast<std::size_t>(Kind)]);
+}
 
 }  // namespace ndksim::api

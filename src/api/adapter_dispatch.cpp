@@ -28,10 +28,6 @@ core::adapter* to_adapter(NDK_ADAPTER* a, const char* fn) {
 // consumer built against that older ndkinfo.h passes this size and gets every older field.
 constexpr ULONG k_adapter_info_size_v1 = offsetof(NDK_ADAPTER_INFO, RdmaTechnology);
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::adapter, "NdkQueryExtension(adapter)");
-}
-
 NTSTATUS NdkQueryAdapterInfo(NDK_ADAPTER* pNdkAdapter, NDK_ADAPTER_INFO* pInfo,
                              ULONG* pBufferSize) {
     constexpr const char* fn = "NdkQueryAdapterInfo";
@@ -272,8 +268,15 @@ VOID NdkReleaseLAM(NDK_ADAPTER* pNdkAdapter, NDK_LOGICAL_ADDRESS_MAPPING* pNdkLA
 }  // namespace
 
 const NDK_ADAPTER_DISPATCH k_adapter_dispatch = {
-    NdkQueryExtension,  NdkQueryAdapterInfo, NdkCreateCq, NdkCreatePd,   NdkCreateSharedEndpoint,
-    NdkCreateConnector, NdkCreateListener,   NdkBuildLAM, NdkReleaseLAM,
+    query_extension_of<object_kind::adapter>,
+    NdkQueryAdapterInfo,
+    NdkCreateCq,
+    NdkCreatePd,
+    NdkCreateSharedEndpoint,
+    NdkCreateConnector,
+    NdkCreateListener,
+    NdkBuildLAM,
+    NdkReleaseLAM,
 };
 
 }  // namespace ndksim::api

@@ -58,10 +58,6 @@ NTSTATUS NdkCloseConnector(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done,
     return close_object(obj, object_kind::connector, done, ctx, "NdkCloseConnector");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::connector, "NdkQueryExtension(connector)");
-}
-
 // The NTSTATUS of a connection-manager call; a refusal is recorded with its reason first.
 NTSTATUS answer(core::connector& c, const char* fn, status s) {
     if (s != status::success && s != status::pending) {
@@ -312,9 +308,12 @@ NTSTATUS NdkDisconnect(NDK_CONNECTOR* pNdkConnector, NDK_FN_REQUEST_COMPLETION R
 }  // namespace
 
 const NDK_CONNECTOR_DISPATCH k_connector_dispatch = {
-    NdkCloseConnector,  NdkQueryExtension, NdkConnect,    NdkConnectWithSharedEndpoint,
-    NdkCompleteConnect, NdkAccept,         NdkReject,     NdkGetConnectionData,
-    NdkGetLocalAddress, NdkGetPeerAddress, NdkDisconnect, NdkCompleteConnectEx,
+    NdkCloseConnector,  query_extension_of<object_kind::connector>,
+    NdkConnect,         NdkConnectWithSharedEndpoint,
+    NdkCompleteConnect, NdkAccept,
+    NdkReject,          NdkGetConnectionData,
+    NdkGetLocalAddress, NdkGetPeerAddress,
+    NdkDisconnect,      NdkCompleteConnectEx,
     NdkAcceptEx,
 };
 

@@ -35,10 +35,6 @@ NTSTATUS NdkCloseCq(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID 
     return close_object(obj, object_kind::cq, done, ctx, "NdkCloseCq");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::cq, "NdkQueryExtension(cq)");
-}
-
 NTSTATUS NdkResizeCq(NDK_CQ* pNdkCq, ULONG CqDepth, NDK_FN_REQUEST_COMPLETION RequestCompletion,
                      PVOID RequestContext) {
     constexpr const char* fn = "NdkResizeCq";
@@ -162,9 +158,8 @@ ULONG NdkGetCqResultsEx(NDK_CQ* pNdkCq, NDK_RESULT_EX* Results, ULONG nResults) 
 }  // namespace
 
 const NDK_CQ_DISPATCH k_cq_dispatch = {
-    NdkCloseCq,        NdkQueryExtension, NdkResizeCq,
-    NdkArmCq,          NdkGetCqResults,   NdkControlCqInterruptModeration,
-    NdkGetCqResultsEx,
+    NdkCloseCq,      query_extension_of<object_kind::cq>, NdkResizeCq,       NdkArmCq,
+    NdkGetCqResults, NdkControlCqInterruptModeration,     NdkGetCqResultsEx,
 };
 
 }  // namespace ndksim::api

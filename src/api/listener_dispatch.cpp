@@ -20,10 +20,6 @@ NTSTATUS NdkCloseListener(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, 
     return close_object(obj, object_kind::listener, done, ctx, "NdkCloseListener");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::listener, "NdkQueryExtension(listener)");
-}
-
 NTSTATUS NdkListen(NDK_LISTENER* pNdkListener, const PSOCKADDR pAddress, ULONG AddressLength,
                    NDK_FN_REQUEST_COMPLETION RequestCompletion, PVOID RequestContext) {
     constexpr const char* fn = "NdkListen";
@@ -72,8 +68,11 @@ VOID NdkControlConnectEvents(NDK_LISTENER* pNdkListener, BOOLEAN Pause) {
 }  // namespace
 
 const NDK_LISTENER_DISPATCH k_listener_dispatch = {
-    NdkCloseListener,           NdkQueryExtension,       NdkListen,
-    NdkGetListenerLocalAddress, NdkControlConnectEvents,
+    NdkCloseListener,
+    query_extension_of<object_kind::listener>,
+    NdkListen,
+    NdkGetListenerLocalAddress,
+    NdkControlConnectEvents,
 };
 
 }  // namespace ndksim::api

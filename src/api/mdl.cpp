@@ -32,7 +32,7 @@ struct mdl_registry {
     std::unordered_set<const MDL*> live;
 };
 
-mdl_registry& registry() {
+mdl_registry& live_mdls() {
     static mdl_registry* const r = new mdl_registry();  // never destroyed (static order)
     return *r;
 }
@@ -91,8 +91,8 @@ extern "C" __attribute__((visibility("default"))) PMDL IoAllocateMdl(
     m->ByteOffset = mem::byte_offset(va);
     m->ByteCount = Length;
     try {
-        std::lock_guard lock(api::registry().mutex);
-        api::registry().live.insert(m);
+        std::lock_guard lock(api::live_mdls().mutex);
+        api::live_mdls().live.insert(m);
     } catch (const std::bad_alloc&) {
         std::free(storage);
         return nullptr;
@@ -105,8 +105,8 @@ extern "C" __attribute__((visibility("default"))) VOID IoFreeMdl(PMDL Mdl) {
         return;
     }
     {
-        std::lock_guard lock(api::registry().mutex);
-        if (api::registry().live.erase(Mdl) == 0) {
+        std::lock_guard lock(api::live_mdls().mutex);
+        if (api::live_mdls().live.erase(Mdl) == 0) {
             NDKSIM_ERROR("IoFreeMdl: {} was not allocated by IoAllocateMdl or was freed already",
                          static_cast<const void*>(Mdl));
             return;

@@ -25,10 +25,6 @@ NTSTATUS NdkCloseMr(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID 
     return close_object(obj, object_kind::mr, done, ctx, "NdkCloseMr");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::mr, "NdkQueryExtension(mr)");
-}
-
 NTSTATUS NdkRegisterMr(NDK_MR* pNdkMr, MDL* Mdl, SIZE_T Length, ULONG Flags,
                        NDK_FN_REQUEST_COMPLETION RequestCompletion, PVOID RequestContext) {
     constexpr const char* fn = "NdkRegisterMr";
@@ -116,7 +112,7 @@ UINT32 NdkGetLocalTokenFromMr(NDK_MR* pNdkMr) {
 
 const NDK_MR_DISPATCH k_mr_dispatch = {
     NdkCloseMr,
-    NdkQueryExtension,
+    query_extension_of<object_kind::mr>,
     NdkRegisterMr,
     NdkDeregisterMr,
     NdkInitializeFastRegisterMr,

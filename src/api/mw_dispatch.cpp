@@ -15,10 +15,6 @@ NTSTATUS NdkCloseMw(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID 
     return close_object(obj, object_kind::mw, done, ctx, "NdkCloseMw");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::mw, "NdkQueryExtension(mw)");
-}
-
 UINT32 NdkGetRemoteTokenFromMw(NDK_MW* pNdkMw) {
     auto* w = from_ndk<core::mw>(pNdkMw, object_kind::mw, "NdkGetRemoteTokenFromMw");
     return w == nullptr ? 0 : w->dev().memory().window_token(w->window());
@@ -26,6 +22,7 @@ UINT32 NdkGetRemoteTokenFromMw(NDK_MW* pNdkMw) {
 
 }  // namespace
 
-const NDK_MW_DISPATCH k_mw_dispatch = {NdkCloseMw, NdkQueryExtension, NdkGetRemoteTokenFromMw};
+const NDK_MW_DISPATCH k_mw_dispatch = {NdkCloseMw, query_extension_of<object_kind::mw>,
+                                       NdkGetRemoteTokenFromMw};
 
 }  // namespace ndksim::api

@@ -26,10 +26,6 @@ NTSTATUS NdkClosePd(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID 
     return close_object(obj, object_kind::pd, done, ctx, "NdkClosePd");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::pd, "NdkQueryExtension(pd)");
-}
-
 NTSTATUS NdkCreateMr(NDK_PD* pNdkPd, BOOLEAN FastRegister,
                      NDK_FN_CREATE_COMPLETION CreateCompletion, PVOID RequestContext,
                      NDK_MR** ppNdkMr) {
@@ -180,8 +176,10 @@ VOID NdkGetPrivilegedMemoryRegionToken(NDK_PD* pNdkPd, UINT32* pToken) {
 }  // namespace
 
 const NDK_PD_DISPATCH k_pd_dispatch = {
-    NdkClosePd,   NdkQueryExtension, NdkCreateMr,        NdkCreateMw,
-    NdkCreateSrq, NdkCreateQp,       NdkCreateQpWithSrq, NdkGetPrivilegedMemoryRegionToken,
+    NdkClosePd,         query_extension_of<object_kind::pd>,
+    NdkCreateMr,        NdkCreateMw,
+    NdkCreateSrq,       NdkCreateQp,
+    NdkCreateQpWithSrq, NdkGetPrivilegedMemoryRegionToken,
 };
 
 }  // namespace ndksim::api

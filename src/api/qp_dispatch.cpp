@@ -107,10 +107,6 @@ NTSTATUS NdkCloseQp(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID 
     return close_object(obj, object_kind::qp, done, ctx, "NdkCloseQp");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::qp, "NdkQueryExtension(qp)");
-}
-
 VOID NdkFlush(NDK_QP* pNdkQp) {
     if (core::qp* q = to_qp(pNdkQp, "NdkFlush")) {
         nic::flush(nic::engine_of(*q), *q);
@@ -232,8 +228,17 @@ NTSTATUS NdkSendAndInvalidate(NDK_QP* pNdkQp, PVOID RequestContext, const NDK_SG
 }  // namespace
 
 const NDK_QP_DISPATCH k_qp_dispatch = {
-    NdkCloseQp,      NdkQueryExtension, NdkFlush, NdkSend,  NdkReceive,           NdkBind,
-    NdkFastRegister, NdkInvalidate,     NdkRead,  NdkWrite, NdkSendAndInvalidate,
+    NdkCloseQp,
+    query_extension_of<object_kind::qp>,
+    NdkFlush,
+    NdkSend,
+    NdkReceive,
+    NdkBind,
+    NdkFastRegister,
+    NdkInvalidate,
+    NdkRead,
+    NdkWrite,
+    NdkSendAndInvalidate,
 };
 
 }  // namespace ndksim::api

@@ -15,10 +15,6 @@ NTSTATUS NdkCloseSharedEndpoint(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION 
     return close_object(obj, object_kind::shared_endpoint, done, ctx, "NdkCloseSharedEndpoint");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::shared_endpoint, "NdkQueryExtension(shared endpoint)");
-}
-
 NTSTATUS NdkGetSharedEndpointLocalAddress(NDK_SHARED_ENDPOINT* pNdkSharedEndpoint,
                                           PSOCKADDR pAddress, ULONG* pAddressLength) {
     auto* sep = from_ndk<core::shared_endpoint>(pNdkSharedEndpoint, object_kind::shared_endpoint,
@@ -32,6 +28,7 @@ NTSTATUS NdkGetSharedEndpointLocalAddress(NDK_SHARED_ENDPOINT* pNdkSharedEndpoin
 }  // namespace
 
 const NDK_SHARED_ENDPOINT_DISPATCH k_shared_endpoint_dispatch = {
-    NdkCloseSharedEndpoint, NdkQueryExtension, NdkGetSharedEndpointLocalAddress};
+    NdkCloseSharedEndpoint, query_extension_of<object_kind::shared_endpoint>,
+    NdkGetSharedEndpointLocalAddress};
 
 }  // namespace ndksim::api

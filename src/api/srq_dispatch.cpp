@@ -27,10 +27,6 @@ NTSTATUS NdkCloseSrq(NDK_OBJECT_HEADER* obj, NDK_FN_CLOSE_COMPLETION done, PVOID
     return close_object(obj, object_kind::srq, done, ctx, "NdkCloseSrq");
 }
 
-NTSTATUS NdkQueryExtension(NDK_OBJECT_HEADER* obj, GUID*, NDK_VERSION, NDK_EXTENSION_INTERFACE*) {
-    return query_extension(obj, object_kind::srq, "NdkQueryExtension(srq)");
-}
-
 NTSTATUS NdkModifySrq(NDK_SRQ* pNdkSrq, ULONG SrqDepth, ULONG NotifyThreshold,
                       NDK_FN_REQUEST_COMPLETION RequestCompletion, PVOID RequestContext) {
     constexpr const char* fn = "NdkModifySrq";
@@ -85,7 +81,7 @@ NTSTATUS NdkSrqReceive(NDK_SRQ* pNdkSrq, PVOID RequestContext, const NDK_SGE* pS
 
 }  // namespace
 
-const NDK_SRQ_DISPATCH k_srq_dispatch = {NdkCloseSrq, NdkQueryExtension, NdkModifySrq,
-                                         NdkSrqReceive};
+const NDK_SRQ_DISPATCH k_srq_dispatch = {NdkCloseSrq, query_extension_of<object_kind::srq>,
+                                         NdkModifySrq, NdkSrqReceive};
 
 }  // namespace ndksim::api

@@ -35,6 +35,13 @@ enum class wr_kind : std::uint8_t {
     invalidate_window,
 };
 
+/// True for the kinds that act on local memory state only and put nothing on the wire (Bind,
+/// FastRegister, Invalidate): the engine completes them in queue order without a packet.
+constexpr bool is_local(wr_kind k) noexcept {
+    return k == wr_kind::bind || k == wr_kind::fast_register || k == wr_kind::invalidate_region ||
+           k == wr_kind::invalidate_window;
+}
+
 /// The NDK_OPERATION_TYPE a kind completes with (the sender of SendAndInvalidate sees Send).
 op_type completion_type(wr_kind k) noexcept;
 

@@ -33,7 +33,7 @@ class object_table {
     ULONG_PTR next_handle = 0xFFFFFFFF80000004ULL;
 };
 
-object_table& the_table() {
+object_table& the_object_table() {
     static object_table* const instance = new object_table;
     return *instance;
 }
@@ -53,13 +53,13 @@ void (*drop(object_table& table, void* object, LONG_PTR* count))(void*) {
 }  // namespace
 
 void add(void* object, POBJECT_TYPE type, LONG_PTR references, void (*destroy)(void*)) {
-    object_table& table = the_table();
+    object_table& table = the_object_table();
     const std::lock_guard lock(table.mutex);
     table.objects[object] = record{type, references, destroy};
 }
 
 HANDLE open_handle(void* object, ACCESS_MASK granted) {
-    object_table& table = the_table();
+    object_table& table = the_object_table();
     const std::lock_guard lock(table.mutex);
     ++table.objects.at(object).references;
     auto* handle = reinterpret_cast<HANDLE>(table.next_handle);
@@ -69,7 +69,7 @@ HANDLE open_handle(void* object, ACCESS_MASK granted) {
 }
 
 bool reference(const char* function, void* object, LONG_PTR* count) {
-    object_table& table = the_table();
+    object_table& table = the_object_table();
     const std::lock_guard lock(table.mutex);
     const auto it = table.objects.find(object);
     if (it == table.objects.end()) {
@@ -81,7 +81,7 @@ bool reference(const char* function, void* object, LONG_PTR* count) {
 }
 
 bool dereference(const char* function, void* object, LONG_PTR* count) {
-    object_table& table = the_table();
+    object_table& table = the_object_table();
     void (*destroy)(void*) = nullptr;
     {
         const std::lock_guard lock(table.mutex);
@@ -114,7 +114,7 @@ NDKSIM_API NTSTATUS ObReferenceObjectByHandle(HANDLE Handle, ACCESS_MASK Desired
     // ObReferenceObjectByHandle: "Callers ... must be running at IRQL = PASSIVE_LEVEL."
     require_irql_at_most("ObReferenceObjectByHandle", PASSIVE_LEVEL,
                          "callers must be at PASSIVE_LEVEL");
-    object::object_table& table = object::the_table();
+    object::object_table& table = object::the_object_table();
     const std::lock_guard lock(table.mutex);
     const auto h = table.handles.find(Handle);
     if (h == table.handles.end()) {
@@ -153,7 +153,7 @@ NDKSIM_API LONG_PTR ObfDereferenceObject(PVOID Object) {
 NDKSIM_API NTSTATUS ZwClose(HANDLE Handle) {
     // ZwClose: IRQL PASSIVE_LEVEL.
     require_irql_at_most("ZwClose", PASSIVE_LEVEL, "callers must be at PASSIVE_LEVEL");
-    object::object_table& table = object::the_table();
+    object::object_table& table = object::the_object_table();
     void (*destroy)(void*) = nullptr;
     void* target = nullptr;
     {

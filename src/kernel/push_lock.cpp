@@ -25,7 +25,7 @@ ULONG_PTR exclusive_mark() noexcept {
     return reinterpret_cast<ULONG_PTR>(&t_token) | k_exclusive;
 }
 
-parking& the_waiters() {
+parking& push_lock_waiters() {
     static parking* const instance = new parking;
     return *instance;
 }
@@ -42,7 +42,7 @@ void take(TryTake try_take) {
             return;
         }
     }
-    the_waiters().wait(try_take);
+    push_lock_waiters().wait(try_take);
 }
 
 }  // namespace
@@ -108,7 +108,7 @@ NDKSIM_API VOID ExReleasePushLockExclusiveEx(PEX_PUSH_LOCK PushLock, ULONG Flags
                          current_irql());
         return;
     }
-    the_waiters().wake();
+    push_lock_waiters().wake();
 }
 
 NDKSIM_API VOID ExReleasePushLockSharedEx(PEX_PUSH_LOCK PushLock, ULONG Flags) {
@@ -126,7 +126,7 @@ NDKSIM_API VOID ExReleasePushLockSharedEx(PEX_PUSH_LOCK PushLock, ULONG Flags) {
     } while (!w.compare_exchange_weak(current, current - k_shared_step, std::memory_order_seq_cst,
                                       std::memory_order_relaxed));
     if (current == k_shared_step) {
-        the_waiters().wake();
+        push_lock_waiters().wake();
     }
 }
 

@@ -32,7 +32,7 @@ struct resource_table {
     std::unordered_map<const ERESOURCE*, std::shared_ptr<resource_state>> live;
 };
 
-resource_table& the_table() {
+resource_table& the_resource_table() {
     static resource_table* const instance = new resource_table;
     return *instance;
 }
@@ -42,7 +42,7 @@ ERESOURCE_THREAD me() {
 }
 
 std::shared_ptr<resource_state> find(const char* function, const ERESOURCE* resource) {
-    resource_table& table = the_table();
+    resource_table& table = the_resource_table();
     const std::lock_guard lock(table.mutex);
     const auto it = table.live.find(resource);
     if (it == table.live.end()) {
@@ -138,7 +138,7 @@ void release(const char* function, PERESOURCE resource, ERESOURCE_THREAD owner) 
 }  // namespace
 
 std::size_t forget_resources_in(const unsigned char* begin, const unsigned char* end) {
-    resource_table& table = the_table();
+    resource_table& table = the_resource_table();
     const std::lock_guard lock(table.mutex);
     return std::erase_if(table.live, [&](const auto& entry) {
         const auto* at = reinterpret_cast<const unsigned char*>(entry.first);
@@ -156,7 +156,7 @@ NDKSIM_API NTSTATUS ExInitializeResourceLite(PERESOURCE Resource) {
     // ExInitializeResourceLite: "Callers ... must be running at IRQL <= DISPATCH_LEVEL."
     require_irql_at_most("ExInitializeResourceLite", DISPATCH_LEVEL,
                          "callers must be at IRQL <= DISPATCH_LEVEL");
-    resource_table& table = the_table();
+    resource_table& table = the_resource_table();
     const std::lock_guard lock(table.mutex);
     if (table.live.contains(Resource)) {
         report_violation("ExInitializeResourceLite",
@@ -180,7 +180,7 @@ NDKSIM_API NTSTATUS ExDeleteResourceLite(PERESOURCE Resource) {
             report_violation("ExDeleteResourceLite", "the resource is still owned", current_irql());
         }
     }
-    resource_table& table = the_table();
+    resource_table& table = the_resource_table();
     const std::lock_guard lock(table.mutex);
     table.live.erase(Resource);
     return STATUS_SUCCESS;
@@ -232,7 +232,7 @@ NDKSIM_API ULONG ExIsResourceAcquiredSharedLite(PERESOURCE Resource) {
 }
 
 NDKSIM_API SIZE_T ndksim_kernel_resources_live(void) {
-    resource_table& table = the_table();
+    resource_table& table = the_resource_table();
     const std::lock_guard lock(table.mutex);
     return table.live.size();
 }

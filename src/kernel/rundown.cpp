@@ -15,7 +15,7 @@
 namespace ndksim::kernel {
 namespace {
 
-parking& the_waiters() {
+parking& rundown_waiters() {
     static parking* const instance = new parking;
     return *instance;
 }
@@ -57,7 +57,7 @@ void release(const char* function, EX_RUNDOWN_REF& ref, ULONG count) {
                                       std::memory_order_relaxed));
     if (next == EX_RUNDOWN_ACTIVE) {
         // The last acquisition of a run-down reference: wake the waiter.
-        the_waiters().wake();
+        rundown_waiters().wake();
     }
 }
 
@@ -108,7 +108,7 @@ NDKSIM_API VOID ExWaitForRundownProtectionRelease(PEX_RUNDOWN_REF RunRef) {
                          "callers must be at IRQL <= APC_LEVEL");
     auto w = word(*RunRef);
     w.fetch_or(EX_RUNDOWN_ACTIVE, std::memory_order_seq_cst);
-    the_waiters().wait([&] { return w.load(std::memory_order_seq_cst) == EX_RUNDOWN_ACTIVE; });
+    rundown_waiters().wait([&] { return w.load(std::memory_order_seq_cst) == EX_RUNDOWN_ACTIVE; });
 }
 
 NDKSIM_API VOID ExRundownCompleted(PEX_RUNDOWN_REF RunRef) {

@@ -122,7 +122,7 @@ class timer_table {
     }
 };
 
-timer_table& the_table() {
+timer_table& the_timer_table() {
     static timer_table* const instance = new timer_table;
     return *instance;
 }
@@ -140,13 +140,13 @@ bool require_timer(const char* function, const KTIMER& timer) {
 }  // namespace
 
 std::size_t forget_in(const unsigned char* begin, const unsigned char* end) {
-    timer_table& table = the_table();
+    timer_table& table = the_timer_table();
     const std::lock_guard lock(table.mutex);
     return table.disarm_in(begin, end);
 }
 
 std::size_t set_count() {
-    timer_table& table = the_table();
+    timer_table& table = the_timer_table();
     const std::lock_guard lock(table.mutex);
     return table.size();
 }
@@ -154,7 +154,7 @@ std::size_t set_count() {
 }  // namespace ndksim::kernel::timer
 
 using namespace ndksim::kernel;
-using ndksim::kernel::timer::the_table;
+using ndksim::kernel::timer::the_timer_table;
 
 extern "C" {
 
@@ -162,7 +162,7 @@ NDKSIM_API VOID KeInitializeTimerEx(PKTIMER Timer, TIMER_TYPE Type) {
     // KeInitializeTimerEx: "Callers ... must be running at IRQL <= DISPATCH_LEVEL."
     require_irql_at_most("KeInitializeTimerEx", DISPATCH_LEVEL,
                          "callers must be at IRQL <= DISPATCH_LEVEL");
-    timer::timer_table& table = the_table();
+    timer::timer_table& table = the_timer_table();
     const std::lock_guard lock(table.mutex);
     if (table.disarm(Timer)) {
         report_violation("KeInitializeTimerEx", "the timer is set (cancel it first)",
@@ -199,7 +199,7 @@ NDKSIM_API BOOLEAN KeSetTimerEx(PKTIMER Timer, LARGE_INTEGER DueTime, LONG Perio
         return FALSE;
     }
     const std::int64_t due = clock::due_time(DueTime.QuadPart);
-    timer::timer_table& table = the_table();
+    timer::timer_table& table = the_timer_table();
     bool was_set = false;
     {
         const std::lock_guard lock(table.mutex);
@@ -225,7 +225,7 @@ NDKSIM_API BOOLEAN KeCancelTimer(PKTIMER Timer) {
     // KeCancelTimer: "Callers ... must be running at IRQL <= DISPATCH_LEVEL."
     require_irql_at_most("KeCancelTimer", DISPATCH_LEVEL,
                          "callers must be at IRQL <= DISPATCH_LEVEL");
-    timer::timer_table& table = the_table();
+    timer::timer_table& table = the_timer_table();
     const std::lock_guard lock(table.mutex);
     return table.disarm(Timer) ? TRUE : FALSE;
 }

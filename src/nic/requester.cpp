@@ -27,11 +27,6 @@ namespace {
 using core::wr_kind;
 using wire::opcode;
 
-bool is_local(wr_kind k) noexcept {
-    return k == wr_kind::bind || k == wr_kind::fast_register || k == wr_kind::invalidate_region ||
-           k == wr_kind::invalidate_window;
-}
-
 // Opcode of packet `index` of `count` for each wire-level request kind: [first, middle, last,
 // only].
 constexpr std::array<std::array<opcode, 4>, 3> k_opcodes{{

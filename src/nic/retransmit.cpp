@@ -37,11 +37,6 @@ namespace {
 
 using core::wr_kind;
 
-bool is_local(wr_kind k) noexcept {
-    return k == wr_kind::bind || k == wr_kind::fast_register || k == wr_kind::invalidate_region ||
-           k == wr_kind::invalidate_window;
-}
-
 // The oldest request sent and not finished, or nullptr. Requests start in queue order, so the
 // first one not started ends the search.
 core::send_wqe* oldest_waiting(core::qp& q) {

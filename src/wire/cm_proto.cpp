@@ -103,13 +103,6 @@ bool read_address(const std::byte* ip_cm, const std::byte* gid, bool v6, ip_addr
     return true;
 }
 
-std::uint32_t u32(std::uint64_t v) noexcept {
-    return static_cast<std::uint32_t>(v);
-}
-std::uint8_t u8(std::uint64_t v) noexcept {
-    return static_cast<std::uint8_t>(v);
-}
-
 // ---- message bodies: one codec per type ------------------------------------------------------
 // encode writes the body (the MAD is zeroed and its header written before); check validates
 // what decode relies on, after the MAD header and the length passed; decode reads the body.

@@ -15,13 +15,6 @@ constexpr std::array<std::string_view, decode_error_count> decode_error_names = 
     "none", "truncated", "bad_version", "bad_opcode", "bad_length", "bad_pad", "bad_icrc",
 };
 
-constexpr std::uint8_t u8(std::uint64_t v) noexcept {
-    return static_cast<std::uint8_t>(v);
-}
-constexpr std::uint32_t u32(std::uint64_t v) noexcept {
-    return static_cast<std::uint32_t>(v);
-}
-
 // One writer and one reader per extension header, indexed by ext (wire order). `p` points at
 // the header inside the frame; the caller has checked that the whole header is inside it.
 

@@ -189,6 +189,16 @@ constexpr void store_be(std::byte* p, std::uint64_t v) noexcept {
     }
 }
 
+/// The low byte of a field read by load_be (the width the layout gives it).
+constexpr std::uint8_t u8(std::uint64_t v) noexcept {
+    return static_cast<std::uint8_t>(v);
+}
+
+/// The low 32 bits of a field read by load_be (the width the layout gives it).
+constexpr std::uint32_t u32(std::uint64_t v) noexcept {
+    return static_cast<std::uint32_t>(v);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Sequence numbers (24-bit, modulo 2^24)
 

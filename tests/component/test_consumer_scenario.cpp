@@ -13,10 +13,10 @@
 
 #include <ndksim/testkit/rc_pair.hpp>
 
+#include "memory_pattern.hpp"
+
 namespace ndksim::testkit {
 namespace {
-
-constexpr ULONG k_page = 4096;
 
 /// Which objects have finished closing, and every callback that arrived after that.
 struct lifetime {

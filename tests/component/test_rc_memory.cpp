@@ -5,16 +5,10 @@
 
 #include <ndksim/testkit/rc_pair.hpp>
 
+#include "memory_pattern.hpp"
+
 namespace ndksim::testkit {
 namespace {
-
-constexpr ULONG k_page = 4096;
-
-void fill(std::byte* p, std::size_t n, unsigned seed) {
-    for (std::size_t i = 0; i < n; ++i) {
-        p[i] = static_cast<std::byte>((i * 131 + seed) & 0xFF);
-    }
-}
 
 /// A host buffer mapped for the adapter through NdkBuildLAM (not registered as an MR).
 struct lam_buffer {

@@ -9,14 +9,10 @@
 
 #include <ndksim/testkit/rc_pair.hpp>
 
+#include "memory_pattern.hpp"
+
 namespace ndksim::testkit {
 namespace {
-
-void fill(std::byte* p, std::size_t n, unsigned seed) {
-    for (std::size_t i = 0; i < n; ++i) {
-        p[i] = static_cast<std::byte>((i * 131 + seed) & 0xFF);
-    }
-}
 
 TEST_F(RcPair, HandshakeCarriesPrivateDataBothWays) {
     EXPECT_EQ("hello from a", accepted_private_);

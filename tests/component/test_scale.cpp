@@ -19,7 +19,7 @@ namespace {
 constexpr std::size_t k_qps = 64;
 constexpr std::size_t k_mrs = 4096;
 constexpr std::size_t k_pages = 16;  // MR i covers page i % k_pages of its side's buffer
-constexpr std::size_t k_page = 4096;
+constexpr std::size_t k_page_bytes = 4096;
 constexpr std::uint64_t k_max_page_bytes = 16;  // translation metadata per registered page
 
 class Scale : public RcPair {
@@ -34,10 +34,11 @@ class Scale : public RcPair {
     };
 
     void register_many(side& s, many_mrs& m, std::size_t count) {
-        m.bytes = static_cast<std::byte*>(std::aligned_alloc(k_page, k_pages * k_page));
-        std::memset(m.bytes, 0, k_pages * k_page);
+        m.bytes = static_cast<std::byte*>(std::aligned_alloc(k_page_bytes, k_pages * k_page_bytes));
+        std::memset(m.bytes, 0, k_pages * k_page_bytes);
         for (std::size_t p = 0; p < k_pages; ++p) {
-            MDL* mdl = IoAllocateMdl(m.bytes + p * k_page, k_page, FALSE, FALSE, nullptr);
+            MDL* mdl =
+                IoAllocateMdl(m.bytes + p * k_page_bytes, k_page_bytes, FALSE, FALSE, nullptr);
             MmBuildMdlForNonPagedPool(mdl);
             m.page_mdls.push_back(mdl);
         }
@@ -48,7 +49,7 @@ class Scale : public RcPair {
                 s.pd->Dispatch->NdkCreateMr(s.pd, FALSE, slot::on_create, &created, &mr));
             slot registered;
             ASSERT_NT_SUCCESS(mr->Dispatch->NdkRegisterMr(
-                mr, m.page_mdls[i % k_pages], k_page,
+                mr, m.page_mdls[i % k_pages], k_page_bytes,
                 NDK_MR_FLAG_ALLOW_LOCAL_WRITE | NDK_MR_FLAG_ALLOW_REMOTE_WRITE, slot::on_request,
                 &registered));
             m.mrs.push_back(mr);
@@ -94,13 +95,13 @@ TEST_F(Scale, EveryQpAndEveryMrOfAThousandsStrongSetCarriesWritesToTheRightBytes
     // of remote MR i, whose page is i % k_pages. Every (page, slot) pair is written once.
     for (std::size_t i = 0; i < k_mrs; ++i) {
         const std::uint64_t value = 0x5CA1E00000000000ULL | i;
-        std::byte* local = src.bytes + (i % k_qps % k_pages) * k_page + (i % 256) * 8;
+        std::byte* local = src.bytes + (i % k_qps % k_pages) * k_page_bytes + (i % 256) * 8;
         std::memcpy(local, &value, sizeof value);
         NDK_SGE sge{};
         sge.VirtualAddress = local;
         sge.Length = sizeof value;
         sge.MemoryRegionToken = src.tokens[i % k_qps];
-        const UINT64 remote = reinterpret_cast<UINT64>(dst.bytes) + (i % k_pages) * k_page +
+        const UINT64 remote = reinterpret_cast<UINT64>(dst.bytes) + (i % k_pages) * k_page_bytes +
                               (i / k_pages) * sizeof value;
         NDK_QP* qp = aqps[i % k_qps];
         ASSERT_NT_SUCCESS(qp->Dispatch->NdkWrite(qp, reinterpret_cast<PVOID>(i), &sge, 1, remote,
@@ -111,7 +112,7 @@ TEST_F(Scale, EveryQpAndEveryMrOfAThousandsStrongSetCarriesWritesToTheRightBytes
     }
     for (std::size_t i = 0; i < k_mrs; ++i) {
         std::uint64_t landed = 0;
-        std::memcpy(&landed, dst.bytes + (i % k_pages) * k_page + (i / k_pages) * 8, 8);
+        std::memcpy(&landed, dst.bytes + (i % k_pages) * k_page_bytes + (i / k_pages) * 8, 8);
         ASSERT_EQ(0x5CA1E00000000000ULL | i, landed) << "write " << i;
     }
 

@@ -14,7 +14,7 @@ namespace {
 
 using namespace ndksim::testkit;
 
-constexpr USHORT k_port = 5001;
+constexpr USHORT k_listen_port = 5001;
 
 class ListenerCreate : public NdkStyleTest {};
 class ListenerListen : public NdkStyleTest {};
@@ -64,11 +64,11 @@ TEST_P(ListenerCreate, QueryExtensionReturnsNotSupported) {
 TEST_P(ListenerListen, OnOwnAddressSucceedsAndGetterReturnsItWithSize16) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_listen_port);
     EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN));
     EXPECT_EQ(got.si_family, WS_AF_INET);
-    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
+    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_listen_port);
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "127.0.0.1");
     EXPECT_NT_SUCCESS(close(l.object).status);
 }
@@ -76,11 +76,11 @@ TEST_P(ListenerListen, OnOwnAddressSucceedsAndGetterReturnsItWithSize16) {
 TEST_P(ListenerListen, WildcardAddressBindsTheAdaptersOwnAddress) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN a = ipv4("0.0.0.0", k_port);
+    SOCKADDR_IN a = ipv4("0.0.0.0", k_listen_port);
     EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN));
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "127.0.0.1");
-    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
+    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_listen_port);
     EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
@@ -110,11 +110,11 @@ TEST_P(ListenerListen, SecondListenerOnSamePortGetsSharingViolation) {
     auto second = create_listener();
     ASSERT_NT_SUCCESS(first.status);
     ASSERT_NT_SUCCESS(second.status);
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_listen_port);
     ASSERT_NT_SUCCESS(listen(first.object, as_sockaddr(a), sizeof a).status);
     const call_result r = listen(second.object, as_sockaddr(a), sizeof a);
     EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION, r.returned);
-    SOCKADDR_IN wildcard = ipv4("0.0.0.0", k_port);
+    SOCKADDR_IN wildcard = ipv4("0.0.0.0", k_listen_port);
     EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION,
                      listen(second.object, as_sockaddr(wildcard), sizeof wildcard).returned)
         << "the wildcard binds the same address and port";
@@ -125,7 +125,7 @@ TEST_P(ListenerListen, SecondListenerOnSamePortGetsSharingViolation) {
 TEST_P(ListenerListen, SharedEndpointOnTheListenersPortGetsSharingViolation) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_listen_port);
     ASSERT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION, sep.returned);
@@ -136,14 +136,14 @@ TEST_P(ListenerListen, SharedEndpointOnTheListenersPortGetsSharingViolation) {
 TEST_P(ListenerListen, AddressOfAnotherHostGetsInvalidAddress) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN other = ipv4("10.9.8.7", k_port);
+    SOCKADDR_IN other = ipv4("10.9.8.7", k_listen_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
                      listen(l.object, as_sockaddr(other), sizeof other).returned);
-    SOCKADDR_IN6 v6 = ipv6("::1", k_port);
+    SOCKADDR_IN6 v6 = ipv6("::1", k_listen_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(v6), sizeof v6).returned)
         << "an IPv6 address on an IPv4 adapter";
     // The refused listens reserved nothing: the port is still free.
-    SOCKADDR_IN own = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN own = ipv4("127.0.0.1", k_listen_port);
     EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(own), sizeof own).status);
     EXPECT_NT_SUCCESS(close(l.object).status);
 }
@@ -151,17 +151,17 @@ TEST_P(ListenerListen, AddressOfAnotherHostGetsInvalidAddress) {
 TEST_P(ListenerListen, UnknownFamilyOrShortLengthGetsInvalidAddress) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_listen_port);
     a.sin_family = 99;
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(a), sizeof a).returned);
-    SOCKADDR_IN b = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN b = ipv4("127.0.0.1", k_listen_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
                      listen(l.object, as_sockaddr(b), sizeof b - 1).returned);
     EXPECT_NT_SUCCESS(close(l.object).status);
 }
 
 TEST_P(ListenerClose, ReleasesThePortForTheNextListener) {
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_listen_port);
     for (int round = 0; round < 3; ++round) {
         auto l = create_listener();
         ASSERT_NT_SUCCESS(l.status);
@@ -174,7 +174,7 @@ TEST_P(ListenerClose, ReleasesThePortForTheNextListener) {
 TEST_P(ListenerClose, PortIsFreeOnceTheCloseCompletionRuns) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_listen_port);
     ASSERT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     // From inside the close completion the listener is closed (rule 4: it is the last callback),
     // so its port must be free to reuse - with no further event needed.
@@ -216,7 +216,7 @@ TEST_P(ListenerClose, PortIsFreeOnceTheCloseCompletionRuns) {
 TEST_P(ListenerCloseWithPendingListen, CloseCompletionComesAfterListenCompletion) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_listen_port);
     log().clear();
     recorder& listening = make_recorder("listener.listen");
     const NTSTATUS r = l.object->Dispatch->NdkListen(l.object, as_sockaddr(a), sizeof a,
@@ -237,11 +237,11 @@ TEST_P(ListenerCloseWithPendingListen, CloseCompletionComesAfterListenCompletion
 TEST_P(ListenerIpv6, WindowsFamily23IsAcceptedAndReturned) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN6 a = ipv6("::1", k_port, WS_AF_INET6);
+    SOCKADDR_IN6 a = ipv6("::1", k_listen_port, WS_AF_INET6);
     EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN6));
     EXPECT_EQ(got.si_family, WS_AF_INET6);
-    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
+    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_listen_port);
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "::1");
     EXPECT_NT_SUCCESS(close(l.object).status);
 }
@@ -249,11 +249,11 @@ TEST_P(ListenerIpv6, WindowsFamily23IsAcceptedAndReturned) {
 TEST_P(ListenerIpv6, LinuxFamily10IsAcceptedAndReturned) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN6 a = ipv6("::1", k_port, 10);
+    SOCKADDR_IN6 a = ipv6("::1", k_listen_port, 10);
     EXPECT_NT_SUCCESS(listen(l.object, as_sockaddr(a), sizeof a).status);
     const SOCKADDR_INET got = read_local_address(l.object, sizeof(SOCKADDR_IN6));
     EXPECT_EQ(got.si_family, 10);
-    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_port);
+    EXPECT_EQ(port_of(*reinterpret_cast<const SOCKADDR*>(&got)), k_listen_port);
     EXPECT_EQ(ip_of(*reinterpret_cast<const SOCKADDR*>(&got)), "::1");
     EXPECT_NT_SUCCESS(close(l.object).status);
 }
@@ -272,12 +272,12 @@ TEST_P(ListenerIpv6, WildcardBindsTheAdaptersOwnIpv6Address) {
 TEST_P(ListenerIpv6, Ipv4AddressOrForeignIpv6AddressGetsInvalidAddress) {
     auto l = create_listener();
     ASSERT_NT_SUCCESS(l.status);
-    SOCKADDR_IN v4 = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN v4 = ipv4("127.0.0.1", k_listen_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, listen(l.object, as_sockaddr(v4), sizeof v4).returned);
-    SOCKADDR_IN6 other = ipv6("2001:db8::7", k_port);
+    SOCKADDR_IN6 other = ipv6("2001:db8::7", k_listen_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
                      listen(l.object, as_sockaddr(other), sizeof other).returned);
-    SOCKADDR_IN6 own = ipv6("::1", k_port);
+    SOCKADDR_IN6 own = ipv6("::1", k_listen_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
                      listen(l.object, as_sockaddr(own), sizeof(SOCKADDR_IN)).returned)
         << "an IPv6 address needs a SOCKADDR_IN6-sized length";
@@ -289,8 +289,8 @@ TEST_P(ListenerIpv6, SecondListenerOnSamePortGetsSharingViolationWhateverTheFami
     auto second = create_listener();
     ASSERT_NT_SUCCESS(first.status);
     ASSERT_NT_SUCCESS(second.status);
-    SOCKADDR_IN6 a = ipv6("::1", k_port, WS_AF_INET6);
-    SOCKADDR_IN6 b = ipv6("::1", k_port, 10);
+    SOCKADDR_IN6 a = ipv6("::1", k_listen_port, WS_AF_INET6);
+    SOCKADDR_IN6 b = ipv6("::1", k_listen_port, 10);
     ASSERT_NT_SUCCESS(listen(first.object, as_sockaddr(a), sizeof a).status);
     EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION,
                      listen(second.object, as_sockaddr(b), sizeof b).returned);

@@ -11,7 +11,7 @@ namespace {
 
 using namespace ndksim::testkit;
 
-constexpr USHORT k_port = 6002;
+constexpr USHORT k_endpoint_port = 6002;
 
 class SharedEndpointCreate : public NdkStyleTest {};
 class SharedEndpointClose : public NdkStyleTest {};
@@ -30,7 +30,7 @@ const SOCKADDR& as_sa(const SOCKADDR_INET& a) {
 }
 
 TEST_P(SharedEndpointCreate, DeliversEndpointWithTypeVersionZeroedReservedAndDispatch) {
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_endpoint_port);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(sep.status);
     EXPECT_EQ(sep.object->Header.ObjectType, NdkObjectTypeSharedEndpoint);
@@ -42,18 +42,18 @@ TEST_P(SharedEndpointCreate, DeliversEndpointWithTypeVersionZeroedReservedAndDis
 }
 
 TEST_P(SharedEndpointCreate, GetterReturnsTheBoundAddressWithSize16) {
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_endpoint_port);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(sep.status);
     const SOCKADDR_INET got = read_local_address(sep.object, sizeof(SOCKADDR_IN));
     EXPECT_EQ(got.si_family, WS_AF_INET);
     EXPECT_EQ(ip_of(as_sa(got)), "127.0.0.1");
-    EXPECT_EQ(port_of(as_sa(got)), k_port);
+    EXPECT_EQ(port_of(as_sa(got)), k_endpoint_port);
     EXPECT_NT_SUCCESS(close(sep.object).status);
 }
 
 TEST_P(SharedEndpointCreate, WildcardAddressBindsTheAdaptersOwnAddress) {
-    SOCKADDR_IN a = ipv4("0.0.0.0", k_port);
+    SOCKADDR_IN a = ipv4("0.0.0.0", k_endpoint_port);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(sep.status);
     const SOCKADDR_INET got = read_local_address(sep.object, sizeof(SOCKADDR_IN));
@@ -79,7 +79,7 @@ TEST_P(SharedEndpointCreate, PortZeroPicksDistinctEphemeralPorts) {
 }
 
 TEST_P(SharedEndpointCreate, SecondEndpointOnSamePortGetsSharingViolation) {
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_endpoint_port);
     auto first = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(first.status);
     auto second = create_shared_endpoint(as_sockaddr(a), sizeof a);
@@ -90,7 +90,7 @@ TEST_P(SharedEndpointCreate, SecondEndpointOnSamePortGetsSharingViolation) {
 }
 
 TEST_P(SharedEndpointCreate, ListenerOnTheEndpointsPortGetsSharingViolation) {
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_endpoint_port);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(sep.status);
     auto l = create_listener();
@@ -101,18 +101,18 @@ TEST_P(SharedEndpointCreate, ListenerOnTheEndpointsPortGetsSharingViolation) {
 }
 
 TEST_P(SharedEndpointCreate, AddressOfAnotherHostGetsInvalidAddress) {
-    SOCKADDR_IN other = ipv4("192.0.2.1", k_port);
+    SOCKADDR_IN other = ipv4("192.0.2.1", k_endpoint_port);
     auto sep = create_shared_endpoint(as_sockaddr(other), sizeof other);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, sep.returned);
     EXPECT_EQ(sep.object, nullptr);
-    SOCKADDR_IN6 v6 = ipv6("::1", k_port);
+    SOCKADDR_IN6 v6 = ipv6("::1", k_endpoint_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
                      create_shared_endpoint(as_sockaddr(v6), sizeof v6).returned)
         << "an IPv6 address on an IPv4 adapter";
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS, create_shared_endpoint(nullptr, 0).returned)
         << "no address at all";
     // Nothing was reserved by the refusals.
-    SOCKADDR_IN own = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN own = ipv4("127.0.0.1", k_endpoint_port);
     auto ok = create_shared_endpoint(as_sockaddr(own), sizeof own);
     ASSERT_NT_SUCCESS(ok.status);
     EXPECT_NT_SUCCESS(close(ok.object).status);
@@ -130,7 +130,7 @@ TEST_P(SharedEndpointCreate, QueryExtensionReturnsNotSupported) {
 }
 
 TEST_P(SharedEndpointClose, ReleasesThePortForTheNextEndpoint) {
-    SOCKADDR_IN a = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN a = ipv4("127.0.0.1", k_endpoint_port);
     for (int round = 0; round < 3; ++round) {
         auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
         ASSERT_NT_SUCCESS(sep.status) << "round " << round;
@@ -156,35 +156,35 @@ TEST_P(SharedEndpointClose, ReturnsSuccessOrPendingAndCompletesAtMostOnce) {
 }
 
 TEST_P(SharedEndpointIpv6, WindowsFamily23IsAcceptedAndReturnedWithSize28) {
-    SOCKADDR_IN6 a = ipv6("::1", k_port, WS_AF_INET6);
+    SOCKADDR_IN6 a = ipv6("::1", k_endpoint_port, WS_AF_INET6);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(sep.status);
     const SOCKADDR_INET got = read_local_address(sep.object, sizeof(SOCKADDR_IN6));
     EXPECT_EQ(got.si_family, WS_AF_INET6);
     EXPECT_EQ(ip_of(as_sa(got)), "::1");
-    EXPECT_EQ(port_of(as_sa(got)), k_port);
+    EXPECT_EQ(port_of(as_sa(got)), k_endpoint_port);
     EXPECT_NT_SUCCESS(close(sep.object).status);
 }
 
 TEST_P(SharedEndpointIpv6, LinuxFamily10IsAcceptedAndReturned) {
-    SOCKADDR_IN6 a = ipv6("::1", k_port, 10);
+    SOCKADDR_IN6 a = ipv6("::1", k_endpoint_port, 10);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(sep.status);
     const SOCKADDR_INET got = read_local_address(sep.object, sizeof(SOCKADDR_IN6));
     EXPECT_EQ(got.si_family, 10);
     EXPECT_EQ(ip_of(as_sa(got)), "::1");
-    EXPECT_EQ(port_of(as_sa(got)), k_port);
+    EXPECT_EQ(port_of(as_sa(got)), k_endpoint_port);
     EXPECT_NT_SUCCESS(close(sep.object).status);
 }
 
 TEST_P(SharedEndpointIpv6, Ipv4AddressGetsInvalidAddressAndSamePortGetsSharingViolation) {
-    SOCKADDR_IN v4 = ipv4("127.0.0.1", k_port);
+    SOCKADDR_IN v4 = ipv4("127.0.0.1", k_endpoint_port);
     EXPECT_NT_STATUS(STATUS_INVALID_ADDRESS,
                      create_shared_endpoint(as_sockaddr(v4), sizeof v4).returned);
-    SOCKADDR_IN6 a = ipv6("::1", k_port, 10);
+    SOCKADDR_IN6 a = ipv6("::1", k_endpoint_port, 10);
     auto sep = create_shared_endpoint(as_sockaddr(a), sizeof a);
     ASSERT_NT_SUCCESS(sep.status);
-    SOCKADDR_IN6 b = ipv6("::", k_port, WS_AF_INET6);
+    SOCKADDR_IN6 b = ipv6("::", k_endpoint_port, WS_AF_INET6);
     EXPECT_NT_STATUS(STATUS_SHARING_VIOLATION,
                      create_shared_endpoint(as_sockaddr(b), sizeof b).returned);
     EXPECT_NT_SUCCESS(close(sep.object).status);

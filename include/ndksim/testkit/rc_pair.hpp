@@ -11,7 +11,6 @@
 // Every wait drives the loop and fails loudly when the awaited event cannot happen.
 
 #include <cstdint>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
@@ -23,24 +22,11 @@
 #include <gtest/gtest.h>
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
+#include <ndksim/testkit/ipv4.hpp>
 #include <ndksim/testkit/status_assert.hpp>
 #include <ndksim/testkit/verifier.hpp>
 
 namespace ndksim::testkit {
-
-/// An IPv4 socket address ("10.0.0.2", port in host order).
-inline SOCKADDR_IN ipv4(const char* a, USHORT port) {
-    SOCKADDR_IN s{};
-    s.sin_family = WS_AF_INET;
-    s.sin_port = static_cast<USHORT>((port >> 8) | (port << 8));
-    unsigned b[4] = {};
-    std::sscanf(a, "%u.%u.%u.%u", &b[0], &b[1], &b[2], &b[3]);
-    auto* bytes = reinterpret_cast<unsigned char*>(&s.sin_addr);
-    for (int i = 0; i < 4; ++i) {
-        bytes[i] = static_cast<unsigned char>(b[i]);
-    }
-    return s;
-}
 
 /// The port of an IPv4 socket address, in host order.
 inline USHORT port_of(const SOCKADDR_IN& s) {

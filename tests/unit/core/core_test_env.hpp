@@ -108,6 +108,16 @@ class env {
     adapter* handle_ = nullptr;
 };
 
+/// The request context numbered `n` (contexts are opaque pointers; tests number them).
+inline void* ctx(std::uintptr_t n) {
+    return reinterpret_cast<void*>(n);
+}
+
+/// The number of a context made by ctx().
+inline std::uintptr_t num(void* p) {
+    return reinterpret_cast<std::uintptr_t>(p);
+}
+
 /// A completion of kind `type` with `status_value`, numbered by `n` through its contexts.
 inline completion make_completion(std::uintptr_t n, status s = status::success,
                                   bool solicited = false, op_type type = op_type::receive) {

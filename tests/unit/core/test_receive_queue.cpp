@@ -11,16 +11,13 @@
 #include <vector>
 
 #include "core/receive_queue.hpp"
+#include "core_test_env.hpp"
 
 namespace ndksim::core {
 namespace {
 
-void* ctx(std::uintptr_t n) {
-    return reinterpret_cast<void*>(n);
-}
-std::uintptr_t num(void* p) {
-    return reinterpret_cast<std::uintptr_t>(p);
-}
+using test::ctx;
+using test::num;
 
 std::array<sge, 3> sges_for(std::uint32_t n) {
     return {sge{0x1000ULL * n, n, 0x100 + n}, sge{0x2000ULL * n, 2 * n, 0x200 + n},

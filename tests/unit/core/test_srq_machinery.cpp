@@ -14,15 +14,10 @@
 namespace ndksim::core {
 namespace {
 
+using test::ctx;
 using test::env;
 using test::notify_recorder;
-
-void* ctx(std::uintptr_t n) {
-    return reinterpret_cast<void*>(n);
-}
-std::uintptr_t num(void* p) {
-    return reinterpret_cast<std::uintptr_t>(p);
-}
+using test::num;
 
 // A PD and an SRQ on it; both closed at scope end.
 class srq_under_test {

@@ -18,6 +18,19 @@ namespace ndksim::kernel::test {
 
 inline constexpr std::chrono::seconds k_patience{20};
 
+/// A relative kernel timeout of `ms` milliseconds (negative: relative, in 100 ns units).
+inline LARGE_INTEGER relative_ms(LONGLONG ms) {
+    LARGE_INTEGER t;
+    t.QuadPart = -ms * 10'000;
+    return t;
+}
+
+/// A relative kernel timeout of k_patience: a wait that should end at once, with room for a
+/// loaded host.
+inline LARGE_INTEGER patience() {
+    return relative_ms(std::chrono::duration_cast<std::chrono::milliseconds>(k_patience).count());
+}
+
 /// Puts violations in log mode and returns the thread to PASSIVE_LEVEL afterwards.
 class KernelTest : public ::testing::Test {
   protected:

@@ -65,9 +65,8 @@ struct Blocker {
     }
     void hold() {
         ASSERT_TRUE(KeInsertQueueDpc(&dpc, nullptr, nullptr));
-        LARGE_INTEGER patience;
-        patience.QuadPart = -20 * 10'000'000LL;
-        ASSERT_EQ(KeWaitForSingleObject(&entered, Executive, KernelMode, FALSE, &patience),
+        LARGE_INTEGER timeout = patience();
+        ASSERT_EQ(KeWaitForSingleObject(&entered, Executive, KernelMode, FALSE, &timeout),
                   STATUS_SUCCESS);
     }
     void let_go() { KeSetEvent(&release, 0, FALSE); }

@@ -50,10 +50,4 @@ class DriverTest : public KernelTest {
     PDEVICE_OBJECT device_ = nullptr;
 };
 
-inline LARGE_INTEGER patience() {
-    LARGE_INTEGER t;
-    t.QuadPart = -20 * 10'000'000LL;
-    return t;
-}
-
 }  // namespace ndksim::kernel::test

@@ -14,12 +14,6 @@ namespace {
 
 using Event = KernelTest;
 
-LARGE_INTEGER relative_ms(LONGLONG ms) {
-    LARGE_INTEGER t;
-    t.QuadPart = -ms * 10'000;  // negative: relative, in 100 ns units
-    return t;
-}
-
 LARGE_INTEGER zero_timeout() {
     LARGE_INTEGER t;
     t.QuadPart = 0;

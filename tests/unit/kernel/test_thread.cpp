@@ -11,12 +11,6 @@ namespace {
 
 using SystemThread = KernelTest;
 
-LARGE_INTEGER patience() {
-    LARGE_INTEGER t;
-    t.QuadPart = -20 * 10'000'000LL;
-    return t;
-}
-
 struct Start {
     KEVENT go;
     std::atomic<KIRQL> irql{HIGH_LEVEL};

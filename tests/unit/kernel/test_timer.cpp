@@ -13,16 +13,6 @@ namespace {
 using Timer = KernelTest;
 using steady = std::chrono::steady_clock;
 
-LARGE_INTEGER relative_ms(LONGLONG ms) {
-    LARGE_INTEGER t;
-    t.QuadPart = -ms * 10'000;
-    return t;
-}
-
-LARGE_INTEGER patience() {
-    return relative_ms(20'000);
-}
-
 NTSTATUS wait(PVOID object, LARGE_INTEGER timeout) {
     return KeWaitForSingleObject(object, Executive, KernelMode, FALSE, &timeout);
 }
