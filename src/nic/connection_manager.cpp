@@ -112,9 +112,21 @@ void connection_manager::forget(std::uint32_t id) {
     std::lock_guard lock(mutex_);
     auto it = connections_.find(id);
     if (it != connections_.end()) {
+        if (it->second.request) {
+            requests_.erase(*it->second.request);
+        }
         keep = std::move(it->second.c);
         connections_.erase(it);
     }
+}
+
+connection_manager::request_key connection_manager::key_of(const wire::ip_address& from,
+                                                           std::uint32_t remote_id) noexcept {
+    request_key k;
+    k.address[0] = from.v6 ? 1 : 0;
+    std::copy(from.bytes.begin(), from.bytes.end(), k.address.begin() + 1);
+    k.remote_id = remote_id;
+    return k;
 }
 
 connection_manager::connection* connection_manager::find(std::uint32_t id) {
@@ -241,7 +253,7 @@ void connection_manager::arm_timer(std::uint32_t id, connector_state waiting_in,
     // after each but the last (as connection managers resend their MADs). The receivers treat
     // a repeated message as a repeat, so a late original and its copy do no harm.
     const std::uint64_t generation = ++conn->timer_generation;
-    e_.dev().sched().post_after(
+    e_.dev().sched().post_timer_after(
         e_.config().cm_response_timeout / k_cm_attempts,
         [this, id, generation, waiting_in, on_timeout] {
             connection* c = find(id);
@@ -597,13 +609,12 @@ bool connection_manager::matches_live(const wire::decoded_packet& p, const wire:
 
 void connection_manager::on_request(const wire::cm_message& m, const wire::ip_address& from) {
     core::device& dev = e_.dev();
+    const request_key key = key_of(from, m.local_connection_id);
     {
-        // A repeated request for a connection already being set up is ignored.
+        // A repeated request for a connection already set up (or being set up) is ignored.
         std::lock_guard lock(mutex_);
-        for (const auto& [id, conn] : connections_) {
-            if (conn.c->remote_id == m.local_connection_id && conn.flow.dst == from) {
-                return;
-            }
+        if (requests_.contains(key)) {
+            return;
         }
     }
     core::ref<core::listener> l = dev.find_listener(m.dst_port);
@@ -633,6 +644,11 @@ void connection_manager::on_request(const wire::cm_message& m, const wire::ip_ad
     c->owns_port = true;
     const std::uint32_t id = register_connection(*c);
     if (connection* conn = find(id)) {
+        {
+            std::lock_guard lock(mutex_);
+            conn->request = key;
+            requests_.emplace(key, id);
+        }
         conn->transaction_id = m.transaction_id;
         conn->peer = e_.link().resolve(from);
         conn->flow = wire::flow{e_.link().local_address(), from, wire::roce_udp_port,

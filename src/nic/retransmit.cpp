@@ -57,7 +57,7 @@ void on_timer(engine& e, core::qp& q);
 void schedule_check(engine& e, core::qp& q, timing::sim_time delay) {
     context_of(q).timer.armed = true;
     q.add_ref();
-    e.dev().sched().post_after(delay, [&e, qp = &q] {
+    e.dev().sched().post_timer_after(delay, [&e, qp = &q] {
         on_timer(e, *qp);
         qp->release();
     });

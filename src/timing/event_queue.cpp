@@ -13,6 +13,7 @@ constexpr std::size_t k_arity = 4;
 
 event_queue::event_queue(std::size_t capacity) {
     heap_.reserve(capacity);
+    timers_.reserve(capacity);
     free_.reserve(capacity);
     while (chunks_.size() * k_chunk < capacity) {
         add_chunk();
@@ -37,28 +38,34 @@ std::uint32_t event_queue::take_slot() {
     return slot;
 }
 
-void event_queue::insert(const entry& e) {
+void event_queue::insert(std::vector<entry>& heap, const entry& e) {
     // Sift up in a 4-ary heap: half the levels of a binary heap, and the four children of a
     // node share a cache line (24-byte keys), so a pop from a queue of thousands of arrival
     // events (a long message in flight) touches fewer lines.
-    std::size_t i = heap_.size();
-    heap_.push_back(e);
+    std::size_t i = heap.size();
+    heap.push_back(e);
     while (i > 0) {
         const std::size_t parent = (i - 1) / k_arity;
-        if (!later(heap_[parent], e)) {
+        if (!later(heap[parent], e)) {
             break;
         }
-        heap_[i] = heap_[parent];
+        heap[i] = heap[parent];
         i = parent;
     }
-    heap_[i] = e;
+    heap[i] = e;
 }
 
 std::uint32_t event_queue::pop_slot(sim_time& when) noexcept {
-    const entry top = heap_.front();
-    const entry last = heap_.back();
-    heap_.pop_back();
-    const std::size_t n = heap_.size();
+    const entry top = remove_top(front_heap());
+    when = top.when;
+    return top.slot;
+}
+
+event_queue::entry event_queue::remove_top(std::vector<entry>& heap) noexcept {
+    const entry top = heap.front();
+    const entry last = heap.back();
+    heap.pop_back();
+    const std::size_t n = heap.size();
     if (n > 0) {
         // Sift the last entry down from the root: at each level the earliest of the (up to
         // four) children moves up while it is earlier than the entry.
@@ -71,20 +78,19 @@ std::uint32_t event_queue::pop_slot(sim_time& when) noexcept {
             std::size_t best = first;
             const std::size_t end = std::min(first + k_arity, n);
             for (std::size_t c = first + 1; c < end; ++c) {
-                if (later(heap_[best], heap_[c])) {
+                if (later(heap[best], heap[c])) {
                     best = c;
                 }
             }
-            if (!later(last, heap_[best])) {
+            if (!later(last, heap[best])) {
                 break;
             }
-            heap_[i] = heap_[best];
+            heap[i] = heap[best];
             i = best;
         }
-        heap_[i] = last;
+        heap[i] = last;
     }
-    when = top.when;
-    return top.slot;
+    return top;
 }
 
 void event_queue::release(std::uint32_t slot) noexcept {

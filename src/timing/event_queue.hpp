@@ -11,6 +11,13 @@
 // chunks that never move, so a task that pushes further events while it runs (every stage
 // does) keeps its own storage. Slots are reused through a free list, so the steady state
 // allocates nothing.
+//
+// Timers (push_timer) wait in a second heap. Every connected QP keeps one transport-timer check
+// armed while it has requests out, due an ACK timeout ahead; with thousands of connections
+// those checks made the one heap thousands deep, and each of the dozen per-packet events of a
+// message sifted through all its levels. Both heaps share the sequence counter and a pop takes
+// the earlier of the two tops by (time, sequence), so the order of events, and every trace, is
+// the one a single heap gives.
 
 #include <cstdint>
 #include <memory>
@@ -43,14 +50,19 @@ class event_queue {
     template <class F>
     void push(sim_time when, std::uint64_t seq, F&& fn);
 
-    /// True when no event is queued.
-    bool empty() const noexcept { return heap_.empty(); }
+    /// Adds a timer at simulated time `when` [ps]: an event like push's, kept in the timer heap
+    /// (see above); it runs at its place in the same (time, sequence) order.
+    template <class F>
+    void push_timer(sim_time when, F&& fn);
 
-    /// Number of queued events.
-    std::size_t size() const noexcept { return heap_.size(); }
+    /// True when no event is queued.
+    bool empty() const noexcept { return heap_.empty() && timers_.empty(); }
+
+    /// Number of queued events, timers included.
+    std::size_t size() const noexcept { return heap_.size() + timers_.size(); }
 
     /// Time of the earliest event; precondition: !empty().
-    sim_time next_time() const noexcept { return heap_.front().when; }
+    sim_time next_time() const noexcept { return front_heap().front().when; }
 
     /// Removes the earliest event and returns its task; `when` receives its time.
     task pop(sim_time& when);
@@ -80,9 +92,24 @@ class event_queue {
 
     std::uint32_t take_slot();
     void add_chunk();
-    void insert(const entry& e);
+    template <class F>
+    std::uint32_t build(F&& fn);
+    static void insert(std::vector<entry>& heap, const entry& e);
+    static entry remove_top(std::vector<entry>& heap) noexcept;
 
-    std::vector<entry> heap_;
+    /// The heap whose top is the earliest event; precondition: !empty().
+    const std::vector<entry>& front_heap() const noexcept {
+        if (timers_.empty() || (!heap_.empty() && !later(heap_.front(), timers_.front()))) {
+            return heap_;
+        }
+        return timers_;
+    }
+    std::vector<entry>& front_heap() noexcept {
+        return const_cast<std::vector<entry>&>(std::as_const(*this).front_heap());
+    }
+
+    std::vector<entry> heap_;                      // events (the per-packet ones)
+    std::vector<entry> timers_;                    // timers, in the same order
     std::vector<std::unique_ptr<task[]>> chunks_;  // slab: a queued event's task, by slot
     std::vector<std::uint32_t> free_;              // slots of the slab not in use
     std::uint64_t next_seq_ = 0;
@@ -94,7 +121,7 @@ void event_queue::push(sim_time when, F&& fn) {
 }
 
 template <class F>
-void event_queue::push(sim_time when, std::uint64_t seq, F&& fn) {
+std::uint32_t event_queue::build(F&& fn) {
     const std::uint32_t slot = take_slot();
     try {
         at(slot).emplace(std::forward<F>(fn));
@@ -102,7 +129,18 @@ void event_queue::push(sim_time when, std::uint64_t seq, F&& fn) {
         free_.push_back(slot);
         throw;
     }
-    insert(entry{when, seq, slot});
+    return slot;
+}
+
+template <class F>
+void event_queue::push(sim_time when, std::uint64_t seq, F&& fn) {
+    insert(heap_, entry{when, seq, build(std::forward<F>(fn))});
+}
+
+template <class F>
+void event_queue::push_timer(sim_time when, F&& fn) {
+    const std::uint64_t seq = next_seq_++;
+    insert(timers_, entry{when, seq, build(std::forward<F>(fn))});
 }
 
 }  // namespace ndksim::timing

@@ -157,6 +157,14 @@ class scheduler {
         post_at(now() + delay, std::forward<F>(fn));
     }
 
+    /// Runs `fn` after `delay` [ps] of simulated time, like post_after, for a timer: an event
+    /// usually far ahead of the per-packet ones (a transport or connection-management timeout).
+    /// It keeps its place in the (time, sequence) order; on the owning thread it waits in the
+    /// queue's timer heap (event_queue::push_timer), so many armed timers do not deepen the
+    /// heap every packet event goes through.
+    template <class F>
+    void post_timer_after(sim_time delay, F&& fn);
+
     /// Owner only (owned_here()): takes the place in the (time, sequence) order that a post
     /// made now would get, for a task posted later with post_reserved. A stage that holds
     /// work in a FIFO of its own and posts only the FIFO's head keeps, that way, the order
@@ -291,6 +299,19 @@ void scheduler::post_at(sim_time when, F&& fn) {
         return;
     }
     post_foreign(when, task(std::forward<F>(fn)));
+}
+
+template <class F>
+void scheduler::post_timer_after(sim_time delay, F&& fn) {
+    if (!owned_here()) {
+        post_after(delay, std::forward<F>(fn));
+        return;
+    }
+    queue_.push_timer(now() + delay, std::forward<F>(fn));
+    count_queued(1);
+    if (opts_.mode == run_mode::threaded && !pumping_) {
+        wake_engine();
+    }
 }
 
 template <class Pred>

@@ -70,6 +70,14 @@ struct inproc_endpoint {
 
 namespace {
 
+// The key of an address in the fabric's and the peers' maps: its family, then its bytes.
+std::array<std::uint8_t, 17> address_key(const ip_address& a) {
+    std::array<std::uint8_t, 17> k{};
+    k[0] = a.v6 ? 6 : 4;
+    std::copy(a.bytes.begin(), a.bytes.end(), k.begin() + 1);
+    return k;
+}
+
 // The fabric: which endpoint owns which address. Touched only when adapters attach, detach and
 // resolve peers (connection setup), never per frame.
 class fabric {
@@ -99,12 +107,7 @@ class fabric {
     }
 
   private:
-    static std::array<std::uint8_t, 17> key(const ip_address& a) {
-        std::array<std::uint8_t, 17> k{};
-        k[0] = a.v6 ? 6 : 4;
-        std::copy(a.bytes.begin(), a.bytes.end(), k.begin() + 1);
-        return k;
-    }
+    static std::array<std::uint8_t, 17> key(const ip_address& a) { return address_key(a); }
 
     std::mutex mutex_;
     std::map<std::array<std::uint8_t, 17>, std::shared_ptr<inproc_endpoint>> endpoints_;
@@ -284,7 +287,15 @@ std::shared_ptr<transport::peer> inproc_link::resolve(const ip_address& destinat
     if (!ep) {
         return nullptr;
     }
-    return std::make_shared<inproc_peer>(std::move(ep));
+    std::lock_guard lock(peers_mutex_);
+    std::weak_ptr<peer>& cached = peers_[address_key(destination)];
+    std::shared_ptr<peer> p = cached.lock();
+    if (p && static_cast<inproc_peer&>(*p).endpoint == ep) {
+        return p;
+    }
+    p = std::make_shared<inproc_peer>(std::move(ep));
+    cached = p;
+    return p;
 }
 
 void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {

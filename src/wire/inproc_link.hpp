@@ -5,7 +5,11 @@
 // at t + latency, where it runs as a task on the receiver's engine. In deterministic mode all
 // adapters share one scheduler, so delivery order is fixed by (time, sequence) and repeats.
 
+#include <array>
+#include <cstdint>
+#include <map>
 #include <memory>
+#include <mutex>
 
 #include "timing/scheduler.hpp"
 #include "wire/transport.hpp"
@@ -28,6 +32,10 @@ class inproc_link final : public transport {
     inproc_link(const inproc_link&) = delete;
     inproc_link& operator=(const inproc_link&) = delete;
 
+    /// The peer of `destination`, or nullptr when no adapter of the process owns it. Every
+    /// connection to one destination shares one peer, and with it one flight of frames in
+    /// deterministic mode: per-connection peers made each write of many connections touch a
+    /// cold one. A peer is remade when its adapter was replaced at the same address.
     std::shared_ptr<peer> resolve(const ip_address& destination) override;
     void send(peer& to, frame* f, timing::sim_time departure) override;
     /// False: a frame goes from the sender's pool to the receiver's engine untouched.
@@ -39,6 +47,8 @@ class inproc_link final : public transport {
     std::shared_ptr<inproc_endpoint> self_;
     timing::scheduler& sched_;
     timing::sim_time latency_;
+    std::mutex peers_mutex_;  // resolve only (connection setup)
+    std::map<std::array<std::uint8_t, 17>, std::weak_ptr<peer>> peers_;
 };
 
 }  // namespace ndksim::wire

@@ -3,6 +3,8 @@
 
 #include <algorithm>
 #include <memory>
+#include <random>
+#include <tuple>
 #include <vector>
 
 #include "timing/event_queue.hpp"
@@ -85,6 +87,50 @@ TEST(EventQueue, InterleavedPushesAndPopsKeepTheOrderAndReleaseTheTasks) {
         expected.push_back(p.second);
     }
     EXPECT_EQ(order, expected);
+}
+
+// Timers wait in a heap of their own; events and timers still come out in one (time, sequence)
+// order, the order a single queue gives: checked against a sorted model over random pushes
+// (either kind, times that collide often) interleaved with pops.
+TEST(EventQueue, TimersAndEventsComeOutInOneTimeAndScheduleOrder) {
+    event_queue q(4);
+    std::mt19937 rng(7);
+    std::vector<int> order;
+    std::vector<sim_time> times;
+    // The model: (time, push number), sorted.
+    std::vector<std::tuple<sim_time, int>> pending;
+    std::vector<int> expected;
+    std::vector<sim_time> expected_times;
+    int next = 0;
+    sim_time now = 0;
+    for (int step = 0; step < 20'000; ++step) {
+        if (pending.empty() || rng() % 3 != 0) {
+            const sim_time when = now + rng() % 8;  // many ties
+            const int id = next++;
+            if (rng() % 2 == 0) {
+                q.push_timer(when, [&order, id] { order.push_back(id); });
+            } else {
+                q.push(when, [&order, id] { order.push_back(id); });
+            }
+            pending.emplace_back(when, id);
+        } else {
+            sim_time when = 0;
+            q.pop(when)();
+            times.push_back(when);
+            now = when;
+            auto first = std::min_element(pending.begin(), pending.end());
+            expected.push_back(std::get<1>(*first));
+            expected_times.push_back(std::get<0>(*first));
+            pending.erase(first);
+        }
+        ASSERT_EQ(q.size(), pending.size());
+        if (!pending.empty()) {
+            ASSERT_EQ(q.next_time(),
+                      std::get<0>(*std::min_element(pending.begin(), pending.end())));
+        }
+    }
+    EXPECT_EQ(order, expected);
+    EXPECT_EQ(times, expected_times);
 }
 
 }  // namespace
