@@ -36,7 +36,7 @@ enum class wr_kind : std::uint8_t {
 };
 
 /// True for the kinds that act on local memory state only and put nothing on the wire (Bind,
-/// FastRegister, Invalidate): the engine completes them in queue order without a packet.
+/// FastRegister, Invalidate): the requester executes them in queue order and sends no packet.
 constexpr bool is_local(wr_kind k) noexcept {
     return k == wr_kind::bind || k == wr_kind::fast_register || k == wr_kind::invalidate_region ||
            k == wr_kind::invalidate_window;

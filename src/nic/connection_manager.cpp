@@ -120,15 +120,6 @@ void connection_manager::forget(std::uint32_t id) {
     }
 }
 
-connection_manager::request_key connection_manager::key_of(const wire::ip_address& from,
-                                                           std::uint32_t remote_id) noexcept {
-    request_key k;
-    k.address[0] = from.v6 ? 1 : 0;
-    std::copy(from.bytes.begin(), from.bytes.end(), k.address.begin() + 1);
-    k.remote_id = remote_id;
-    return k;
-}
-
 connection_manager::connection* connection_manager::find(std::uint32_t id) {
     std::lock_guard lock(mutex_);
     auto it = connections_.find(id);
@@ -609,7 +600,7 @@ bool connection_manager::matches_live(const wire::decoded_packet& p, const wire:
 
 void connection_manager::on_request(const wire::cm_message& m, const wire::ip_address& from) {
     core::device& dev = e_.dev();
-    const request_key key = key_of(from, m.local_connection_id);
+    const request_key key{from, m.local_connection_id};
     {
         // A repeated request for a connection already set up (or being set up) is ignored.
         std::lock_guard lock(mutex_);

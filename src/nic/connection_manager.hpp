@@ -24,7 +24,6 @@
 // when it comes from that connection's peer address and carries both ids (match()). The
 // generator is seeded from the adapter's seed, so a deterministic run repeats.
 
-#include <array>
 #include <cstdint>
 #include <map>
 #include <mutex>
@@ -136,11 +135,10 @@ class connection_manager {
     /// its connection id (IBA 12.6.5: a REQ repeated by a requester that has not yet seen the
     /// REP carries the same Local Communication ID).
     struct request_key {
-        std::array<std::uint8_t, 17> address{};  ///< IPv6 flag, then the 16 address bytes
+        wire::ip_address from;
         std::uint32_t remote_id = 0;
         auto operator<=>(const request_key&) const = default;
     };
-    static request_key key_of(const wire::ip_address& from, std::uint32_t remote_id) noexcept;
 
     struct connection {
         core::ref<core::connector> c;
@@ -199,7 +197,7 @@ class connection_manager {
     engine& e_;
     std::mutex mutex_;
     std::unordered_map<std::uint32_t, connection> connections_;
-    /// The passive connections by request (key_of), so a repeated REQ is found without a scan
+    /// The passive connections by request, so a repeated REQ is found without a scan
     /// of every connection: setting up N connections stays O(N log N).
     std::map<request_key, std::uint32_t> requests_;
     std::mt19937_64 ids_;  ///< draws connection ids (register_connection)

@@ -70,14 +70,6 @@ struct inproc_endpoint {
 
 namespace {
 
-// The key of an address in the fabric's and the peers' maps: its family, then its bytes.
-std::array<std::uint8_t, 17> address_key(const ip_address& a) {
-    std::array<std::uint8_t, 17> k{};
-    k[0] = a.v6 ? 6 : 4;
-    std::copy(a.bytes.begin(), a.bytes.end(), k.begin() + 1);
-    return k;
-}
-
 // The fabric: which endpoint owns which address. Touched only when adapters attach, detach and
 // resolve peers (connection setup), never per frame.
 class fabric {
@@ -89,7 +81,7 @@ class fabric {
 
     void attach(const std::shared_ptr<inproc_endpoint>& ep) {
         std::lock_guard lock(mutex_);
-        if (!endpoints_.emplace(key(ep->address), ep).second) {
+        if (!endpoints_.emplace(ep->address, ep).second) {
             throw std::invalid_argument("address " + to_string(ep->address) +
                                         " already attached to the in-process link");
         }
@@ -97,20 +89,18 @@ class fabric {
 
     void detach(const ip_address& a) {
         std::lock_guard lock(mutex_);
-        endpoints_.erase(key(a));
+        endpoints_.erase(a);
     }
 
     std::shared_ptr<inproc_endpoint> find(const ip_address& a) {
         std::lock_guard lock(mutex_);
-        auto it = endpoints_.find(key(a));
+        auto it = endpoints_.find(a);
         return it == endpoints_.end() ? nullptr : it->second;
     }
 
   private:
-    static std::array<std::uint8_t, 17> key(const ip_address& a) { return address_key(a); }
-
     std::mutex mutex_;
-    std::map<std::array<std::uint8_t, 17>, std::shared_ptr<inproc_endpoint>> endpoints_;
+    std::map<ip_address, std::shared_ptr<inproc_endpoint>> endpoints_;
 };
 
 // Frames from one sender to one receiver on the same deterministic loop, in flight, oldest
@@ -288,7 +278,7 @@ std::shared_ptr<transport::peer> inproc_link::resolve(const ip_address& destinat
         return nullptr;
     }
     std::lock_guard lock(peers_mutex_);
-    std::weak_ptr<peer>& cached = peers_[address_key(destination)];
+    std::weak_ptr<peer>& cached = peers_[destination];
     std::shared_ptr<peer> p = cached.lock();
     if (p && static_cast<inproc_peer&>(*p).endpoint == ep) {
         return p;

@@ -5,8 +5,6 @@
 // at t + latency, where it runs as a task on the receiver's engine. In deterministic mode all
 // adapters share one scheduler, so delivery order is fixed by (time, sequence) and repeats.
 
-#include <array>
-#include <cstdint>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -48,7 +46,7 @@ class inproc_link final : public transport {
     timing::scheduler& sched_;
     timing::sim_time latency_;
     std::mutex peers_mutex_;  // resolve only (connection setup)
-    std::map<std::array<std::uint8_t, 17>, std::weak_ptr<peer>> peers_;
+    std::map<ip_address, std::weak_ptr<peer>> peers_;
 };
 
 }  // namespace ndksim::wire

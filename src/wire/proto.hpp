@@ -336,6 +336,8 @@ struct ip_address {
     }
 
     friend constexpr bool operator==(const ip_address&, const ip_address&) = default;
+    /// An order (family, then bytes) for maps keyed by address.
+    friend constexpr auto operator<=>(const ip_address&, const ip_address&) = default;
 };
 
 /// The adapter at `a`'s MAC: locally administered unicast (RFC 7042 section 2.1: bit 1 of the

@@ -644,6 +644,39 @@ INSTANTIATE_TEST_SUITE_P(EveryType, HostileCm,
                              return ::testing::PrintToString(i.param);
                          });
 
+// IBA 12.6.5: a requester that has not yet seen the REP sends its REQ again, with the same
+// Local Communication ID. The passive side keeps one connection per (requester address, id):
+// a repeat, even one arriving after the connection is up, reaches no listener.
+TEST_F(Hostile, RepeatedConnectionRequestMakesNoSecondConnection) {
+    const core::connector& active = core_connector(a_.connector);
+    wire::cm_message req;
+    req.type = wire::cm_type::request;
+    req.transaction_id = active.local_id;
+    req.local_connection_id = active.local_id;
+    req.src_ip = ip_of("10.0.0.1");
+    req.dst_ip = ip_of("10.0.0.2");
+    req.src_port = active.local_address.port;
+    req.dst_port = port_;
+    req.qp_number = core_qp(a_.qp).qpn();
+    req.inbound_read_limit = 8;
+    req.outbound_read_limit = 8;
+    req.path_mtu = 5;
+    incoming_ = nullptr;
+    inject(forge_cm(req, "10.0.0.1", "10.0.0.2"));
+    settle();
+    EXPECT_EQ(nullptr, incoming_) << "the repeat reached the listener";
+    expect_first_connection_intact();
+    // The same request under an id the requester has not used is a new request: the listener
+    // hears of it (so the repeat above was ignored as a repeat, not refused as malformed).
+    req.local_connection_id ^= 0x5A5A5A5A;
+    req.transaction_id = req.local_connection_id;
+    inject(forge_cm(req, "10.0.0.1", "10.0.0.2"));
+    settle();
+    ASSERT_NE(nullptr, incoming_);
+    track(&incoming_->Header);
+    incoming_ = nullptr;
+}
+
 TEST_F(Hostile, ConnectionIdsAreNeitherZeroNorSequential) {
     // A guessable id would let one datagram name someone else's connection.
     const std::uint32_t first = core_connector(a_.connector).local_id;
