@@ -37,6 +37,7 @@ constexpr std::array<const char*, 2> k_mode_names{"lat", "bw"};
 constexpr std::array<const char*, 3> k_wire_names{"inproc", "udp", "tcp"};
 constexpr std::array<const char*, 4> k_role_names{"local", "server", "client", "both"};
 constexpr std::array<const char*, 3> k_poll_names{"spin", "block", "spin-then-block"};
+constexpr std::array<const char*, 3> k_time_names{"virtual", "paced", "synchronized"};
 
 // "a, b or c" for messages; "a|b|c" (joint "|") for help.
 template <std::size_t N>
@@ -157,6 +158,7 @@ struct given {
     bool inline_flag = false;
     std::uint32_t port = 0;
     std::string poll;
+    std::string time;
 };
 
 // Every option, one statement each, grouped as the help shows them.
@@ -233,6 +235,12 @@ void define(CLI::App& app, options& o, given& g) {
                    "the latency tests, spin-then-block for the bandwidth tests)")
         ->type_name(listed(k_poll_names, "|"))
         ->check(one_of(k_poll_names));
+    app.add_option("--time", g.time,
+                   "threaded runs: how simulated time runs (docs/timing.md); synchronized gives "
+                   "the NIC model's exact figures across threads and processes (default: "
+                   "virtual, tied to the wall clock)")
+        ->type_name(listed(k_time_names, "|"))
+        ->check(one_of(k_time_names));
     app.add_option("--role", g.role,
                    "local (both sides here), server, client, or both (a server child process "
                    "and the client here); default: client with a HOST, server with a socket "
@@ -344,7 +352,10 @@ std::string resolve(const CLI::App& app, given& g, options& o) {
     if (!g.host.empty() && o.who != role::client) {
         return "HOST " + g.host + " makes this process the client, not --role " + g.role;
     }
-    if (o.wire != wire_kind::inproc) {
+    if (!g.time.empty()) {
+        to_enum(k_time_names, g.time, o.time);
+    }
+    if (o.wire != wire_kind::inproc || o.time != time_kind::virtual_time) {
         o.threaded = true;
     }
     if (!g.poll.empty()) {
@@ -403,6 +414,10 @@ const char* name_of(wire_kind w) noexcept {
 const char* name_of(role r) noexcept {
     return k_role_names[static_cast<std::size_t>(r)];
 }
+const char* name_of(time_kind t) noexcept {
+    return k_time_names[static_cast<std::size_t>(t)];
+}
+
 const char* name_of(poll_kind p) noexcept {
     return k_poll_names[static_cast<std::size_t>(p)];
 }

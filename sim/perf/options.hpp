@@ -33,6 +33,11 @@ enum class role { local, server, client, both };
 /// without sleeping, sleeps until woken, or polls for a millisecond and then sleeps.
 enum class poll_kind { spin, block, spin_then_block };
 
+/// How simulated time runs in a threaded run (ndksim_time_mode; docs/timing.md): tied to the
+/// wall clock (virtual), held to it (paced), or exact across the engines and processes
+/// (synchronized).
+enum class time_kind { virtual_time, paced, synchronized };
+
 /// perftest's defaults, by mode.
 inline constexpr std::uint64_t k_lat_default_size = 2;
 inline constexpr std::uint64_t k_bw_default_size = 65536;
@@ -63,6 +68,8 @@ struct options {
     /// Threaded runs: how waits wait. Unless given: spin for latency, spin_then_block for
     /// bandwidth.
     poll_kind poll = poll_kind::spin_then_block;
+    /// Threaded runs: the time mode of both sides (--time). Synchronized makes a run threaded.
+    time_kind time = time_kind::virtual_time;
     role who = role::local;
     std::string local;  ///< this process's adapter address; empty: the role's default
     std::string peer;   ///< client: the server's address; empty: 127.0.0.2
@@ -83,6 +90,7 @@ struct options {
 const char* name_of(test_kind t) noexcept;
 const char* name_of(run_mode m) noexcept;
 const char* name_of(wire_kind w) noexcept;
+const char* name_of(time_kind t) noexcept;
 const char* name_of(role r) noexcept;
 const char* name_of(poll_kind p) noexcept;
 

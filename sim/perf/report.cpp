@@ -91,16 +91,21 @@ void rule(std::FILE* out, const options& o) {
 }  // namespace
 
 bool modelled_includes_host(const options& o) noexcept {
-    return o.threaded || o.wire != wire_kind::inproc;
+    // Synchronized time keeps the engines exact whatever the host does (an inexact step, when
+    // a consumer did not react in time, is counted in the statistics' synchronization section).
+    return (o.threaded || o.wire != wire_kind::inproc) && o.time != time_kind::synchronized;
 }
 
 void print_header(std::FILE* out, const options& o) {
     rule(out, o);
     std::fprintf(out, "# ndksim-perf %s: %s (%s), wire %s%s, profile %s\n", ndksim_version(),
                  test_name(o.test, o.mode), test_title(o.test, o.mode), name_of(o.wire),
-                 o.who != role::local ? " (threaded, server in another process)"
-                 : o.threaded         ? " (threaded)"
-                                      : " (deterministic)",
+                 o.who != role::local && o.time == time_kind::synchronized
+                     ? " (synchronized, server in another process)"
+                 : o.who != role::local              ? " (threaded, server in another process)"
+                 : o.time == time_kind::synchronized ? " (threaded, synchronized)"
+                 : o.threaded                        ? " (threaded)"
+                                                     : " (deterministic)",
                  o.profile.empty() ? "cx4-edr" : o.profile.c_str());
     std::fprintf(out, "# %u QP%s, ", o.qps, o.qps == 1 ? "" : "s");
     if (o.duration > 0) {
@@ -208,6 +213,7 @@ void write_json(const std::string& path, const options& o, const std::vector<siz
           {"wire", name_of(o.wire)},
           {"role", name_of(o.who)},
           {"threaded", o.threaded},
+          {"time", name_of(o.time)},
           {"qps", o.qps},
           {"tx_depth", o.outstanding},
           {"iterations", o.iterations},

@@ -93,7 +93,8 @@ void rig::wake() noexcept {
     woken_.notify_all();
 }
 
-rig::rig(const options& o, std::size_t buffer_size) : poll_(o.poll) {
+rig::rig(const options& o, std::size_t buffer_size)
+    : poll_(o.poll), synchronized_(o.time == time_kind::synchronized) {
     pcap_ = o.pcap;
     port_ = o.port;
     if (!o.threaded) {
@@ -239,6 +240,9 @@ NTSTATUS rig::create_adapter(side& s, const char* address, const options& o, boo
                       static_cast<int>(poll_kind::block) == 1 &&
                       static_cast<int>(poll_kind::spin_then_block) == 2);
         c.poll_policy = k_policy[static_cast<int>(o.poll)];
+        static constexpr ndksim_time_mode k_time[] = {NDKSIM_TIME_VIRTUAL, NDKSIM_TIME_PACED,
+                                                      NDKSIM_TIME_SYNCHRONIZED};
+        c.time_mode = k_time[static_cast<int>(o.time)];
     }
     return ndksim_adapter_create(&c, &s.nic);
 }
@@ -501,10 +505,47 @@ void rig::step(const char* waiting_for) {
         throw perf_error(std::string("the server disconnected while this side waited for ") +
                          waiting_for);
     }
+    if (synchronized_) {
+        wait_synchronized();
+        return;
+    }
     if (std::chrono::steady_clock::now() < spin_until_) {
         std::this_thread::yield();
     } else {
         block();
+    }
+}
+
+// Synchronized time moves on only once the consumer has reacted to what it was shown (docs/
+// timing.md): so this thread takes every completion as soon as it is queued (the counts are
+// what the tests look at) and then waits in ndksim_adapter_wait, which says it has reacted and
+// returns after the next event that showed it something. An incoming write's last byte is
+// such an event while a thread waits there, so the watched byte of a write test is seen at
+// the modelled instant it lands.
+void rig::wait_synchronized() {
+    ndksim_adapter* nic = nullptr;
+    std::uint64_t before = 0;
+    std::uint64_t after = 0;
+    for (side* s : {&a_, &b_}) {
+        if (s->nic == nullptr) {
+            continue;
+        }
+        nic = s->nic;
+        if (tearing_down_) {
+            continue;
+        }
+        for (endpoint& ep : s->eps) {
+            if (ep.cq != nullptr) {
+                before += ep.counts.received + ep.counts.initiator_done;
+                reap(ep);
+                after += ep.counts.received + ep.counts.initiator_done;
+            }
+        }
+    }
+    // Completions taken: the caller looks at them before this thread says it has reacted,
+    // since the wait would let simulated time move on past them.
+    if (nic != nullptr && after == before) {
+        ndksim_adapter_wait(nic, 1);
     }
 }
 

@@ -144,6 +144,7 @@ class rig {
     void teardown() noexcept;
     void begin_wait() noexcept;
     void block() noexcept;
+    void wait_synchronized();
     void wake() noexcept;
 
     // A waiting thread yields this long before it blocks. Short waits (a ping-pong's round
@@ -156,6 +157,7 @@ class rig {
     static constexpr auto k_block_slice = std::chrono::microseconds(500);
 
     poll_kind poll_;
+    bool synchronized_;  ///< --time synchronized: waits go through ndksim_adapter_wait
     ndksim_loop* loop_ = nullptr;
     side a_;
     side b_;

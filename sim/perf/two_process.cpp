@@ -50,6 +50,8 @@ std::vector<std::string> server_arguments(const options& o, int ready_fd,
                                      "--port-search",
                                      "--poll",
                                      name_of(o.poll),
+                                     "--time",
+                                     name_of(o.time),
                                      "--ready-fd",
                                      std::to_string(ready_fd),
                                      "--quiet"};

@@ -63,13 +63,14 @@ wire::udp_options udp_options_from_environment() {
 std::unique_ptr<wire::transport> make_udp(core::device& dev, const link_options& opts,
                                           wire::transport::receive_fn rx) {
     return std::make_unique<wire::udp_transport>(own_ip(dev), opts.port, dev.sched(), std::move(rx),
-                                                 opts.latency, udp_options_from_environment());
+                                                 opts.latency, udp_options_from_environment(),
+                                                 dev.sync());
 }
 
 std::unique_ptr<wire::transport> make_tcp(core::device& dev, const link_options& opts,
                                           wire::transport::receive_fn rx) {
     return std::make_unique<wire::tcp_transport>(own_ip(dev), opts.port, dev.sched(), std::move(rx),
-                                                 opts.latency);
+                                                 opts.latency, dev.sync());
 }
 
 // Indexed by core::wire_kind. The socket transports throw wire::socket_setup_error when their
@@ -175,6 +176,10 @@ const counter_paths<wire::socket_counters> k_socket_paths = {
     {"sockets.departures_refused", &wire::socket_counters::departures_refused},
     {"sockets.receive_overruns", &wire::socket_counters::receive_overruns},
     {"sockets.backlog_dropped", &wire::socket_counters::backlog_dropped},
+    {"sockets.sync_records_sent", &wire::socket_counters::sync_records_sent},
+    {"sockets.sync_records_received", &wire::socket_counters::sync_records_received},
+    {"sockets.sync_records_refused", &wire::socket_counters::sync_records_refused},
+    {"sockets.frames_to_lost_peers", &wire::socket_counters::frames_to_lost_peers},
 };
 
 // Registers `counters` under `paths`, or every path as absent when there is no such layer.

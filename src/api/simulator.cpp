@@ -223,24 +223,8 @@ NTSTATUS wire_and_time(const ndksim_adapter_config& config, core::device_config&
         time_mode != NDKSIM_TIME_SYNCHRONIZED) {
         return invalid_config("time_mode is not an ndksim_time_mode");
     }
-    const int configured_mode = time_mode;
     if (config.loop == nullptr && !time_mode_from_env(time_mode)) {
         return invalid_config("NDKSIM_TIME_MODE is not virtual, paced or synchronized");
-    }
-    if (time_mode == NDKSIM_TIME_SYNCHRONIZED && cfg.wire != core::wire_kind::inproc) {
-        // The UDP and TCP wires do not carry the peers' promises yet, so an adapter on them
-        // could not know how far its peers have got.
-        if (configured_mode == NDKSIM_TIME_SYNCHRONIZED) {
-            NDKSIM_ERROR(
-                "ndksim_adapter_create: NDKSIM_TIME_SYNCHRONIZED works over the in-process wire "
-                "only");
-            return STATUS_NOT_SUPPORTED;
-        }
-        NDKSIM_WARN(
-            "ndksim_adapter_create: NDKSIM_TIME_MODE=synchronized ignored for {} on a socket "
-            "wire (in-process wire only); it runs in the time mode of its configuration",
-            cfg.name);
-        time_mode = configured_mode;
     }
     if (time_mode == NDKSIM_TIME_SYNCHRONIZED) {
         if (config.loop != nullptr) {

@@ -221,15 +221,17 @@ std::string stats_document(ndksim_adapter& a) {
     if (const timing::sync_domain* d = a.dev.sync()) {
         // The process's sync domain, shared by its synchronized adapters (docs/timing.md).
         const timing::sync_counters sc = d->counters();
-        doc["synchronization"] = {{"sync_messages_sent", sc.sync_messages_sent},
-                                  {"sync_messages_received", sc.sync_messages_received},
-                                  {"horizon_waits", sc.horizon_waits},
-                                  {"horizon_violations", sc.horizon_violations},
-                                  {"consumer_stalls", sc.consumer_stalls},
-                                  {"inexact_steps", sc.inexact_steps},
-                                  {"peers", sc.peers},
-                                  {"peers_lost", sc.peers_lost},
-                                  {"exact", sc.inexact_steps == 0 && sc.horizon_violations == 0}};
+        doc["synchronization"] = {
+            {"sync_messages_sent", sc.sync_messages_sent},
+            {"sync_messages_received", sc.sync_messages_received},
+            {"horizon_waits", sc.horizon_waits},
+            {"horizon_violations", sc.horizon_violations},
+            {"consumer_stalls", sc.consumer_stalls},
+            {"inexact_steps", sc.inexact_steps},
+            {"peers", sc.peers},
+            {"peers_lost", sc.peers_lost},
+            {"late_frames", sc.late_frames},
+            {"exact", sc.inexact_steps == 0 && sc.horizon_violations == 0 && sc.late_frames == 0}};
     }
     return doc.dump();
 }

@@ -14,6 +14,7 @@
 #include "nic/connection_manager.hpp"
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
+#include "timing/sync_domain.hpp"
 #include "util/log.hpp"
 #include "wire/cm_proto.hpp"
 #include "wire/proto.hpp"
@@ -114,6 +115,12 @@ void engine::attach_qp(core::qp& q) {
     q.set_engine_state(std::move(ctx));
 }
 
+void engine::note_data_placed() noexcept {
+    if (timing::sync_domain* d = dev_.sync()) {
+        d->data_placed();
+    }
+}
+
 void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready) {
     const timing::sim_time last_bit =
         hw_.tx_packet(f->length, ready, dev_.sched().now(), dev_.memory().cache_stats().misses);
@@ -136,12 +143,29 @@ void engine::on_frame(wire::frame* f) {
         // there, leaving the clock as it was. The QP found here goes on with the frame, so
         // dispatch does not look it up again.
         f->stamped = false;
-        if (matches_live(*f, q)) {
+        const bool live = matches_live(*f, q);
+        if (live) {
+            // In synchronized time its sender becomes a peer of the sync domain now, if it
+            // was none: a frame that matched nothing never makes a stranger one.
+            link_->confirm_peer(f->source);
+            dev_.sched().advance_to(f->departure);
+        }
+        // A peer's frame in synchronized time is read long before its modelled arrival, when
+        // the connection it belongs to may not be live yet (its ready-to-use message is
+        // itself still on the way): it waits for its arrival and is matched then (receive),
+        // which moves no clock in that mode.
+        if (live || link_->is_sync_peer(f->source)) {
             timing::scheduler& sched = dev_.sched();
-            sched.advance_to(f->departure);
             if (f->arrival > sched.now()) {
                 sched.post_at(f->arrival, [this, f, q] { receive(f, q); });
                 return;
+            }
+            if (f->arrival < sched.now()) {
+                if (timing::sync_domain* d = dev_.sync()) {
+                    // Only a sender that was not yet a peer when it sent gets here: the frame
+                    // runs now, behind its modelled time, and the run is no longer exact.
+                    d->frame_arrived_late();
+                }
             }
         }
     }

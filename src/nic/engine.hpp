@@ -136,6 +136,11 @@ class engine final : public core::engine_hooks {
     /// Gives a new QP its engine state. Called once, right after the QP is created.
     void attach_qp(core::qp& q);
 
+    /// An incoming write's last byte was placed in the consumer's memory: in synchronized time
+    /// a consumer thread may be watching that memory, so the sync domain may stop there for it
+    /// (timing::sync_domain::data_placed). Engine thread.
+    void note_data_placed() noexcept;
+
     /// Puts a finished frame on the link to `to` when the hardware model lets it leave (after
     /// the frames already queued on this adapter's port). `ready` is the earliest simulated
     /// time the frame can leave [ps].

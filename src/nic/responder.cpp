@@ -235,6 +235,8 @@ void on_write(engine& e, core::qp& q, const wire::decoded_packet& p) {
             return;
         }
         ctx.resp.msn = (ctx.resp.msn + 1) & wire::msn_mask;
+        // A consumer may watch the written memory (no completion tells it here).
+        e.note_data_placed();
     }
     if (p.headers.bth.ack_req) {
         schedule_ack(e, q, psn);

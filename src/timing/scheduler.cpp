@@ -198,8 +198,11 @@ void scheduler::take_inbox() {
     }
     std::lock_guard lock(inbox_mutex_);
     inbox_pending_.store(false, std::memory_order_relaxed);
+    // Synchronized time: a promise the engine made after a task's poster read the floor
+    // (post_foreign) binds the task too; both sides of that are decided here, on the engine.
+    const sim_time floor = opts_.gate != nullptr ? opts_.gate->post_floor() : 0;
     for (foreign_task& t : inbox_) {
-        queue_.push(t.when, std::move(t.fn));
+        queue_.push(std::max(t.when, floor), std::move(t.fn));
     }
     // Counted as queued before the inbox's count drops, so idle() never sees neither.
     count_queued(static_cast<std::ptrdiff_t>(inbox_.size()));

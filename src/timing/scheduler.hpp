@@ -210,6 +210,13 @@ class scheduler {
                queued_.load(std::memory_order_acquire) == 0;
     }
 
+    /// True when another thread posted a task the owner has not yet taken into its queue
+    /// (sequentially consistent with the poster's later atomics: a gate that sees the poster's
+    /// next step sees its task here too).
+    bool has_foreign_tasks() const noexcept {
+        return inbox_pending_.load(std::memory_order_seq_cst);
+    }
+
     /// True when the calling thread owns the event queue (the engine thread, or the thread
     /// driving a deterministic scheduler).
     bool owned_here() const noexcept;

@@ -34,6 +34,18 @@ struct reacting_thread {
     // ndksim_adapter_wait: the domain's shown count when this thread's last wait returned.
     const sync_domain* shown_domain = nullptr;
     std::uint64_t last_shown = 0;
+    // This thread waits in ndksim_adapter_wait and looks at memory between its waits (as
+    // ib_write_lat does): counted in watchers until it blocks elsewhere or ends.
+    std::atomic<std::int32_t>* watchers = nullptr;
+    const sync_domain* watch_domain = nullptr;
+
+    void stop_watching() noexcept {
+        if (watchers != nullptr) {
+            watchers->fetch_sub(1, std::memory_order_seq_cst);
+            watchers = nullptr;
+            watch_domain = nullptr;
+        }
+    }
 
     void stop() noexcept {
         if (reacting) {
@@ -42,6 +54,9 @@ struct reacting_thread {
         }
     }
     ~reacting_thread() {
+        if (watchers != nullptr && g_active.load(std::memory_order_acquire) == watch_domain) {
+            stop_watching();
+        }
         if (reacting && g_active.load(std::memory_order_acquire) == domain) {
             stop();
             domain->sched().kick();
@@ -86,7 +101,7 @@ void note_callback_returned() noexcept {
 
 void note_consumer_blocks() noexcept {
     if (sync_domain* d = sync_domain::active()) {
-        d->consumer_waits();
+        d->consumer_blocks();
     }
 }
 
@@ -159,7 +174,7 @@ void sync_domain::advance_idle_clock() {
     // Nothing can arrive before the horizon, and the consumer waits: the clock may move up to
     // the horizon (or the next event), through an event that does nothing. That keeps this
     // domain's promises growing while it has nothing to do.
-    if (peers_.empty() || !gate_open()) {
+    if (peers_.empty() || !consumer_quiet()) {
         return;
     }
     const sim_time target = std::min(next_, horizon());
@@ -224,6 +239,19 @@ void sync_domain::note_consumer_effect() noexcept {
     }
 }
 
+void sync_domain::data_placed() noexcept {
+    if (watchers_.load(std::memory_order_seq_cst) > 0) {
+        effect();
+    }
+}
+
+void sync_domain::consumer_blocks() noexcept {
+    if (t_reacting.watch_domain == this) {
+        t_reacting.stop_watching();
+    }
+    consumer_waits();
+}
+
 void sync_domain::consumer_waits() noexcept {
     if (sched_->owned_here()) {
         return;
@@ -246,6 +274,12 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     if (t_reacting.shown_domain != this) {
         t_reacting.shown_domain = this;
         t_reacting.last_shown = k_setup_effects;  // a thread new to the domain saw its setup
+    }
+    if (t_reacting.watch_domain != this) {
+        t_reacting.stop_watching();
+        t_reacting.watch_domain = this;
+        t_reacting.watchers = &watchers_;
+        watchers_.fetch_add(1, std::memory_order_seq_cst);
     }
     const std::uint64_t seen = t_reacting.last_shown;
     if (shown_.load(std::memory_order_seq_cst) != seen) {
@@ -272,6 +306,13 @@ bool sync_domain::gate_open() const noexcept {
     return reacting_.load(std::memory_order_seq_cst) == 0 &&
            unshown_.load(std::memory_order_seq_cst) <= 0 &&
            waited_.load(std::memory_order_seq_cst) >= effects;
+}
+
+bool sync_domain::consumer_quiet() const noexcept {
+    // The gate first: a consumer thread posts before it waits, so once its wait shows here its
+    // task shows in the scheduler's inbox too, and a consumer that acted is never taken for
+    // one that waits with nothing posted.
+    return gate_open() && !sched_->has_foreign_tasks();
 }
 
 bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept {
@@ -330,12 +371,19 @@ struct sync_peer {
     std::string name;
     sim_time propagation = 0;
     sync_channel* channel = nullptr;
-    sim_time promise = 0;       // what it promised this domain
-    sim_time sent_promise = 0;  // what this domain promised it last
+    sim_time promise = 0;  // what it promised this domain
+    // What this domain promised it last. It only grows, except that a record newly reporting
+    // its frames seen may promise as little as their arrival (see publish).
+    sim_time sent_promise = 0;
     bool sent_any = false;
     std::int64_t heard_ns = 0;     // wall time of its last record
     std::int64_t told_ns = 0;      // wall time of this domain's last record to it
     std::uint64_t seen_count = 0;  // of the frames sent to it, how many it reported seen
+    // Of its frames, how many were read here (or known lost), and how many the last record
+    // to it reported; the earliest arrival among those read since that record.
+    std::uint64_t read_count = 0;
+    std::uint64_t reported_read = 0;
+    sim_time unreported_arrival = std::numeric_limits<sim_time>::max();
     // Departures of the frames sent to it and not yet reported seen, oldest at `head`. The
     // vector only grows to the most frames ever in flight, so the steady state allocates
     // nothing.
@@ -344,6 +392,7 @@ struct sync_peer {
 
     bool has_unseen() const noexcept { return head < unseen.size(); }
     sim_time first_unseen() const noexcept { return unseen[head]; }
+    std::uint64_t sent_count() const noexcept { return seen_count + (unseen.size() - head); }
 };
 
 sync_peer* sync_domain::add_peer(std::string name, sim_time propagation, sync_channel& channel) {
@@ -362,11 +411,17 @@ sync_peer* sync_domain::add_peer(std::string name, sim_time propagation, sync_ch
     return raw;
 }
 
-void sync_domain::peer_record(sync_peer* p, sim_time promise, std::uint64_t frames_seen) {
+bool sync_domain::peer_record(sync_peer* p, sim_time promise, std::uint64_t frames_seen,
+                              std::uint64_t frames_sent) {
+    if (frames_seen > p->sent_count()) {
+        return false;
+    }
     sync_received_.fetch_add(1, std::memory_order_relaxed);
     p->heard_ns = wall_ns();
-    p->promise = std::max(p->promise, promise);
+    p->read_count = std::max(p->read_count, frames_sent);
     if (frames_seen > p->seen_count) {
+        // The promise now covers the answers to the frames it reports seen: it may lie below
+        // the one before, down to their arrival, which bounded the horizon until now.
         const std::uint64_t newly = frames_seen - p->seen_count;
         p->seen_count = frames_seen;
         p->head = std::min(p->unseen.size(), p->head + static_cast<std::size_t>(newly));
@@ -374,15 +429,31 @@ void sync_domain::peer_record(sync_peer* p, sim_time promise, std::uint64_t fram
             p->unseen.clear();
             p->head = 0;
         }
+        p->promise = promise;
+    } else {
+        p->promise = std::max(p->promise, promise);
     }
     recompute_horizon();
     advance_idle_clock();
     sched_->kick();
+    return true;
 }
 
 void sync_domain::frame_sent(sync_peer* p, sim_time departure) {
     p->unseen.push_back(departure);
     recompute_horizon();
+}
+
+void sync_domain::frame_read(sync_peer* p, sim_time arrival) {
+    ++p->read_count;
+    p->unreported_arrival = std::min(p->unreported_arrival, arrival);
+    // Its delivery is queued now: until the engine next looks at its queue, what this domain
+    // promises must already count it.
+    next_ = std::min(next_, sched_->now());
+}
+
+void sync_domain::frame_arrived_late() noexcept {
+    late_frames_.fetch_add(1, std::memory_order_relaxed);
 }
 
 void sync_domain::remove_peer(sync_peer* p, bool lost) {
@@ -427,7 +498,7 @@ sim_time sync_domain::own_earliest() const noexcept {
     // at the least promise made: post_floor); and the echo of its frames still unseen (a
     // peer's answer comes back two propagations after they left).
     const sim_time now = sched_->now();
-    sim_time e = gate_open() ? std::min(next_, now + k_idle_lookahead) : now;
+    sim_time e = consumer_quiet() ? std::min(next_, now + k_idle_lookahead) : now;
     for (const auto& p : peers_) {
         if (p->has_unseen()) {
             e = std::min(e, p->first_unseen() + 2 * p->propagation);
@@ -457,17 +528,24 @@ void sync_domain::publish() {
                 promise = std::min(promise, q->promise + q->propagation);
             }
         }
-        promise = std::max(promise, p->sent_promise);  // a promise never goes back
+        // A promise never goes back, except towards the arrival of p's frames this record
+        // newly reports seen: p bounded its horizon by their arrival until now, and the
+        // answers to them (a consumer's reaction included) may leave from there.
+        promise = std::max(promise, std::min(p->sent_promise, p->unreported_arrival));
         // Sent when it moved by a lookahead (the peer's horizon grows by one), whenever it
-        // moved while this side waits (the peer may be waiting for exactly that), and as a
+        // moved while this side waits (the peer may be waiting for exactly that), when p's
+        // frames were read since the last record (p's horizon waits on their echo), and as a
         // keepalive.
         const bool moved = !p->sent_any || promise >= p->sent_promise + p->propagation ||
-                           (promise > p->sent_promise && stalled);
+                           (promise > p->sent_promise && stalled) ||
+                           p->read_count != p->reported_read;
         if (moved || now_ns - p->told_ns >= keepalive_ns) {
             p->sent_any = true;
             p->sent_promise = promise;
+            p->reported_read = p->read_count;
+            p->unreported_arrival = std::numeric_limits<sim_time>::max();
             p->told_ns = now_ns;
-            p->channel->send_promise(promise);
+            p->channel->send_promise(promise, p->read_count);
             sync_sent_.fetch_add(1, std::memory_order_relaxed);
         }
         floor = std::min(floor, p->sent_promise);
@@ -522,6 +600,7 @@ sync_counters sync_domain::counters() const {
     c.consumer_stalls = consumer_stalls_.load(std::memory_order_relaxed);
     c.inexact_steps = inexact_steps_.load(std::memory_order_relaxed);
     c.peers_lost = peers_lost_.load(std::memory_order_relaxed);
+    c.late_frames = late_frames_.load(std::memory_order_relaxed);
     c.horizon = horizon();
     c.peers = peer_count_.load(std::memory_order_relaxed);
     return c;

@@ -56,16 +56,17 @@ struct sync_counters {
     std::uint64_t inexact_steps = 0;           ///< grace expiries: time moved on without a reaction
     std::uint64_t peers = 0;                   ///< peers now
     std::uint64_t peers_lost = 0;              ///< peers declared lost (silence or disconnection)
-    sim_time horizon = 0;                      ///< current horizon [ps]; max when no peer
+    std::uint64_t late_frames = 0;  ///< frames that arrived behind the clock (first contact)
+    sim_time horizon = 0;           ///< current horizon [ps]; max when no peer
 };
 
 /// How the domain reaches one peer: implemented by the socket transports.
 class sync_channel {
   public:
     virtual ~sync_channel() = default;
-    /// Sends the peer a sync record carrying `promise` [ps] and how many of its frames this
-    /// side has seen.
-    virtual void send_promise(sim_time promise) = 0;
+    /// Sends the peer a sync record carrying `promise` [ps] and `frames_seen`, how many of
+    /// its frames this side has read (or knows lost).
+    virtual void send_promise(sim_time promise, std::uint64_t frames_seen) = 0;
     /// The peer fell silent: the channel stops using it.
     virtual void lost() = 0;
 };
@@ -114,6 +115,17 @@ class sync_domain final : public run_gate {
     /// Engine: a consumer callback returned (it may have woken a consumer thread).
     void note_consumer_effect() noexcept;
 
+    /// Engine: an incoming write's last byte was placed in the consumer's memory. A thread
+    /// that waits in wait_for_effect may be watching that memory between its waits (as
+    /// ib_write_lat watches the last byte of a write), so while such a thread exists this is an
+    /// effect, and time stays at the placement until a thread has looked and waited again.
+    /// A thread stops counting as one when it blocks in a kernel wait or ends.
+    void data_placed() noexcept;
+
+    /// A consumer thread blocks in a wait the simulation knows of but that watches no memory
+    /// (a kernel wait): it waits (consumer_waits) and no longer counts as watching.
+    void consumer_blocks() noexcept;
+
     /// A consumer thread waits for the simulation (it has reacted to what it was shown).
     /// Ignored on the engine thread: a callback's own work is already in the event order.
     void consumer_waits() noexcept override;
@@ -133,13 +145,26 @@ class sync_domain final : public run_gate {
     sync_peer* add_peer(std::string name, sim_time propagation, sync_channel& channel);
 
     /// A sync record from `p`: it promises to send nothing before `promise` [ps] (its promise
-    /// leaves out what this domain's own frames could make it send), and it has seen
-    /// `frames_seen` of the frames this domain sent it.
-    void peer_record(sync_peer* p, sim_time promise, std::uint64_t frames_seen);
+    /// leaves out what this domain's frames it had not read could make it send), it has read
+    /// `frames_seen` of the frames this domain sent it, and it had sent `frames_sent` frames
+    /// here before the record. The record travels behind those frames on one ordered flow, so
+    /// any of them not read by now was lost on the way and is counted as read. False, changing
+    /// nothing, when the record claims more frames seen than this domain sent `p`: a peer
+    /// that is broken or not the one it claims to be.
+    [[nodiscard]] bool peer_record(sync_peer* p, sim_time promise, std::uint64_t frames_seen,
+                                   std::uint64_t frames_sent);
 
     /// A frame left for `p` at `departure` [ps]: until `p` reports it seen, `p` may answer it
     /// one propagation after it arrives, whatever it promised before.
     void frame_sent(sync_peer* p, sim_time departure);
+
+    /// A frame from `p` due here at `arrival` [ps] was read and queued: the next record to `p`
+    /// reports it seen, with a promise that no longer leaves out the answer to it.
+    void frame_read(sync_peer* p, sim_time arrival);
+
+    /// A frame matched its connection or listener behind the clock and ran at once: its
+    /// sender was not yet a peer when it left (first contact), so the run is not exact.
+    void frame_arrived_late() noexcept;
 
     /// `p` is gone: it no longer bounds the horizon. `lost`: it died or fell silent (counted,
     /// logged, and its channel told so its connections fail).
@@ -165,6 +190,7 @@ class sync_domain final : public run_gate {
     void wake_effect_waiters() noexcept;
     void start_reacting() noexcept;
     bool gate_open() const noexcept;
+    bool consumer_quiet() const noexcept;
     void recompute_horizon();
     sim_time own_earliest() const noexcept;
     void check_silence();
@@ -196,6 +222,8 @@ class sync_domain final : public run_gate {
     std::mutex effect_mutex_;
     std::condition_variable effect_cv_;
     std::atomic<int> effect_waiters_{0};
+    // Threads that wait in wait_for_effect and look at memory between waits (data_placed).
+    std::atomic<std::int32_t> watchers_{0};
 
     // Peers: engine thread only.
     std::vector<std::unique_ptr<sync_peer>> peers_;
@@ -216,6 +244,7 @@ class sync_domain final : public run_gate {
     std::atomic<std::uint64_t> consumer_stalls_{0};
     std::atomic<std::uint64_t> inexact_steps_{0};
     std::atomic<std::uint64_t> peers_lost_{0};
+    std::atomic<std::uint64_t> late_frames_{0};
 
     std::unique_ptr<scheduler> sched_;  // last member: its engine thread stops first
 };

@@ -45,6 +45,10 @@ class capture_link final : public transport {
     /// The inner link's answer: the capture computes an elided ICRC itself, for the frames it
     /// records (a pcap's frames carry their ICRC, docs/capture.md).
     bool wants_icrc() const noexcept override { return inner_->wants_icrc(); }
+    void confirm_peer(const ip_address& source) override { inner_->confirm_peer(source); }
+    bool is_sync_peer(const ip_address& source) const noexcept override {
+        return inner_->is_sync_peer(source);
+    }
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

@@ -81,6 +81,10 @@ class faulty_link final : public transport {
     void send(peer& to, frame* f, timing::sim_time departure) override;
     /// True while corruption is on (the receiver must see it as a bad ICRC), else the base's.
     bool wants_icrc() const noexcept override;
+    void confirm_peer(const ip_address& source) override { base_->confirm_peer(source); }
+    bool is_sync_peer(const ip_address& source) const noexcept override {
+        return base_->is_sync_peer(source);
+    }
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

@@ -4,7 +4,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 
+#include <algorithm>
 #include <future>
+#include <span>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -12,6 +14,8 @@
 
 #include "util/log.hpp"
 #include "wire/codec.hpp"
+#include "wire/sync_link.hpp"
+#include "wire/sync_record.hpp"
 
 namespace ndksim::wire {
 
@@ -99,9 +103,22 @@ void arm_trim(const std::shared_ptr<socket_receiver>& rx) {
 
 socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, frame* f,
                                 std::size_t length, const ip_address& source) {
+    if (rx->sync) {
+        // A record is told from a frame by its first byte, an opcode no frame carries.
+        sync_record r;
+        const sync_body verdict = decode_sync_record(
+            std::span<const std::byte>(f->data, std::min(length, sizeof f->data)), r);
+        if (verdict != sync_body::not_a_record) {
+            rx->sync->record_read(source, verdict, r);
+            frame_pool::release(f);
+            return socket_body::sync_record;
+        }
+    }
     // The bound comes before the codec: under a flood the engine thread spends nothing on a
     // frame it cannot keep. `f` itself is out of the pool, hence the strict comparison.
-    if (rx->rx_pool->outstanding() > k_rx_backlog_frames) {
+    if (const std::size_t held = rx->rx_pool->outstanding();
+        held > k_rx_backlog_frames &&
+        (held > k_rx_sync_backlog_frames || !rx->sync || !rx->sync->is_peer(source))) {
         rx->socket.backlog_dropped.fetch_add(1, std::memory_order_relaxed);
         frame_pool::release(f);
         return socket_body::dropped;
@@ -124,6 +141,9 @@ socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, fram
             f->stamped = true;
             f->departure = departure;
             f->arrival = arrival_after(departure, rx->latency);
+            if (rx->sync) {
+                rx->sync->frame_read(source, f->arrival);
+            }
             schedule_delivery(rx, f);
             break;
         case socket_body::bad_frame:
@@ -154,7 +174,8 @@ socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, fram
             frame_pool::release(f);
             break;
         case socket_body::dropped:
-            break;  // split_socket_body never returns it
+        case socket_body::sync_record:
+            break;  // split_socket_body never returns them
     }
     return verdict;
 }

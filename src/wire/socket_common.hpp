@@ -52,6 +52,14 @@ inline constexpr timing::sim_time max_departure_lead = timing::sim_time{1} << 60
 /// frame the kernel dropped for want of socket buffer.
 inline constexpr std::size_t k_rx_backlog_frames = 4096;
 
+/// The receive backlog for the frames of a peer in synchronized time [frames]: 65536 frames are
+/// about 270 MiB. Such a peer hands its frames to the socket as its model builds them, each
+/// with a departure that may lie far in the simulated future (16 writes of 1 MiB posted at once
+/// are 4096 frames), and the engine holds them until the gate lets their arrival run; a frame
+/// dropped here would change what the model does (a retransmission it would not have had), so
+/// only a flood beyond this bound is dropped, and sockets.backlog_dropped says so.
+inline constexpr std::size_t k_rx_sync_backlog_frames = 65536;
+
 /// The receive pool's steady size [frames]: what it keeps once a backlog has drained. Frames
 /// taken beyond it are given back by a trim check every k_rx_trim_interval while the pool is
 /// above it, once the backlog is back within it.
@@ -82,7 +90,17 @@ struct socket_counters {
     /// (recvmmsg, recv): frames per call is what batching buys.
     std::atomic<std::uint64_t> send_calls{0};
     std::atomic<std::uint64_t> receive_calls{0};
+    /// Synchronized time (wire/sync_link.hpp): sync records sent and applied.
+    std::atomic<std::uint64_t> sync_records_sent{0};
+    std::atomic<std::uint64_t> sync_records_received{0};
+    /// Sync records dropped: malformed, from an address that is no peer, or claiming frames
+    /// never sent to it.
+    std::atomic<std::uint64_t> sync_records_refused{0};
+    /// Frames not sent because their destination was declared lost or left.
+    std::atomic<std::uint64_t> frames_to_lost_peers{0};
 };
+
+class sync_link;
 
 /// Thrown by a socket transport's constructor when its socket cannot be opened, bound or put to
 /// listen. code() is the errno value (std::generic_category); what() names address:port, and
@@ -104,6 +122,7 @@ enum class socket_body : std::uint8_t {
     bad_frame,      ///< failed the codec's checks (decode_frame, ICRC included)
     bad_departure,  ///< a valid frame whose departure is beyond max_departure_lead
     dropped,        ///< not looked at: the receive backlog was full (k_rx_backlog_frames)
+    sync_record,    ///< a sync record (synchronized time), handed to the receiver's sync link
 };
 
 /// Checks a record body of `length` bytes read into `f` from the peer of `arrived_on` (the
@@ -137,6 +156,9 @@ struct socket_receiver {
     timing::scheduler& sched;
     transport::receive_fn receive;
     timing::sim_time latency;
+    /// Synchronized time: the link to the sync domain's peers, else nullptr. Set once by the
+    /// transport's constructor, used on the engine thread only.
+    std::shared_ptr<sync_link> sync;
     // Receive buffers. Frames are taken on the engine thread only (frame_pool's rule) and go
     // back to this pool when the engine releases them; the pool outlives the transport while
     // frames are out.
@@ -153,7 +175,9 @@ struct socket_receiver {
 };
 
 /// Hands a record body of `length` bytes read into `f` from `source` to the engine
-/// (split_socket_body decides; engine thread only):
+/// (split_socket_body decides; engine thread only). With a sync link, a body marked as a sync
+/// record goes to the link instead (sync_record; wire/sync_record.hpp), and every valid frame
+/// is reported to it as read.
 /// - frame: hands it to the engine now, marked `stamped` with the sender's departure and its
 ///   arrival (departure + latency); the engine moves the clock to the departure
 ///   (scheduler::advance_to) and holds the frame until its arrival only once the frame

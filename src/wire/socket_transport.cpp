@@ -32,10 +32,40 @@ timing::scheduler& threaded(std::string_view kind, timing::scheduler& sched) {
 
 socket_transport::socket_transport(std::string_view kind, const ip_address& address,
                                    std::uint16_t port, timing::scheduler& sched, receive_fn receive,
-                                   timing::sim_time latency)
+                                   timing::sim_time latency, timing::sync_domain* domain)
     : rx_(std::make_shared<socket_receiver>(address, port, threaded(kind, sched),
                                             std::move(receive), latency)) {
     rx_->who = std::string(kind) + " " + endpoint_text(address, port);
+    if (domain != nullptr) {
+        sync_link::sender& out = *this;
+        rx_->sync = std::make_shared<sync_link>(*domain, rx_->who, latency, out, rx_->socket);
+    }
+}
+
+std::shared_ptr<transport::peer> socket_transport::route(const ip_address& address) {
+    return resolve(address);
+}
+
+void socket_transport::send_record(transport::peer& to, frame* record) {
+    enqueue(to, record);
+}
+
+void socket_transport::confirm_peer(const ip_address& source) {
+    if (rx_->sync) {
+        rx_->sync->confirm(source);
+    }
+}
+
+bool socket_transport::is_sync_peer(const ip_address& source) const noexcept {
+    return rx_->sync && rx_->sync->is_peer(source);
+}
+
+bool socket_transport::leave_sync() {
+    if (!rx_->sync) {
+        return false;
+    }
+    rx_->sync->leave();
+    return true;
 }
 
 void socket_transport::send(peer& to, frame* f, timing::sim_time departure) {
@@ -45,6 +75,14 @@ void socket_transport::send(peer& to, frame* f, timing::sim_time departure) {
         return;
     }
     f->length += static_cast<std::uint32_t>(socket_trailer_size);
+    if (rx_->sync) {
+        const ip_address& destination = peer_address(to);
+        if (!rx_->sync->may_send(destination)) {
+            frame_pool::release(f);
+            return;
+        }
+        rx_->sync->frame_sent(destination, departure);
+    }
     rx_->counters.frames_sent.fetch_add(1, std::memory_order_relaxed);
     rx_->counters.bytes_sent.fetch_add(f->length, std::memory_order_relaxed);
     enqueue(to, f);

@@ -347,6 +347,16 @@ struct tcp_state : std::enable_shared_from_this<tcp_state> {
         accept_next();
     }
 
+    // Writes what the open connections hold now, without waiting for a full send buffer.
+    void flush_open() {
+        std::lock_guard lock(out_mutex);
+        for (auto& [key, out] : outbound) {
+            if (out->st == tcp_out::state::open && !out->waiting) {
+                out->flush();
+            }
+        }
+    }
+
     void close() {
         // Under the map's mutex, so resolve() on another thread sees `closed`.
         std::lock_guard lock(out_mutex);
@@ -376,8 +386,9 @@ class tcp_peer final : public transport::peer {
 }  // namespace
 
 tcp_transport::tcp_transport(const ip_address& address, std::uint16_t port,
-                             timing::scheduler& sched, receive_fn receive, timing::sim_time latency)
-    : socket_transport("tcp", address, port, sched, std::move(receive), latency),
+                             timing::scheduler& sched, receive_fn receive, timing::sim_time latency,
+                             timing::sync_domain* domain)
+    : socket_transport("tcp", address, port, sched, std::move(receive), latency, domain),
       state_(std::make_shared<tcp_state>(receiver())) {
     const tcp::endpoint local(to_asio(address), port);
     boost::system::error_code ec;
@@ -405,7 +416,16 @@ void tcp_transport::start() {
 }
 
 tcp_transport::~tcp_transport() {
-    run_on_engine_thread(state_->rx->sched, [s = state_] { s->close(); });
+    run_on_engine_thread(state_->rx->sched, [this, s = state_] {
+        if (leave_sync()) {
+            s->flush_open();  // the leaving records, best effort
+        }
+        s->close();
+    });
+}
+
+const ip_address& tcp_transport::peer_address(const peer& to) const noexcept {
+    return static_cast<const tcp_peer&>(to).out->destination;
 }
 
 std::shared_ptr<transport::peer> tcp_transport::resolve(const ip_address& destination) {

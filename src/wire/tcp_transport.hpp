@@ -23,11 +23,13 @@ class tcp_transport final : public socket_transport {
     /// Throws socket_setup_error (errno and address:port in its text) when the listening socket
     /// cannot be opened, bound or put to listen, and std::invalid_argument for a deterministic
     /// scheduler.
+    /// `domain`: synchronized time (sched is the domain's), else nullptr.
     tcp_transport(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
-                  receive_fn receive, timing::sim_time latency);
+                  receive_fn receive, timing::sim_time latency,
+                  timing::sync_domain* domain = nullptr);
 
     /// Closes every socket on the engine thread and waits for that; queued frames go back to
-    /// their pools.
+    /// their pools. In synchronized time the peers are told first that this adapter leaves.
     ~tcp_transport() override;
 
     tcp_transport(const tcp_transport&) = delete;
@@ -44,6 +46,7 @@ class tcp_transport final : public socket_transport {
     /// queued frames are gathered into one write). A connection that breaks drops its queued
     /// frames (counted) and opens again on the next send.
     void enqueue(peer& to, frame* f) override;
+    const ip_address& peer_address(const peer& to) const noexcept override;
 
     std::shared_ptr<tcp_state> state_;
 };

@@ -60,6 +60,18 @@ class transport {
     /// sender then leaves the word zero and marks the frame (frame::icrc_elided).
     virtual bool wants_icrc() const noexcept { return true; }
 
+    /// A frame from `source` matched a live connection or listener of this adapter (the
+    /// engine calls it before the frame may change any state). A socket wire in synchronized
+    /// time makes `source` a peer of its sync domain; other links ignore it. Engine thread.
+    virtual void confirm_peer(const ip_address& source) { (void)source; }
+
+    /// True when `source` is a peer of this adapter's sync domain through this link (a socket
+    /// wire in synchronized time): its frames are held until their arrival and matched then.
+    virtual bool is_sync_peer(const ip_address& source) const noexcept {
+        (void)source;
+        return false;
+    }
+
     /// The address this transport's adapter owns.
     virtual const ip_address& local_address() const noexcept = 0;
 

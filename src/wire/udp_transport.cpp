@@ -304,8 +304,8 @@ void configure_offloads(udp_state& s) {
 
 udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
                              timing::scheduler& sched, receive_fn receive, timing::sim_time latency,
-                             udp_options options)
-    : socket_transport("udp", address, port, sched, std::move(receive), latency),
+                             udp_options options, timing::sync_domain* domain)
+    : socket_transport("udp", address, port, sched, std::move(receive), latency, domain),
       state_(std::make_shared<udp_state>(receiver(), options)) {
     const udp::endpoint local(to_asio(address), port);
     boost::system::error_code ec;
@@ -338,7 +338,12 @@ void udp_transport::start() {
 }
 
 udp_transport::~udp_transport() {
-    run_on_engine_thread(state_->rx->sched, [s = state_] { s->close(); });
+    run_on_engine_thread(state_->rx->sched, [this, s = state_] {
+        if (leave_sync()) {
+            s->flush();  // the leaving records, best effort: a lost one costs the peer a silence
+        }
+        s->close();
+    });
 }
 
 std::shared_ptr<transport::peer> udp_transport::resolve(const ip_address& destination) {
@@ -346,6 +351,10 @@ std::shared_ptr<transport::peer> udp_transport::resolve(const ip_address& destin
         return nullptr;
     }
     return std::make_shared<udp_peer>(destination);
+}
+
+const ip_address& udp_transport::peer_address(const peer& to) const noexcept {
+    return static_cast<const udp_peer&>(to).address;
 }
 
 void udp_transport::enqueue(peer& to, frame* f) {

@@ -44,12 +44,14 @@ class udp_transport final : public socket_transport {
     /// socket_setup_error (errno and address:port in its text) when the socket cannot be opened or
     /// bound, and std::invalid_argument for a deterministic scheduler.
     /// `options` says which kernel offloads to use where the kernel has them, and the socket
-    /// buffers' size.
+    /// buffers' size. `domain`: synchronized time (sched is the domain's), else nullptr.
     udp_transport(const ip_address& address, std::uint16_t port, timing::scheduler& sched,
-                  receive_fn receive, timing::sim_time latency, udp_options options = {});
+                  receive_fn receive, timing::sim_time latency, udp_options options = {},
+                  timing::sync_domain* domain = nullptr);
 
     /// Closes the socket on the engine thread and waits for that; frames queued for sending go
-    /// back to their pools, frames still in flight towards the engine are dropped.
+    /// back to their pools, frames still in flight towards the engine are dropped. In
+    /// synchronized time the peers are told first that this adapter leaves.
     ~udp_transport() override;
 
     udp_transport(const udp_transport&) = delete;
@@ -70,6 +72,7 @@ class udp_transport final : public socket_transport {
     /// events ends leave together, in as few sendmmsg calls as the batch limits allow; the
     /// frames go back to their pools once the kernel took them.
     void enqueue(peer& to, frame* f) override;
+    const ip_address& peer_address(const peer& to) const noexcept override;
 
     std::shared_ptr<udp_state> state_;
 };

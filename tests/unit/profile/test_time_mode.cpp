@@ -89,15 +89,21 @@ TEST(TimeMode, SynchronizedThreadedAdaptersAreCreatedAndReportTheirDomain) {
     EXPECT_EQ(std::string::npos, json.find("\"synchronization\"")) << json;
 }
 
-TEST(TimeMode, SynchronizedOnALoopOrASocketWireIsRefused) {
+TEST(TimeMode, SynchronizedOnALoopIsRefused) {
     ndksim_loop* loop = nullptr;
     ASSERT_EQ(STATUS_SUCCESS, ndksim_loop_create(&loop));
     EXPECT_EQ(STATUS_INVALID_PARAMETER, create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, loop));
     ndksim_loop_destroy(loop);
-    EXPECT_EQ(STATUS_NOT_SUPPORTED,
-              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_UDP));
-    EXPECT_EQ(STATUS_NOT_SUPPORTED,
-              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_TCP));
+}
+
+TEST(TimeMode, SynchronizedWorksOnTheSocketWires) {
+    std::string json;
+    EXPECT_EQ(STATUS_SUCCESS,
+              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_UDP, &json));
+    EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
+    EXPECT_EQ(STATUS_SUCCESS,
+              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_TCP, &json));
+    EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
 }
 
 TEST(TimeMode, TheEnvironmentVariableChoosesTheModeOfThreadedAdapters) {
@@ -107,8 +113,10 @@ TEST(TimeMode, TheEnvironmentVariableChoosesTheModeOfThreadedAdapters) {
         EXPECT_EQ(STATUS_SUCCESS,
                   create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_DEFAULT, &json));
         EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
-        // A socket wire keeps its configured mode (with a warning), and a loop is a loop.
-        EXPECT_EQ(STATUS_SUCCESS, create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_UDP));
+        // A socket wire follows it too, and a loop is a loop.
+        EXPECT_EQ(STATUS_SUCCESS,
+                  create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_UDP, &json));
+        EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
         ndksim_loop* loop = nullptr;
         ASSERT_EQ(STATUS_SUCCESS, ndksim_loop_create(&loop));
         EXPECT_EQ(STATUS_SUCCESS, create_with(NDKSIM_TIME_VIRTUAL, 1.0, loop));

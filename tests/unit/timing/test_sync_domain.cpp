@@ -46,8 +46,10 @@ struct fake_channel final : sync_channel {
     std::atomic<sim_time> promised{0};
     std::atomic<int> records{0};
     std::atomic<bool> was_lost{false};
-    void send_promise(sim_time promise) override {
+    std::atomic<std::uint64_t> seen{0};
+    void send_promise(sim_time promise, std::uint64_t frames_seen) override {
         promised.store(promise);
+        seen.store(frames_seen);
         records.fetch_add(1);
     }
     void lost() override { was_lost.store(true); }
@@ -76,7 +78,7 @@ TEST(SyncDomainGate, AnEventRunsOnlyUpToThePeersPromisePlusTheLookahead) {
         EXPECT_TRUE(d.admit(nanoseconds(65), retry));
         EXPECT_FALSE(d.admit(nanoseconds(66), retry));
         EXPECT_EQ(retry.count(), 0) << "a promise, not the wall clock, lets it run";
-        d.peer_record(p, microseconds(1), 0);
+        EXPECT_TRUE(d.peer_record(p, microseconds(1), 0, 0));
         EXPECT_TRUE(d.admit(nanoseconds(66), retry));
     });
     EXPECT_EQ(d.horizon(), microseconds(1) + nanoseconds(65));
@@ -89,18 +91,18 @@ TEST(SyncDomainGate, AFrameThePeerHasNotSeenHoldsTheHorizonAtItsEcho) {
     sync_domain d(long_grace());
     on_engine(d, [&] {
         sync_peer* p = d.add_peer("tcp 10.0.0.2", nanoseconds(100), ch);
-        d.peer_record(p, microseconds(10), 0);
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
         EXPECT_EQ(d.horizon(), microseconds(10) + nanoseconds(100));
         // A frame leaves at 1 us: the peer may answer it when it arrives, back here at 1.2 us.
         d.frame_sent(p, microseconds(1));
         EXPECT_EQ(d.horizon(), microseconds(1) + nanoseconds(200));
-        d.peer_record(p, microseconds(10), 1);
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 1, 0));
         EXPECT_EQ(d.horizon(), microseconds(10) + nanoseconds(100));
         // With two peers the smallest bound wins, and each is promised what the other may
         // make this side send.
         fake_channel other;
         sync_peer* q = d.add_peer("tcp 10.0.0.3", nanoseconds(500), other);
-        d.peer_record(q, microseconds(2), 0);
+        EXPECT_TRUE(d.peer_record(q, microseconds(2), 0, 0));
         EXPECT_EQ(d.horizon(), microseconds(2) + nanoseconds(500));
         d.remove_peer(q, true);
         EXPECT_TRUE(other.was_lost.load());
@@ -147,7 +149,7 @@ TEST(SyncDomainEngine, EventsBeyondTheHorizonWaitForThePeersNextPromise) {
     // The peer heard that this side may send at 2 us at the earliest.
     ASSERT_TRUE(eventually([&] { return ch.promised.load() == microseconds(2); },
                            "the promise of the next event"));
-    on_engine(d, [&] { d.peer_record(p, microseconds(5), 0); });
+    on_engine(d, [&] { EXPECT_TRUE(d.peer_record(p, microseconds(5), 0, 0)); });
     ASSERT_TRUE(eventually([&] { return ran.load() == 2; }, "the second event"));
     EXPECT_EQ(second_at.load(), microseconds(2));
     EXPECT_EQ(d.counters().horizon_violations, 0U);
