@@ -13,8 +13,9 @@ cmake --build build --target ndksim-loopback
 failed=0
 for wire in udp tcp; do
     echo
-    echo "=== ndksim-loopback --role both --wire $wire: two processes, one simulated NIC each"
-    if ! ./build/sim/demo/ndksim-loopback --role both --wire "$wire"; then
+    echo "=== ndksim-loopback --role both --wire $wire --time synchronized: two processes, one" \
+        "simulated NIC each, exact modelled time"
+    if ! ./build/sim/demo/ndksim-loopback --role both --wire "$wire" --time synchronized; then
         echo "=== the $wire run FAILED"
         failed=1
     fi

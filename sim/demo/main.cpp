@@ -49,6 +49,8 @@ struct cli_options {
     bool bench = false;
     unsigned depth = 16;
     std::string poll = "block";
+    std::string time = "virtual";
+    unsigned peer_silence_ms = 0;
     int ready_fd = -1;
 };
 
@@ -70,6 +72,8 @@ lb::endpoint_options endpoint_for(const cli_options& o, const std::string& name,
         {"block", NDKSIM_POLL_BLOCK},
         {"spin-then-block", NDKSIM_POLL_SPIN_THEN_BLOCK}};
     e.poll = polls.at(o.poll);
+    e.time_mode = o.time == "synchronized" ? NDKSIM_TIME_SYNCHRONIZED : NDKSIM_TIME_VIRTUAL;
+    e.peer_silence_ms = o.peer_silence_ms;
     return e;
 }
 
@@ -178,7 +182,11 @@ int both_roles(const cli_options& o, char** argv) {
                                          "--nd-port",
                                          std::to_string(o.nd_port),
                                          "--poll",
-                                         o.poll};
+                                         o.poll,
+                                         "--time",
+                                         o.time,
+                                         "--peer-silence-ms",
+                                         std::to_string(o.peer_silence_ms)};
         if (!o.pcap.empty()) {
             args.insert(args.end(), {"--pcap", o.pcap});
         }
@@ -266,6 +274,16 @@ int main(int argc, char** argv) {
                    "how the engine threads and the waits for completions wait: spin (lowest "
                    "latency, a core each), block, or spin-then-block (1 ms, then block)")
         ->check(CLI::IsMember({"spin", "block", "spin-then-block"}))
+        ->capture_default_str();
+    app.add_option("--time", o.time,
+                   "how simulated time runs: virtual (tied to the wall clock; its modelled "
+                   "latencies include host time) or synchronized (the NIC model's exact "
+                   "latencies, the same on every run; docs/timing.md)")
+        ->check(CLI::IsMember({"virtual", "synchronized"}))
+        ->capture_default_str();
+    app.add_option("--peer-silence-ms", o.peer_silence_ms,
+                   "synchronized: wall time without word from the peer process after which it "
+                   "is lost and the connection to it fails; 0: the adapter's default (5000)")
         ->capture_default_str();
     app.add_option("--ready-fd", o.ready_fd, "listen: write one byte to this fd once listening")
         ->group("");

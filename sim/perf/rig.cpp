@@ -243,6 +243,9 @@ NTSTATUS rig::create_adapter(side& s, const char* address, const options& o, boo
         static constexpr ndksim_time_mode k_time[] = {NDKSIM_TIME_VIRTUAL, NDKSIM_TIME_PACED,
                                                       NDKSIM_TIME_SYNCHRONIZED};
         c.time_mode = k_time[static_cast<int>(o.time)];
+        // This tool's waits always say when they wait, so the only stalls the consumer grace
+        // ends are a starved thread's: a busy host gets a second before a step is inexact.
+        c.sync_consumer_grace_ms = 1000;
     }
     return ndksim_adapter_create(&c, &s.nic);
 }

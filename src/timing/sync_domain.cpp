@@ -539,13 +539,13 @@ void sync_domain::publish() {
         const bool moved = !p->sent_any || promise >= p->sent_promise + p->propagation ||
                            (promise > p->sent_promise && stalled) ||
                            p->read_count != p->reported_read;
-        if (moved || now_ns - p->told_ns >= keepalive_ns) {
+        if ((moved || now_ns - p->told_ns >= keepalive_ns) &&
+            p->channel->send_promise(promise, p->read_count)) {
             p->sent_any = true;
             p->sent_promise = promise;
             p->reported_read = p->read_count;
             p->unreported_arrival = std::numeric_limits<sim_time>::max();
             p->told_ns = now_ns;
-            p->channel->send_promise(promise, p->read_count);
             sync_sent_.fetch_add(1, std::memory_order_relaxed);
         }
         floor = std::min(floor, p->sent_promise);

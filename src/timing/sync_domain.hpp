@@ -65,8 +65,9 @@ class sync_channel {
   public:
     virtual ~sync_channel() = default;
     /// Sends the peer a sync record carrying `promise` [ps] and `frames_seen`, how many of
-    /// its frames this side has read (or knows lost).
-    virtual void send_promise(sim_time promise, std::uint64_t frames_seen) = 0;
+    /// its frames this side has read (or knows lost). False when nothing was sent (the peer
+    /// could not take it yet): the domain sends again at its next chance.
+    virtual bool send_promise(sim_time promise, std::uint64_t frames_seen) = 0;
     /// The peer fell silent: the channel stops using it.
     virtual void lost() = 0;
 };

@@ -12,8 +12,14 @@ namespace ndksim::wire {
 struct sync_link::peer_entry final : timing::sync_channel {
     peer_entry(sync_link& l, const ip_address& a) : link(l), address(a) {}
 
-    void send_promise(timing::sim_time promise, std::uint64_t frames_seen) override {
+    bool send_promise(timing::sim_time promise, std::uint64_t frames_seen) override {
+        // A peer this side is about to send its first frame does not know this side yet and
+        // would refuse the record: the first record goes behind that frame.
+        if (awaiting_first_frame) {
+            return false;
+        }
         link.send_record(*this, promise, frames_seen, false);
+        return true;
     }
 
     void lost() override {
@@ -27,6 +33,7 @@ struct sync_link::peer_entry final : timing::sync_channel {
     std::shared_ptr<transport::peer> route;
     timing::sync_peer* peer = nullptr;  // nullptr: not a peer (left, lost, or not yet joined)
     bool cut = false;                   // lost or left: frames to it are dropped
+    bool awaiting_first_frame = false;  // joined by frame_sent, its frame not yet counted
     std::uint64_t sent = 0;             // frames sent to it since it joined
 };
 
@@ -46,7 +53,7 @@ sync_link::peer_entry* sync_link::find(const ip_address& a) const {
     return it == peers_.end() ? nullptr : it->second.get();
 }
 
-sync_link::peer_entry& sync_link::join(const ip_address& a) {
+sync_link::peer_entry& sync_link::join(const ip_address& a, bool sending) {
     auto& slot = peers_[a];
     if (!slot) {
         slot = std::make_unique<peer_entry>(*this, a);
@@ -54,6 +61,7 @@ sync_link::peer_entry& sync_link::join(const ip_address& a) {
     peer_entry& e = *slot;
     e.cut = false;
     e.sent = 0;
+    e.awaiting_first_frame = sending;
     if (!e.route) {
         e.route = out_.route(a);
     }
@@ -82,12 +90,13 @@ void sync_link::frame_sent(const ip_address& to, timing::sim_time departure) {
     }
     peer_entry* e = find(to);
     if (e == nullptr) {
-        e = &join(to);
+        e = &join(to, true);
     }
     if (e->peer == nullptr) {
         return;
     }
     ++e->sent;
+    e->awaiting_first_frame = false;
     domain_.frame_sent(e->peer, departure);
 }
 
@@ -107,7 +116,7 @@ void sync_link::confirm(const ip_address& from) {
     const peer_entry* e = find(from);
     if (e == nullptr || e->peer == nullptr) {
         // A peer that left or was lost comes back the same way a new one arrives.
-        join(from);
+        join(from, false);
     }
 }
 
@@ -121,7 +130,11 @@ void sync_link::record_read(const ip_address& from, sync_body verdict, const syn
     }
     peer_entry* e = find(from);
     if (e == nullptr || e->peer == nullptr) {
-        refuse(from, "a sync record from an address that is no peer of this adapter");
+        // Also the fate of a peer's first records when they overtake, in this engine, the
+        // frame that makes it one: counted, not logged (its next record is applied).
+        counters_.sync_records_refused.fetch_add(1, std::memory_order_relaxed);
+        NDKSIM_DEBUG("{}: dropped a sync record from {}, no peer of this adapter", who_,
+                     to_string(from));
         return;
     }
     if (r.leaving) {

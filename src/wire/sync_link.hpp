@@ -83,7 +83,7 @@ class sync_link {
     struct peer_entry;
 
     peer_entry* find(const ip_address& a) const;
-    peer_entry& join(const ip_address& a);
+    peer_entry& join(const ip_address& a, bool sending);
     void send_record(peer_entry& e, timing::sim_time promise, std::uint64_t seen, bool leaving);
     void refuse(const ip_address& from, const char* why);
 

@@ -7,10 +7,18 @@
 # size, far below the 10^9 planned. Its --timeout-ms is 10 minutes, so waiting that out for
 # completions that never come would exceed the script's bound. The script waits on the
 # processes' output lines (read -t), never on a fixed delay.
-#   usage: bench_stops_when_its_peer_dies.sh path/to/ndksim-loopback [wire]
+# In synchronized time (third argument) the connector's clock cannot pass what the dead
+# listener promised; it must find the peer lost after --peer-silence-ms of wall time and fail
+# its connection as on a lost link.
+#   usage: bench_stops_when_its_peer_dies.sh path/to/ndksim-loopback [wire] [time]
 set -u
 tool=$1
 wire=${2:-udp}
+time=${3:-virtual}
+time_args=(--time "$time")
+if [[ $time == synchronized ]]; then
+    time_args+=(--peer-silence-ms 1000)
+fi
 size=65536
 planned=1000000000
 bound_s=90 # far below the 600 s timeout, far above the ~2 s the retries take
@@ -20,14 +28,14 @@ source "$(dirname "$0")/wait_for_line.sh"
 
 port=$((20000 + ($$ * 17) % 30000))
 exec 3< <(exec "$tool" --role listen --local 127.0.8.1 --wire "$wire" --port "$port" \
-    --timeout-ms 600000 2>&1)
+    --timeout-ms 600000 "${time_args[@]}" 2>&1)
 listener=$!
 wait_for 3 "listening on" || exit 1
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
 exec 4< <(exec "$tool" --role connect --local 127.0.8.2 --peer 127.0.8.1 --wire "$wire" \
     --port "$port" --timeout-ms 600000 --ack-timeout-us 20000 --bench --size "$size" \
-    --iterations "$planned" 2>&1)
+    --iterations "$planned" "${time_args[@]}" 2>&1)
 connector=$!
 if ! wait_for 4 "received the listener's window"; then
     kill -KILL "$listener" "$connector" 2>/dev/null
@@ -67,6 +75,10 @@ fi
 read -r ops bytes <<<"$summary"
 if ((ops != stopped || bytes != ops * size || ops >= planned)); then
     echo "FAIL: the summary counts $ops operations and $bytes bytes; $stopped writes of $size bytes completed"
+    fail=1
+fi
+if [[ $time == synchronized ]] && ! grep -q "synchronized time: peer .* lost" "$out"; then
+    echo "FAIL: no line says the silent peer was lost"
     fail=1
 fi
 ((fail == 0)) && echo "the connector stopped after $ops completed writes ($bytes bytes) and failed"

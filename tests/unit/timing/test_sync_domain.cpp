@@ -47,10 +47,11 @@ struct fake_channel final : sync_channel {
     std::atomic<int> records{0};
     std::atomic<bool> was_lost{false};
     std::atomic<std::uint64_t> seen{0};
-    void send_promise(sim_time promise, std::uint64_t frames_seen) override {
+    bool send_promise(sim_time promise, std::uint64_t frames_seen) override {
         promised.store(promise);
         seen.store(frames_seen);
         records.fetch_add(1);
+        return true;
     }
     void lost() override { was_lost.store(true); }
 };
@@ -113,6 +114,46 @@ TEST(SyncDomainGate, AFrameThePeerHasNotSeenHoldsTheHorizonAtItsEcho) {
     EXPECT_EQ(c.peers, 0U);
     EXPECT_EQ(c.peers_lost, 1U);
     EXPECT_EQ(c.horizon, std::numeric_limits<sim_time>::max());
+}
+
+TEST(SyncDomainGate, ReportingAPeersFramesSeenPromisesDownToTheirArrivalAndNoLower) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain d(long_grace());
+    d.consumer_waits();
+    on_engine(d, [&] {
+        sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
+        d.went_idle();
+        // Idle, its consumer waiting: it promises its clock plus the idle lookahead.
+        EXPECT_EQ(ch.promised.load(), milliseconds(1));
+        EXPECT_EQ(d.post_floor(), milliseconds(1));
+        // A frame of the peer's, due at 2 us, is read: the next record reports it seen and
+        // promises its arrival, where the answer to it (the consumer's too) may leave.
+        d.frame_read(p, microseconds(2));
+        d.publish();
+        EXPECT_EQ(ch.seen.load(), 1U);
+        EXPECT_EQ(ch.promised.load(), microseconds(2));
+        EXPECT_EQ(d.post_floor(), microseconds(2));
+    });
+}
+
+TEST(SyncDomainGate, ARecordCountsThePeersFramesLostOnTheWayAsRead) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain d(long_grace());
+    on_engine(d, [&] {
+        sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        // It had sent three frames before this record; none was read here: lost.
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 3));
+        d.publish();
+        EXPECT_EQ(ch.seen.load(), 3U);
+        // One frame went to it; a record claiming two seen is from no honest peer.
+        d.frame_sent(p, microseconds(1));
+        const sim_time before = d.horizon();
+        EXPECT_FALSE(d.peer_record(p, microseconds(50), 2, 3));
+        EXPECT_EQ(d.horizon(), before);
+        EXPECT_TRUE(d.peer_record(p, microseconds(50), 1, 3));
+        EXPECT_EQ(d.horizon(), microseconds(50) + nanoseconds(65));
+    });
 }
 
 TEST(SyncDomainGate, AnEventPastTheHorizonIsCountedAsAViolation) {

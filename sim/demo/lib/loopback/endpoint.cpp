@@ -175,6 +175,8 @@ NTSTATUS endpoint::open() {
     c.port = options_.port;
     c.pcap_path = options_.pcap.empty() ? nullptr : options_.pcap.c_str();
     c.poll_policy = options_.poll;
+    c.time_mode = options_.time_mode;
+    c.sync_peer_silence_ms = options_.peer_silence_ms;
     // The bound on every wait bounds the handshake too: a peer process that is slow to call
     // NdkAccept or NdkCompleteConnect is not refused sooner than the endpoint gives up waiting.
     c.cm_timeout_ms = static_cast<ULONG>(options_.timeout.count());

@@ -41,6 +41,13 @@ struct endpoint_options {
     /// NDKSIM_POLL_BLOCK sleeps until the CQ's notification, NDKSIM_POLL_SPIN_THEN_BLOCK polls
     /// for k_spin_window first.
     ndksim_poll_policy poll = NDKSIM_POLL_BLOCK;
+    /// How simulated time runs (docs/timing.md): NDKSIM_TIME_SYNCHRONIZED gives the NIC
+    /// model's exact figures across the two processes; NDKSIM_TIME_VIRTUAL ties it to the wall
+    /// clock.
+    ndksim_time_mode time_mode = NDKSIM_TIME_VIRTUAL;
+    /// Synchronized time: wall time without a sync record after which the peer process is lost
+    /// and the connections to it fail [ms]; 0: the adapter's default (5000).
+    unsigned peer_silence_ms = 0;
 };
 
 class endpoint {
