@@ -57,8 +57,10 @@ typedef enum ndksim_poll_policy {
  *   - PACED (threaded only): each event is held until the wall time elapsed since the adapter
  *     started reaches its simulated time times pace_factor, so a consumer's own timeouts see
  *     the modelled delays (scaled by the factor).
- *   - SYNCHRONIZED (threaded, in-process wire only): simulated time is exact and has no tie
- *     to the wall clock.
+ *   - SYNCHRONIZED (threaded, every wire): simulated time is exact and has no tie to the wall
+ *     clock; over the UDP and TCP wires the processes' clocks advance together (sync records
+ *     carry each process's promises), so a run across processes or hosts gives the figures of
+ *     the same run in one process.
  *     The synchronized adapters of a process run on one engine thread in the order a
  *     deterministic loop would give; an event runs only once no peer could still send anything
  *     due before it, and simulated time moves past something shown to the consumer (a
@@ -68,8 +70,7 @@ typedef enum ndksim_poll_policy {
  *     statistics. Timers (retransmission, RNR, connection management, interrupt moderation)
  *     fire at their modelled instants, however slow the host.
  * The environment variable NDKSIM_TIME_MODE (virtual, paced or synchronized) overrides the
- * mode of every threaded adapter created while it is set (synchronized: on the in-process
- * wire; a socket wire's adapter keeps its configured mode, with a warning).
+ * mode of every threaded adapter created while it is set.
  */
 typedef enum ndksim_time_mode {
     NDKSIM_TIME_VIRTUAL = 0,
@@ -240,7 +241,7 @@ NDKSIM_API void ndksim_adapter_config_init(ndksim_adapter_config* config);
  * STATUS_INVALID_PARAMETER (bad size, address, style or profile file, an enum field holding a
  * value that is none of its enum's, a UDP/TCP wire with a loop, an interface index or alias
  * another live adapter uses, or an alias that is not UTF-8 or too long; the log says which),
- * STATUS_NOT_SUPPORTED (unknown profile, or NDKSIM_TIME_SYNCHRONIZED on a UDP or TCP wire),
+ * STATUS_NOT_SUPPORTED (unknown profile),
  * STATUS_ADDRESS_ALREADY_EXISTS (another adapter of this process owns the address, or a UDP/TCP
  * wire's address:port is in use), STATUS_INVALID_ADDRESS (a UDP/TCP wire's address is not one of
  * this host's), STATUS_INSUFFICIENT_RESOURCES (any other failure; the log names the cause).

@@ -231,6 +231,7 @@ std::string stats_document(ndksim_adapter& a) {
             {"peers", sc.peers},
             {"peers_lost", sc.peers_lost},
             {"late_frames", sc.late_frames},
+            {"deferred_posts", sc.deferred_posts},
             {"exact", sc.inexact_steps == 0 && sc.horizon_violations == 0 && sc.late_frames == 0}};
     }
     return doc.dump();

@@ -4,6 +4,12 @@
 // reads time here and sleeps through wait_until, so that a simulated time source can replace the
 // host clock in one place. Times are in 100 ns units: "interrupt time" counts from the simulated
 // boot (the clock's first use), "system time" from 1601-01-01 UTC, as on Windows.
+//
+// The source: the host's steady clock, or, while the process has a sync domain (synchronized
+// time, docs/timing.md), the domain's simulated clock. A change of source never moves the
+// interrupt time back: the new source continues from the last value read. A timed wait in
+// synchronized time queues an event at its deadline, so that simulated time can reach it while
+// every consumer thread waits, and looks again at the clock every k_sync_slice of wall time.
 
 #include <chrono>
 #include <condition_variable>
@@ -32,11 +38,15 @@ std::optional<std::int64_t> deadline_of(const LARGE_INTEGER* timeout) noexcept;
 /// The host steady-clock point at which the interrupt time reaches `deadline`.
 std::chrono::steady_clock::time_point host_point(std::int64_t deadline) noexcept;
 
-/// Blocks on `cv` until notified (spuriously too) or the interrupt time reaches `deadline`.
-inline void wait_until(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
-                       std::int64_t deadline) {
-    cv.wait_until(lock, host_point(deadline));
-}
+/// Blocks on `cv` until notified (spuriously too) or the interrupt time reaches `deadline`. In
+/// synchronized time it may also return before either (after k_sync_slice of wall time): the
+/// caller looks at the clock again, as it does after a spurious wake-up.
+void wait_until(std::condition_variable& cv, std::unique_lock<std::mutex>& lock,
+                std::int64_t deadline);
+
+/// The host's steady clock in 100 ns units since the boot, whatever the source: for busy waits
+/// of the CPU (KeStallExecutionProcessor), which take the host's time, not the model's.
+std::int64_t host_interrupt_time() noexcept;
 
 /// Sleeps the calling thread until the interrupt time reaches `deadline`.
 void sleep_until(std::int64_t deadline);

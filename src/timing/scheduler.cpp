@@ -177,7 +177,8 @@ bool scheduler::owned_here() const noexcept {
 void scheduler::post_foreign(sim_time when, task fn) {
     if (opts_.gate != nullptr) {
         opts_.gate->consumer_acts();
-        when = std::max(when, opts_.gate->post_floor());
+        // The floor is applied when the engine takes the task in (take_inbox), where it is
+        // counted when it defers a task posted for now.
     }
     {
         std::lock_guard lock(inbox_mutex_);
@@ -201,7 +202,12 @@ void scheduler::take_inbox() {
     // Synchronized time: a promise the engine made after a task's poster read the floor
     // (post_foreign) binds the task too; both sides of that are decided here, on the engine.
     const sim_time floor = opts_.gate != nullptr ? opts_.gate->post_floor() : 0;
+    const sim_time clock = now_.load(std::memory_order_relaxed);
     for (foreign_task& t : inbox_) {
+        if (t.when < floor && t.when <= clock) {
+            // Posted for now, run later: the domain had promised not to act before the floor.
+            opts_.gate->post_deferred();
+        }
         queue_.push(std::max(t.when, floor), std::move(t.fn));
     }
     // Counted as queued before the inbox's count drops, so idle() never sees neither.

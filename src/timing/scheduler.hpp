@@ -87,6 +87,8 @@ class run_gate {
     /// The earliest time a task posted by another thread may run at [ps]: what the gate has
     /// promised others it would not act before.
     virtual sim_time post_floor() const noexcept = 0;
+    /// A task posted by another thread was moved past the clock to the floor (post_floor).
+    virtual void post_deferred() noexcept = 0;
 };
 
 class scheduler {

@@ -583,6 +583,10 @@ void sync_domain::arm_keepalive() {
     });
 }
 
+void sync_domain::post_deferred() noexcept {
+    deferred_posts_.fetch_add(1, std::memory_order_relaxed);
+}
+
 sim_time sync_domain::post_floor() const noexcept {
     return promised_floor_.load(std::memory_order_seq_cst);
 }
@@ -601,6 +605,7 @@ sync_counters sync_domain::counters() const {
     c.inexact_steps = inexact_steps_.load(std::memory_order_relaxed);
     c.peers_lost = peers_lost_.load(std::memory_order_relaxed);
     c.late_frames = late_frames_.load(std::memory_order_relaxed);
+    c.deferred_posts = deferred_posts_.load(std::memory_order_relaxed);
     c.horizon = horizon();
     c.peers = peer_count_.load(std::memory_order_relaxed);
     return c;

@@ -57,7 +57,11 @@ struct sync_counters {
     std::uint64_t peers = 0;                   ///< peers now
     std::uint64_t peers_lost = 0;              ///< peers declared lost (silence or disconnection)
     std::uint64_t late_frames = 0;  ///< frames that arrived behind the clock (first contact)
-    sim_time horizon = 0;           ///< current horizon [ps]; max when no peer
+    /// Consumer tasks that ran later than the clock when they were posted, because the domain
+    /// had promised its peers to send nothing before then (a consumer acting on its own after
+    /// a wait): their timing depended on the host.
+    std::uint64_t deferred_posts = 0;
+    sim_time horizon = 0;  ///< current horizon [ps]; max when no peer
 };
 
 /// How the domain reaches one peer: implemented by the socket transports.
@@ -185,6 +189,7 @@ class sync_domain final : public run_gate {
     void running(sim_time when) noexcept override;
     void went_idle() noexcept override;
     sim_time post_floor() const noexcept override;
+    void post_deferred() noexcept override;
 
   private:
     void effect() noexcept;
@@ -246,6 +251,7 @@ class sync_domain final : public run_gate {
     std::atomic<std::uint64_t> inexact_steps_{0};
     std::atomic<std::uint64_t> peers_lost_{0};
     std::atomic<std::uint64_t> late_frames_{0};
+    std::atomic<std::uint64_t> deferred_posts_{0};
 
     std::unique_ptr<scheduler> sched_;  // last member: its engine thread stops first
 };

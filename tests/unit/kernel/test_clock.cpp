@@ -4,6 +4,7 @@
 #include <chrono>
 
 #include "kernel_test.hpp"
+#include "ndksim.h"
 #include "wdm.h"
 
 namespace ndksim::kernel::test {
@@ -88,6 +89,46 @@ TEST_F(Clock, StallBusyWaitsAtAnyIrql) {
     EXPECT_EQ(violations_of([] { KeStallExecutionProcessor(50); }), 0U);
     EXPECT_GE(steady::now() - start, std::chrono::microseconds(50));
     KeLowerIrql(old);
+}
+
+// Synchronized time (docs/timing.md): while the process has a synchronized adapter, the kernel's
+// clock is the simulated clock. A delay queues its deadline, so simulated time reaches it while
+// the thread waits, and the interrupt time moves exactly as ndksim_adapter_now does.
+TEST_F(Clock, InSynchronizedTimeTheClockIsTheSimulatedClock) {
+    ndksim_adapter_config c;
+    ndksim_adapter_config_init(&c);
+    c.name = "clock";
+    c.address = "10.9.0.1";
+    c.time_mode = NDKSIM_TIME_SYNCHRONIZED;
+    ndksim_adapter* nic = nullptr;
+    ASSERT_EQ(ndksim_adapter_create(&c, &nic), STATUS_SUCCESS);
+    ASSERT_EQ(ndksim_adapter_wait(nic, 1000), STATUS_SUCCESS);  // set-up done, the clock free
+    const ULONG64 sim_before = ndksim_adapter_now(nic);
+    const ULONGLONG before = KeQueryInterruptTime();
+    LARGE_INTEGER system_before;
+    KeQuerySystemTime(&system_before);
+    LARGE_INTEGER interval = relative_ms(250);
+    EXPECT_EQ(KeDelayExecutionThread(KernelMode, FALSE, &interval), STATUS_SUCCESS);
+    const ULONG64 sim_after = ndksim_adapter_now(nic);
+    const ULONGLONG after = KeQueryInterruptTime();
+    LARGE_INTEGER system_after;
+    KeQuerySystemTime(&system_after);
+    EXPECT_GE(after - before, 2'500'000U) << "250 ms is 2.5 million units of 100 ns";
+    EXPECT_GE(sim_after - sim_before, 250'000'000'000U) << "250 ms of simulated time [ps]";
+    EXPECT_EQ(after - before, (sim_after - sim_before) / 100'000) << "one clock";
+    EXPECT_EQ(system_after.QuadPart - system_before.QuadPart,
+              static_cast<LONGLONG>(after - before));
+    // A timed wait that nothing ends ends at its simulated deadline.
+    KEVENT never;
+    KeInitializeEvent(&never, NotificationEvent, FALSE);
+    LARGE_INTEGER timeout = relative_ms(40);
+    const ULONGLONG wait_start = KeQueryInterruptTime();
+    EXPECT_EQ(KeWaitForSingleObject(&never, Executive, KernelMode, FALSE, &timeout),
+              STATUS_TIMEOUT);
+    EXPECT_GE(KeQueryInterruptTime() - wait_start, 400'000U);
+    ndksim_adapter_destroy(nic);
+    // Back on the host's clock, the interrupt time goes on from where it was.
+    EXPECT_GE(KeQueryInterruptTime(), after);
 }
 
 }  // namespace

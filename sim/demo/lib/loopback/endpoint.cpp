@@ -129,8 +129,32 @@ void endpoint::on_disconnect_event(PVOID ctx) {
 }
 
 bool endpoint::wait_until(auto&& predicate) {
-    std::unique_lock lock(mutex_);
-    return changed_.wait_for(lock, options_.timeout, predicate);
+    if (options_.time_mode != NDKSIM_TIME_SYNCHRONIZED || nic_ == nullptr) {
+        std::unique_lock lock(mutex_);
+        return changed_.wait_for(lock, options_.timeout, predicate);
+    }
+    // Synchronized time moves past what a callback showed this thread only once the thread
+    // says it has looked (docs/timing.md, "Synchronized time"). It says so before each block:
+    // ndksim_adapter_wait with no timeout notes the wait, unless something was shown since its
+    // last call, which the first call takes as looked at (the predicate was, just before).
+    const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
+    for (;;) {
+        {
+            std::lock_guard lock(mutex_);
+            if (predicate()) {
+                return true;
+            }
+        }
+        ndksim_adapter_wait(nic_, 0);
+        ndksim_adapter_wait(nic_, 0);
+        std::unique_lock lock(mutex_);
+        if (changed_.wait_for(lock, std::chrono::milliseconds(1), predicate)) {
+            return true;
+        }
+        if (std::chrono::steady_clock::now() >= deadline) {
+            return false;
+        }
+    }
 }
 
 NTSTATUS endpoint::fail(const char* what, NTSTATUS s) {
