@@ -49,7 +49,8 @@ class sync_link {
     sync_link(timing::sync_domain& domain, std::string who, timing::sim_time propagation,
               sender& out, socket_counters& counters);
 
-    /// Removes the remaining peers from the domain (engine thread).
+    /// The domain holds channels into this link: leave() must have run (on the engine thread,
+    /// as the transport's close does) before the link is destroyed, on any thread.
     ~sync_link();
 
     sync_link(const sync_link&) = delete;
