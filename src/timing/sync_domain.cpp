@@ -384,15 +384,42 @@ struct sync_peer {
     std::uint64_t read_count = 0;
     std::uint64_t reported_read = 0;
     sim_time unreported_arrival = std::numeric_limits<sim_time>::max();
-    // Departures of the frames sent to it and not yet reported seen, oldest at `head`. The
-    // vector only grows to the most frames ever in flight, so the steady state allocates
-    // nothing.
+    // Departures of the frames sent to it and not yet reported seen, in the order they were
+    // sent (the order the peer reads them), oldest at `head`. Departures need not grow with
+    // it: a fault layer that reorders holds a frame back by raising its departure. `least`
+    // holds indices into `unseen` whose departures increase, from `least_head` on: the least
+    // departure still unseen is the first (a sliding-window minimum). The vectors only grow to
+    // the most frames ever in flight, so the steady state allocates nothing.
     std::vector<sim_time> unseen;
     std::size_t head = 0;
+    std::vector<std::size_t> least;
+    std::size_t least_head = 0;
 
     bool has_unseen() const noexcept { return head < unseen.size(); }
-    sim_time first_unseen() const noexcept { return unseen[head]; }
+    /// The least departure among the frames it has not reported seen.
+    sim_time first_unseen() const noexcept { return unseen[least[least_head]]; }
     std::uint64_t sent_count() const noexcept { return seen_count + (unseen.size() - head); }
+
+    void push_unseen(sim_time departure) {
+        while (least.size() > least_head && unseen[least.back()] >= departure) {
+            least.pop_back();
+        }
+        least.push_back(unseen.size());
+        unseen.push_back(departure);
+    }
+
+    void drop_seen(std::size_t newly) {
+        head = std::min(unseen.size(), head + newly);
+        while (least_head < least.size() && least[least_head] < head) {
+            ++least_head;
+        }
+        if (head == unseen.size()) {
+            unseen.clear();
+            least.clear();
+            head = 0;
+            least_head = 0;
+        }
+    }
 };
 
 sync_peer* sync_domain::add_peer(std::string name, sim_time propagation, sync_channel& channel) {
@@ -424,11 +451,7 @@ bool sync_domain::peer_record(sync_peer* p, sim_time promise, std::uint64_t fram
         // the one before, down to their arrival, which bounded the horizon until now.
         const std::uint64_t newly = frames_seen - p->seen_count;
         p->seen_count = frames_seen;
-        p->head = std::min(p->unseen.size(), p->head + static_cast<std::size_t>(newly));
-        if (p->head == p->unseen.size()) {
-            p->unseen.clear();
-            p->head = 0;
-        }
+        p->drop_seen(static_cast<std::size_t>(newly));
         p->promise = promise;
     } else {
         p->promise = std::max(p->promise, promise);
@@ -440,7 +463,7 @@ bool sync_domain::peer_record(sync_peer* p, sim_time promise, std::uint64_t fram
 }
 
 void sync_domain::frame_sent(sync_peer* p, sim_time departure) {
-    p->unseen.push_back(departure);
+    p->push_unseen(departure);
     recompute_horizon();
 }
 

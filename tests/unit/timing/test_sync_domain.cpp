@@ -156,6 +156,28 @@ TEST(SyncDomainGate, ARecordCountsThePeersFramesLostOnTheWayAsRead) {
     });
 }
 
+TEST(SyncDomainGate, TheEarliestUnseenDepartureBoundsTheHorizonWhateverTheSendOrder) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain d(long_grace());
+    on_engine(d, [&] {
+        sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(100), ch);
+        EXPECT_TRUE(d.peer_record(p, microseconds(50), 0, 0));
+        // A fault layer held the first frame back (its departure raised): the second, sent
+        // after it, departs earlier, and its echo is what may come back first.
+        d.frame_sent(p, microseconds(5));
+        d.frame_sent(p, microseconds(2));
+        d.frame_sent(p, microseconds(3));
+        EXPECT_EQ(d.horizon(), microseconds(2) + nanoseconds(200));
+        // The peer read the first one sent (5 us): the 2 us one still bounds it.
+        EXPECT_TRUE(d.peer_record(p, microseconds(50), 1, 0));
+        EXPECT_EQ(d.horizon(), microseconds(2) + nanoseconds(200));
+        EXPECT_TRUE(d.peer_record(p, microseconds(50), 2, 0));
+        EXPECT_EQ(d.horizon(), microseconds(3) + nanoseconds(200));
+        EXPECT_TRUE(d.peer_record(p, microseconds(50), 3, 0));
+        EXPECT_EQ(d.horizon(), microseconds(50) + nanoseconds(100));
+    });
+}
+
 TEST(SyncDomainGate, AnEventPastTheHorizonIsCountedAsAViolation) {
     fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
     sync_domain d(long_grace());
