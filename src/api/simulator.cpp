@@ -629,10 +629,7 @@ NDKSIM_API ULONG64 ndksim_adapter_interface_luid(const ndksim_adapter* adapter) 
 }
 
 NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter) {
-    if (adapter == nullptr) {
-        return 0;
-    }
-    return const_cast<ndksim_adapter*>(adapter)->dev.sched().now();
+    return adapter == nullptr ? 0 : const_cast<ndksim_adapter*>(adapter)->dev.sched().now();
 }
 
 NDKSIM_API NTSTATUS ndksim_adapter_wait(ndksim_adapter* adapter, ULONG timeout_ms) {

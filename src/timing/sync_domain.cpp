@@ -397,7 +397,7 @@ struct sync_peer {
 
     bool has_unseen() const noexcept { return head < unseen.size(); }
     /// The least departure among the frames it has not reported seen.
-    sim_time first_unseen() const noexcept { return unseen[least[least_head]]; }
+    sim_time least_unseen() const noexcept { return unseen[least[least_head]]; }
     std::uint64_t sent_count() const noexcept { return seen_count + (unseen.size() - head); }
 
     void push_unseen(sim_time departure) {
@@ -507,7 +507,7 @@ void sync_domain::recompute_horizon() {
         // arrives, whatever it promised before.
         sim_time bound = p->promise;
         if (p->has_unseen()) {
-            bound = std::min(bound, p->first_unseen() + p->propagation);
+            bound = std::min(bound, p->least_unseen() + p->propagation);
         }
         h = std::min(h, bound + p->propagation);
     }
@@ -524,7 +524,7 @@ sim_time sync_domain::own_earliest() const noexcept {
     sim_time e = consumer_quiet() ? std::min(next_, now + k_idle_lookahead) : now;
     for (const auto& p : peers_) {
         if (p->has_unseen()) {
-            e = std::min(e, p->first_unseen() + 2 * p->propagation);
+            e = std::min(e, p->least_unseen() + 2 * p->propagation);
         }
     }
     return e;

@@ -218,6 +218,29 @@ TEST(SyncDomainEngine, EventsBeyondTheHorizonWaitForThePeersNextPromise) {
     EXPECT_EQ(d.counters().horizon_violations, 0U);
 }
 
+TEST(SyncDomainEngine, APostAfterAnIdlePromiseRunsAtThePromiseAndIsCountedAsDeferred) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain d(long_grace());
+    sync_peer* p = nullptr;
+    on_engine(d, [&] {
+        p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        EXPECT_TRUE(d.peer_record(p, milliseconds(5), 0, 0));
+    });
+    // The consumer waits with nothing queued: the domain promises its idle lookahead.
+    d.consumer_waits();
+    ASSERT_TRUE(
+        eventually([&] { return ch.promised.load() >= milliseconds(1); }, "the idle promise"));
+    const sim_time promised = ch.promised.load();
+    EXPECT_EQ(d.counters().deferred_posts, 0U);
+    // Acting on its own now, the consumer cannot land before what was promised.
+    std::atomic<sim_time> ran_at{0};
+    d.sched().post([&] { ran_at.store(d.sched().now()); });
+    d.consumer_waits();
+    ASSERT_TRUE(eventually([&] { return ran_at.load() != 0; }, "the consumer's task"));
+    EXPECT_GE(ran_at.load(), promised);
+    EXPECT_EQ(d.counters().deferred_posts, 1U);
+}
+
 TEST(SyncDomainEngine, APeerSilentForLongerThanTheBoundIsLost) {
     sync_domain::options o = long_grace();
     o.peer_silence = std::chrono::milliseconds(20);
