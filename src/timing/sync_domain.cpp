@@ -213,7 +213,13 @@ void sync_domain::completions_announced(std::uint32_t n) noexcept {
 
 void sync_domain::completions_polled(std::uint32_t counted, std::uint32_t returned) noexcept {
     if (returned == 0) {
-        consumer_waits();
+        // An empty poll is a look at the CQs, not at what callbacks did meanwhile (a connect
+        // event's flag): a thread that waits in ndksim_adapter_wait acknowledges what its
+        // last wait showed it, a thread that only polls what was shown before this poll.
+        // Acknowledging an effect no one has looked at would let time run on while the
+        // consumer is about to act on it.
+        acknowledge(t_reacting.shown_domain == this ? t_reacting.last_shown
+                                                    : shown_.load(std::memory_order_seq_cst));
         return;
     }
     if (!sched_->owned_here()) {
@@ -253,13 +259,19 @@ void sync_domain::consumer_blocks() noexcept {
 }
 
 void sync_domain::consumer_waits() noexcept {
+    // A blocked thread is woken by whatever it waits for: it has reacted to every effect so
+    // far, including one the engine has not stopped to show yet.
+    acknowledge(effects_.load(std::memory_order_seq_cst));
+}
+
+void sync_domain::acknowledge(std::uint64_t effects) noexcept {
     if (sched_->owned_here()) {
         return;
     }
     if (t_reacting.reacting && t_reacting.domain == this) {
         t_reacting.stop();
     }
-    raise_to(waited_, effects_.load(std::memory_order_seq_cst));
+    raise_to(waited_, effects);
     sched_->kick();
 }
 
@@ -287,7 +299,9 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
         return true;
     }
     effect_waiters_.fetch_add(1, std::memory_order_seq_cst);
-    consumer_waits();
+    // Only what this thread was shown: an effect recorded by an event still running is shown
+    // when the engine stops for it, and this wait returns for it then.
+    acknowledge(seen);
     std::unique_lock lock(effect_mutex_);
     const bool happened = effect_cv_.wait_for(lock, timeout, [&] {
         return shown_.load(std::memory_order_seq_cst) != seen || sched_->idle();

@@ -193,6 +193,8 @@ class sync_domain final : public run_gate {
 
   private:
     void effect() noexcept;
+    /// A consumer thread waits, having reacted to the first `effects` effects.
+    void acknowledge(std::uint64_t effects) noexcept;
     void wake_effect_waiters() noexcept;
     void start_reacting() noexcept;
     bool gate_open() const noexcept;

@@ -101,7 +101,11 @@ transport::receive_fn capture_link::wrap(const std::string& path, const ip_addre
             write_icrc(f->data, f->length, arrived);
             f->icrc_elided = false;
         }
-        c->record_received(arrived, std::span<const std::byte>(f->data, f->length), sched.now());
+        // A socket wire's frame is read before its modelled arrival (synchronized time reads it
+        // up to a lookahead early) and taken by the engine then, or now if that has passed.
+        const timing::sim_time when =
+            f->stamped ? std::max<timing::sim_time>(f->arrival, sched.now()) : sched.now();
+        c->record_received(arrived, std::span<const std::byte>(f->data, f->length), when);
         next(f);
     };
 }
