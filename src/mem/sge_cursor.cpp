@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "mem/placement.hpp"
 #include "mem/translation_unit.hpp"
 
 namespace ndksim::mem {
@@ -73,7 +74,7 @@ copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer
             break;
         }
         if constexpr (ToHost) {
-            std::memmove(run.data(), buffer.data() + done, run.size());
+            place_bytes(run.data(), buffer.data() + done, run.size());
         } else {
             std::memmove(buffer.data() + done, run.data(), run.size());
         }

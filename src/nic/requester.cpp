@@ -128,6 +128,17 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
     return true;
 }
 
+// The scheduled requester run starts: a doorbell rung from now on schedules another. A
+// read-modify-write, not a store: a consumer thread publishes its WQE and then sets the flag,
+// while this run clears the flag and then reads the queue's tail. A plain store may become
+// visible after that read (store-load reordering, on x86 too), so the consumer could still see
+// the flag set and post nothing while this run missed its WQE: a lost doorbell, and a request
+// that never leaves. The exchange reads the latest value of the flag; if the consumer set it
+// first, this acquires its release and sees the WQE.
+void clear_doorbell(qp_context& ctx) noexcept {
+    ctx.req.doorbell_pending.exchange(false, std::memory_order_acq_rel);
+}
+
 // The QP's WQE engine is busy until a later time: the requester resumes then, so each WQE
 // takes the shared resources (PCIe, port) in the order of simulated time.
 void resume_when_free(engine& e, core::qp& q) {
@@ -137,7 +148,7 @@ void resume_when_free(engine& e, core::qp& q) {
     }
     q.add_ref();
     e.dev().sched().post_at(e.hw().wqe_engine_free_at(ctx.hw), [&e, qp = &q] {
-        context_of(*qp).req.doorbell_pending.store(false, std::memory_order_release);
+        clear_doorbell(context_of(*qp));
         context_of(*qp).req.wqes_fetched = true;
         run_requester(e, *qp);
         qp->release();
@@ -154,7 +165,7 @@ void ring_doorbell(engine& e, core::qp& q) {
     }
     q.add_ref();
     e.dev().sched().post_after(e.hw().doorbell_latency(), [&e, qp = &q] {
-        context_of(*qp).req.doorbell_pending.store(false, std::memory_order_release);
+        clear_doorbell(context_of(*qp));
         run_requester(e, *qp);
         qp->release();
     });

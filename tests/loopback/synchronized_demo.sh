@@ -9,14 +9,23 @@
 set -u
 tool=$1
 latency() {
-    "$tool" --role both --time synchronized "$@" 2>&1 |
-        sed -n 's/.*modelled latency per op (median) \([0-9.]*\) us.*/\1/p'
+    local out
+    out=$("$tool" --role both --time synchronized "$@" 2>&1)
+    local value
+    value=$(sed -n 's/.*modelled latency per op (median) \([0-9.]*\) us.*/\1/p' <<<"$out")
+    if [[ -z $value ]]; then
+        # No figure: show why, for the log of a failing run.
+        echo "run with $*: no latency line; its last lines:" >&2
+        tail -n 8 <<<"$out" >&2
+    fi
+    echo "$value"
 }
 # The in-process reference: the value two in-process runs agree on (at most four runs).
 reference=""
 previous=""
 for _ in 1 2 3 4; do
     got=$(latency --wire inproc)
+    echo "in process: '$got' us per op" >&2
     if [[ -n $got && $got == "$previous" ]]; then
         reference=$got
         break
