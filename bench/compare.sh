@@ -39,15 +39,8 @@ esac
 source scripts/deps.sh
 ndksim_install_deps iperf3 sockperf ucx-utils libfabric-bin python3
 
-launcher=()
-if command -v ccache >/dev/null 2>&1; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-    export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS=pch_defines,time_macros
-fi
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNDKSIM_BUILD_TESTS=OFF \
-    -DNDKSIM_BUILD_EXAMPLES=OFF -DNDKSIM_BUILD_BENCHMARKS=ON -DNDKSIM_BUILD_TOOLS=ON \
-    "${launcher[@]}" >/dev/null
-cmake --build "$build" --target bench_inproc ndksim-perf >/dev/null
+source bench/release_build.sh
+ndksim_release_build "$build" bench_inproc ndksim-perf
 inproc="$build/bench/engine/bench_inproc"
 perf="$build/sim/perf/ndksim-perf"
 

@@ -47,14 +47,8 @@ done
 source scripts/deps.sh
 ndksim_install_deps python3
 
-launcher=()
-if command -v ccache >/dev/null 2>&1; then
-    launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
-    export CCACHE_BASEDIR="$PWD" CCACHE_SLOPPINESS=pch_defines,time_macros
-fi
-cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DNDKSIM_BUILD_TESTS=OFF \
-    -DNDKSIM_BUILD_EXAMPLES=OFF -DNDKSIM_BUILD_TOOLS=ON "${launcher[@]}" >/dev/null
-cmake --build "$build" --target ndksim-perf >/dev/null
+source bench/release_build.sh
+ndksim_release_build "$build" ndksim-perf
 perf="$build/sim/perf/ndksim-perf"
 
 work=$(mktemp -d)

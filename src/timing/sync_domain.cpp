@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <future>
+#include <vector>
 
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
@@ -24,27 +25,58 @@ std::mutex g_domain_mutex;
 std::weak_ptr<sync_domain> g_domain;
 std::atomic<sync_domain*> g_active{nullptr};
 
+// The domains alive, by id: a thread's state below names its domain by id, so a domain created
+// at the address of one destroyed (tests make many) is not taken for it, and state left from a
+// destroyed domain is dropped without touching it.
+std::mutex g_live_mutex;
+std::vector<std::uint64_t> g_live;
+std::uint64_t g_next_id = 1;
+
+std::uint64_t register_domain() {
+    std::lock_guard lock(g_live_mutex);
+    g_live.push_back(g_next_id);
+    return g_next_id++;
+}
+
+void unregister_domain(std::uint64_t id) {
+    std::lock_guard lock(g_live_mutex);
+    std::erase(g_live, id);
+}
+
+bool live(std::uint64_t id) {
+    return std::find(g_live.begin(), g_live.end(), id) != g_live.end();
+}
+
 // Whether the calling thread was handed completions and has not waited since: it is reacting,
 // and simulated time must not move on under it. One domain per process, so one flag per
 // thread; a thread that ends while reacting stops counting as one.
 struct reacting_thread {
     sync_domain* domain = nullptr;
+    std::uint64_t domain_id = 0;
     std::atomic<std::int32_t>* count = nullptr;
     bool reacting = false;
     // ndksim_adapter_wait: the domain's shown count when this thread's last wait returned.
-    const sync_domain* shown_domain = nullptr;
+    std::uint64_t shown_id = 0;
     std::uint64_t last_shown = 0;
     // This thread waits in ndksim_adapter_wait and looks at memory between its waits (as
     // ib_write_lat does): counted in watchers until it blocks elsewhere or ends.
     std::atomic<std::int32_t>* watchers = nullptr;
-    const sync_domain* watch_domain = nullptr;
+    std::uint64_t watch_id = 0;
+    // Its own acknowledgment slot in that domain, if one was free.
+    sync_domain::watcher_slot* slot = nullptr;
 
+    // Called for a live domain only (from within it, or with g_live_mutex held and the
+    // domain found live).
     void stop_watching() noexcept {
+        if (slot != nullptr) {
+            slot->used.store(false, std::memory_order_seq_cst);
+            slot = nullptr;
+        }
         if (watchers != nullptr) {
             watchers->fetch_sub(1, std::memory_order_seq_cst);
             watchers = nullptr;
-            watch_domain = nullptr;
         }
+        watch_id = 0;
     }
 
     void stop() noexcept {
@@ -53,15 +85,32 @@ struct reacting_thread {
             count->fetch_sub(1, std::memory_order_seq_cst);
         }
     }
-    ~reacting_thread() {
-        if (watchers != nullptr && g_active.load(std::memory_order_acquire) == watch_domain) {
-            stop_watching();
-        }
-        if (reacting && g_active.load(std::memory_order_acquire) == domain) {
-            stop();
-            domain->sched().kick();
+
+    // State left from another domain: given back if that domain still lives, else dropped.
+    void leave_other_domains(std::uint64_t current) noexcept {
+        if ((watch_id != 0 && watch_id != current) || (reacting && domain_id != current)) {
+            std::lock_guard lock(g_live_mutex);
+            if (watch_id != 0 && watch_id != current) {
+                if (live(watch_id)) {
+                    stop_watching();
+                } else {
+                    slot = nullptr;
+                    watchers = nullptr;
+                    watch_id = 0;
+                }
+            }
+            if (reacting && domain_id != current) {
+                if (live(domain_id)) {
+                    stop();
+                    domain->sched().kick();
+                } else {
+                    reacting = false;
+                }
+            }
         }
     }
+
+    ~reacting_thread() { leave_other_domains(0); }
 };
 thread_local reacting_thread t_reacting;
 
@@ -105,7 +154,7 @@ void note_consumer_blocks() noexcept {
     }
 }
 
-sync_domain::sync_domain(const options& opts) : opts_(opts) {
+sync_domain::sync_domain(const options& opts) : opts_(opts), id_(register_domain()) {
     scheduler::options o;
     o.mode = run_mode::threaded;
     o.poll = opts.poll;
@@ -118,6 +167,7 @@ sync_domain::sync_domain(const options& opts) : opts_(opts) {
 }
 
 sync_domain::~sync_domain() {
+    unregister_domain(id_);
     {
         std::lock_guard lock(g_domain_mutex);
         sync_domain* self = this;
@@ -187,10 +237,12 @@ void sync_domain::advance_idle_clock() {
 }
 
 void sync_domain::start_reacting() noexcept {
+    t_reacting.leave_other_domains(id_);
     if (t_reacting.reacting) {
         return;
     }
     t_reacting.domain = this;
+    t_reacting.domain_id = id_;
     t_reacting.count = &reacting_;
     t_reacting.reacting = true;
     reacting_.fetch_add(1, std::memory_order_seq_cst);
@@ -218,8 +270,8 @@ void sync_domain::completions_polled(std::uint32_t counted, std::uint32_t return
         // last wait showed it, a thread that only polls what was shown before this poll.
         // Acknowledging an effect no one has looked at would let time run on while the
         // consumer is about to act on it.
-        acknowledge(t_reacting.shown_domain == this ? t_reacting.last_shown
-                                                    : shown_.load(std::memory_order_seq_cst));
+        acknowledge(t_reacting.shown_id == id_ ? t_reacting.last_shown
+                                               : shown_.load(std::memory_order_seq_cst));
         return;
     }
     if (!sched_->owned_here()) {
@@ -252,7 +304,7 @@ void sync_domain::data_placed() noexcept {
 }
 
 void sync_domain::consumer_blocks() noexcept {
-    if (t_reacting.watch_domain == this) {
+    if (t_reacting.watch_id == id_) {
         t_reacting.stop_watching();
     }
     consumer_waits();
@@ -268,11 +320,25 @@ void sync_domain::acknowledge(std::uint64_t effects) noexcept {
     if (sched_->owned_here()) {
         return;
     }
-    if (t_reacting.reacting && t_reacting.domain == this) {
+    if (t_reacting.reacting && t_reacting.domain_id == id_) {
         t_reacting.stop();
+    }
+    if (t_reacting.watch_id == id_ && t_reacting.slot != nullptr) {
+        raise_to(t_reacting.slot->acked, effects);
     }
     raise_to(waited_, effects);
     sched_->kick();
+}
+
+sync_domain::watcher_slot* sync_domain::take_watcher_slot(std::uint64_t acked) noexcept {
+    for (watcher_slot& slot : watcher_slots_) {
+        bool expected = false;
+        if (slot.used.compare_exchange_strong(expected, true, std::memory_order_seq_cst)) {
+            slot.acked.store(acked, std::memory_order_seq_cst);
+            return &slot;
+        }
+    }
+    return nullptr;
 }
 
 bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
@@ -283,15 +349,16 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     // What this thread was shown when its last wait returned. Something shown since (the
     // engine may have stopped for it between the thread's last look and this call) ends the
     // wait at once, before the thread says it waits: it has not reacted to that yet.
-    if (t_reacting.shown_domain != this) {
-        t_reacting.shown_domain = this;
+    t_reacting.leave_other_domains(id_);
+    if (t_reacting.shown_id != id_) {
+        t_reacting.shown_id = id_;
         t_reacting.last_shown = k_setup_effects;  // a thread new to the domain saw its setup
     }
-    if (t_reacting.watch_domain != this) {
-        t_reacting.stop_watching();
-        t_reacting.watch_domain = this;
+    if (t_reacting.watch_id != id_) {
+        t_reacting.watch_id = id_;
         t_reacting.watchers = &watchers_;
         watchers_.fetch_add(1, std::memory_order_seq_cst);
+        t_reacting.slot = take_watcher_slot(t_reacting.last_shown);
     }
     const std::uint64_t seen = t_reacting.last_shown;
     if (shown_.load(std::memory_order_seq_cst) != seen) {
@@ -317,9 +384,20 @@ bool sync_domain::gate_open() const noexcept {
     if (forced_.load(std::memory_order_seq_cst) > effects) {
         return true;  // the grace expired since the last effect
     }
-    return reacting_.load(std::memory_order_seq_cst) == 0 &&
-           unshown_.load(std::memory_order_seq_cst) <= 0 &&
-           waited_.load(std::memory_order_seq_cst) >= effects;
+    if (reacting_.load(std::memory_order_seq_cst) != 0 ||
+        unshown_.load(std::memory_order_seq_cst) > 0 ||
+        waited_.load(std::memory_order_seq_cst) < effects) {
+        return false;
+    }
+    if (watchers_.load(std::memory_order_seq_cst) > 0) {
+        for (const watcher_slot& slot : watcher_slots_) {
+            if (slot.used.load(std::memory_order_seq_cst) &&
+                slot.acked.load(std::memory_order_seq_cst) < effects) {
+                return false;  // a watching thread has not looked since
+            }
+        }
+    }
+    return true;
 }
 
 bool sync_domain::consumer_quiet() const noexcept {

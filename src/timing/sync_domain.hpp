@@ -30,6 +30,7 @@
 // Thread-safety: every member is safe from any thread; the gate state is atomics, the peer
 // table a mutex (peers change at connection setup and on sync records, never per event).
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -207,6 +208,8 @@ class sync_domain final : public run_gate {
     static std::int64_t wall_ns() noexcept;
 
     options opts_;
+    // This domain among all a process creates over its life (threads' state names it by id).
+    const std::uint64_t id_;
 
     // Gate: effects so far, the effect count the last wait saw, one more than the count a
     // grace expiry let pass (0: none), completions to poll, consumer threads reacting, and
@@ -232,6 +235,22 @@ class sync_domain final : public run_gate {
     std::atomic<int> effect_waiters_{0};
     // Threads that wait in wait_for_effect and look at memory between waits (data_placed).
     std::atomic<std::int32_t> watchers_{0};
+
+  public:
+    /// What one watching thread has acknowledged (engine and consumer threads; see gate_open).
+    struct watcher_slot {
+        std::atomic<bool> used{false};
+        std::atomic<std::uint64_t> acked{0};
+    };
+
+  private:
+    // A watcher's own acknowledgment: an effect shown to several consumer threads (the
+    // listener's connect event while the connector's thread waits too) has been reacted to only
+    // once every watching thread has looked since, not when any one of them waits. Threads
+    // beyond the last slot count through waited_ alone.
+    static constexpr std::size_t k_watcher_slots = 16;
+    std::array<watcher_slot, k_watcher_slots> watcher_slots_;
+    watcher_slot* take_watcher_slot(std::uint64_t acked) noexcept;
 
     // Peers: engine thread only.
     std::vector<std::unique_ptr<sync_peer>> peers_;

@@ -323,5 +323,41 @@ TEST(SyncDomainEngine, AWaitForTheSimulationReturnsAtTheNextEffect) {
     EXPECT_TRUE(d.sched().idle());
 }
 
+// Two consumer threads watch (both wait in ndksim_adapter_wait), and a callback shows an effect
+// meant for one of them (a connect event for the listener's thread): time stays at it until
+// every watching thread has looked, not only the first that waits again. With a count for the
+// whole domain, the other thread's wait let time run past the event before the listener's
+// thread had seen it (its accept then came after the connection-manager timeout).
+TEST(SyncDomainEngine, AnEffectHoldsTimeUntilEveryWatchingThreadHasLooked) {
+    sync_domain d(long_grace());
+    std::atomic<int> ran{0};
+    d.sched().post_at(nanoseconds(10), [&] {
+        ran.fetch_add(1);
+        d.note_consumer_effect();  // as a callback's return does, on the engine thread
+    });
+    d.sched().post_at(nanoseconds(20), [&] { ran.fetch_add(1); });
+    std::promise<void> registered;
+    std::promise<void> go_on;
+    std::thread other([&] {
+        // A watcher from its first wait on; it returns at the effect, then blocks where the
+        // simulation cannot see it (as the listener's thread does on its own condition).
+        EXPECT_TRUE(d.wait_for_effect(std::chrono::milliseconds(10'000)));
+        registered.set_value();
+        go_on.get_future().wait();
+        EXPECT_TRUE(d.wait_for_effect(std::chrono::milliseconds(10'000)));
+    });
+    EXPECT_TRUE(d.wait_for_effect(std::chrono::milliseconds(10'000)));
+    registered.get_future().wait();
+    EXPECT_EQ(ran.load(), 1);
+    // This thread looked and waits: the other has not, so the event at 20 ns does not run and
+    // the wait times out (had it run, the engine would be idle and the wait would return true).
+    EXPECT_FALSE(d.wait_for_effect(std::chrono::milliseconds(50)));
+    EXPECT_EQ(ran.load(), 1);
+    go_on.set_value();
+    ASSERT_TRUE(eventually([&] { return ran.load() == 2; }, "the event once both have looked"));
+    other.join();
+    EXPECT_EQ(d.counters().inexact_steps, 0U);
+}
+
 }  // namespace
 }  // namespace ndksim::timing
