@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 #pragma once
-// How the simulated NIC writes into consumer memory: every byte once, the last byte last.
+// How the simulated NIC writes into consumer memory: the last byte once, and last.
 //
 // A consumer may watch the last byte of an incoming RDMA WRITE for its arrival and write that
 // byte again as soon as it changes (perftest's ib_write_lat does both, on every NIC). That
@@ -19,8 +19,9 @@
 
 namespace ndksim::mem {
 
-/// Copies `n` bytes from `src` into consumer memory at `dst` (no overlap), writing each byte of
-/// `dst` at most once after the last one is written, and the last one last.
+/// Copies `n` bytes from `src` into consumer memory at `dst` (no overlap). The last byte is
+/// stored once, after every other byte of the run is final: no byte of `dst` is written after
+/// it, and a thread that sees it sees the others.
 inline void place_bytes(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
     if (n == 0) {
         return;

@@ -84,6 +84,12 @@ class sync_domain final : public run_gate {
   public:
     using options = sync_options;
 
+    /// What one thread that waits in wait_for_effect has acknowledged (see gate_open).
+    struct watcher_slot {
+        std::atomic<bool> used{false};
+        std::atomic<std::uint64_t> acked{0};
+    };
+
     /// The process's domain, created by the first synchronized adapter with `opts` (later
     /// adapters share it, whatever their options) and destroyed with the last reference.
     static std::shared_ptr<sync_domain> acquire(const options& opts);
@@ -236,14 +242,6 @@ class sync_domain final : public run_gate {
     // Threads that wait in wait_for_effect and look at memory between waits (data_placed).
     std::atomic<std::int32_t> watchers_{0};
 
-  public:
-    /// What one watching thread has acknowledged (engine and consumer threads; see gate_open).
-    struct watcher_slot {
-        std::atomic<bool> used{false};
-        std::atomic<std::uint64_t> acked{0};
-    };
-
-  private:
     // A watcher's own acknowledgment: an effect shown to several consumer threads (the
     // listener's connect event while the connector's thread waits too) has been reacted to only
     // once every watching thread has looked since, not when any one of them waits. Threads

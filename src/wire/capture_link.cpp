@@ -102,7 +102,9 @@ transport::receive_fn capture_link::wrap(const std::string& path, const ip_addre
             f->icrc_elided = false;
         }
         // A socket wire's frame is read before its modelled arrival (synchronized time reads it
-        // up to a lookahead early) and taken by the engine then, or now if that has passed.
+        // up to a lookahead early), and a peer's frame is taken by the engine then, or now if
+        // that has passed. A stranger's frame, dropped by the engine, is recorded at the time
+        // its stamp claims: the record is all that time touches.
         const timing::sim_time when =
             f->stamped ? std::max<timing::sim_time>(f->arrival, sched.now()) : sched.now();
         c->record_received(arrived, std::span<const std::byte>(f->data, f->length), when);
