@@ -36,8 +36,7 @@ device::device(device_config cfg, const adapter_limits& limits)
       limits_(limits),
       sched_(cfg_.loop),
       policy_(cfg_.style, cfg_.pending_percent, cfg_.seed),
-      memory_(mem::host_memory::instance(), memory_config(cfg_, limits)),
-      qps_(k_max_qps, nullptr) {
+      memory_(mem::host_memory::instance(), memory_config(cfg_, limits)) {
     // The C entry point validated the literal already; an unparsable one leaves 0.0.0.0.
     (void)net_address::parse_ip(cfg_.address, own_address_);
     if (sched_ == nullptr && cfg_.synchronized) {
@@ -82,38 +81,17 @@ status device::reserve_local(net_address& address) {
     return endpoints_.reserve(address.port);
 }
 
-std::uint32_t device::allocate_qpn(qp* q) {
-    std::lock_guard lock(qpn_mutex_);
-    std::uint32_t qpn = 0;
-    if (next_qpn_ < k_max_qps) {
-        qpn = next_qpn_++;
-    } else if (!free_qpns_.empty()) {
-        qpn = free_qpns_.back();
-        free_qpns_.pop_back();
-    } else {
-        return 0;
-    }
-    qps_[qpn] = q;
-    return qpn;
-}
-
-ref<qp> device::find_qp(std::uint32_t qpn) const {
-    std::lock_guard lock(qpn_mutex_);
-    return qpn < k_max_qps ? ref<qp>(qps_[qpn]) : ref<qp>();
-}
-
-void device::register_qp(std::uint32_t qpn, qp* q) noexcept {
-    std::lock_guard lock(qpn_mutex_);
-    qps_[qpn] = q;
+ref<qp> device::find_qp(std::uint32_t qpn) const noexcept {
+    return qps_.find(qpn);
 }
 
 void device::register_listener(std::uint16_t port, listener* l) {
-    std::lock_guard lock(qpn_mutex_);
+    std::lock_guard lock(listeners_mutex_);
     listeners_[port] = l;
 }
 
 void device::unregister_listener(std::uint16_t port, listener* l) {
-    std::lock_guard lock(qpn_mutex_);
+    std::lock_guard lock(listeners_mutex_);
     auto it = listeners_.find(port);
     if (it != listeners_.end() && it->second == l) {
         listeners_.erase(it);
@@ -121,7 +99,7 @@ void device::unregister_listener(std::uint16_t port, listener* l) {
 }
 
 ref<listener> device::find_listener(std::uint16_t port) const {
-    std::lock_guard lock(qpn_mutex_);
+    std::lock_guard lock(listeners_mutex_);
     auto it = listeners_.find(port);
     return it == listeners_.end() ? ref<listener>() : ref<listener>(it->second);
 }
@@ -144,22 +122,6 @@ void device::windows_changed() {
         window_waiters_.erase(it, window_waiters_.end());
     }
     // References drop outside the lock: the last one may finish an MR's close.
-}
-
-void device::unregister_qp(std::uint32_t qpn) noexcept {
-    std::lock_guard lock(qpn_mutex_);
-    qps_[qpn] = nullptr;
-}
-
-void device::free_qpn(std::uint32_t qpn) noexcept {
-    if (qpn == 0 || qpn >= k_max_qps) {
-        return;
-    }
-    std::lock_guard lock(qpn_mutex_);
-    qps_[qpn] = nullptr;
-    // Fresh numbers go first and freed ones are reused oldest first, so a late packet for a
-    // closed QP does not reach a new QP that happens to get its number.
-    free_qpns_.insert(free_qpns_.begin(), qpn);
 }
 
 device::~device() {

@@ -19,6 +19,7 @@
 #include "core/net_address.hpp"
 #include "core/object.hpp"
 #include "core/outstanding_contexts.hpp"
+#include "core/qp_table.hpp"
 #include "mem/translation_unit.hpp"
 #include "timing/cost_model.hpp"
 #include "timing/scheduler.hpp"
@@ -108,17 +109,20 @@ class device {
     void set_hooks(engine_hooks* hooks) noexcept { hooks_ = hooks; }
 
     /// QP numbers (24-bit on the wire). A number is handed out at QP creation and freed when
-    /// the QP is destroyed; lookups come from the engine for every received packet.
+    /// the QP is destroyed; lookups come from the engine for every received packet
+    /// (core/qp_table.hpp). Returns 0 when every number is in use.
     static constexpr std::uint32_t k_max_qps = 1U << 16;
-    [[nodiscard]] std::uint32_t allocate_qpn(qp* q);
-    void free_qpn(std::uint32_t qpn) noexcept;
+    [[nodiscard]] std::uint32_t allocate_qpn() { return qps_.allocate(); }
+    /// Gives a destroyed QP's number back (detaching it first).
+    void free_qpn(std::uint32_t qpn) { qps_.release(qpn); }
     /// Points `qpn` at `q` (once the QP is fully built) or detaches it (close requested), so
-    /// packets for it are dropped from then on.
-    void register_qp(std::uint32_t qpn, qp* q) noexcept;
-    void unregister_qp(std::uint32_t qpn) noexcept;
-    /// The QP with number `qpn`, with a reference taken under the table's lock, so a close on
-    /// another thread cannot free it while the engine uses it; empty when none.
-    ref<qp> find_qp(std::uint32_t qpn) const;
+    /// packets for it are dropped from then on. unregister_qp returns once no lookup can still
+    /// be taking a reference to the QP.
+    void register_qp(std::uint32_t qpn, qp* q) noexcept { qps_.attach(qpn, q); }
+    void unregister_qp(std::uint32_t qpn) noexcept { qps_.detach(qpn); }
+    /// The QP with number `qpn`, with a reference taken, so a close on another thread cannot
+    /// free it while the engine uses it; empty when none. Takes no lock.
+    ref<qp> find_qp(std::uint32_t qpn) const noexcept;
 
     /// Listeners by ND port, for incoming connection requests. find_listener takes a reference
     /// under the table's lock (the same protection as find_qp).
@@ -183,13 +187,11 @@ class device {
     mem::translation_unit memory_;
     engine_hooks* hooks_ = nullptr;
     call_hooks* consumer_hooks_ = nullptr;
-    std::vector<qp*> qps_;
+    qp_table<qp> qps_{k_max_qps};
     std::unordered_map<std::uint16_t, listener*> listeners_;
+    mutable std::mutex listeners_mutex_;
     std::mutex window_waiters_mutex_;
     std::vector<ref<mr>> window_waiters_;
-    mutable std::mutex qpn_mutex_;
-    std::vector<std::uint32_t> free_qpns_;
-    std::uint32_t next_qpn_ = 2;  // 0 and 1 are the special QPs of InfiniBand (SMI, GSI/CM)
     std::atomic<std::uint32_t> handles_opened_{0};
     std::atomic<std::uint32_t> objects_created_{0};
     std::atomic<std::uint32_t> live_objects_{0};

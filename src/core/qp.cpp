@@ -78,7 +78,7 @@ std::uint32_t qp::receive_queue_id() const noexcept {
 
 status qp::create(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_params& p,
                   ref<qp>& out) {
-    const std::uint32_t qpn = owner.dev().allocate_qpn(nullptr);
+    const std::uint32_t qpn = owner.dev().allocate_qpn();
     if (qpn == 0) {
         return status::insufficient_resources;
     }
