@@ -180,6 +180,7 @@ const counter_paths<wire::socket_counters> k_socket_paths = {
     {"sockets.sync_records_received", &wire::socket_counters::sync_records_received},
     {"sockets.sync_records_refused", &wire::socket_counters::sync_records_refused},
     {"sockets.frames_to_lost_peers", &wire::socket_counters::frames_to_lost_peers},
+    {"sockets.reads_paused", &wire::socket_counters::reads_paused},
 };
 
 // Registers `counters` under `paths`, or every path as absent when there is no such layer.

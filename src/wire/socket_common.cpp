@@ -117,7 +117,7 @@ socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, fram
     // The bound comes before the codec: under a flood the engine thread spends nothing on a
     // frame it cannot keep. `f` itself is out of the pool, hence the strict comparison.
     if (const std::size_t held = rx->rx_pool->outstanding();
-        held > k_rx_backlog_frames &&
+        !rx->lossless && held > k_rx_backlog_frames &&
         (held > k_rx_sync_backlog_frames || !rx->sync || !rx->sync->is_peer(source))) {
         rx->socket.backlog_dropped.fetch_add(1, std::memory_order_relaxed);
         frame_pool::release(f);

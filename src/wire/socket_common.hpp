@@ -98,6 +98,9 @@ struct socket_counters {
     std::atomic<std::uint64_t> sync_records_refused{0};
     /// Frames not sent because their destination was declared lost or left.
     std::atomic<std::uint64_t> frames_to_lost_peers{0};
+    /// TCP outside synchronized time: reads put off because the receive backlog was full
+    /// (tcp_transport.cpp, "Lossless"; docs/wire-format.md, "Receiving").
+    std::atomic<std::uint64_t> reads_paused{0};
 };
 
 class sync_link;
@@ -159,6 +162,10 @@ struct socket_receiver {
     /// Synchronized time: the link to the sync domain's peers, else nullptr. Set once by the
     /// transport's constructor, used on the engine thread only.
     std::shared_ptr<sync_link> sync;
+    /// The transport holds its sender back itself while the receive backlog is full (TCP
+    /// outside synchronized time: it stops reading, and TCP's window does the rest), so a
+    /// frame it read is never dropped for the backlog bound. Set once by the transport.
+    bool lossless = false;
     // Receive buffers. Frames are taken on the engine thread only (frame_pool's rule) and go
     // back to this pool when the engine releases them; the pool outlives the transport while
     // frames are out.
@@ -187,8 +194,8 @@ struct socket_receiver {
 /// - bad_size: counts it in socket_counters::bad_frames and releases it;
 /// - bad_departure: counts it in socket_counters::departures_refused and releases it;
 /// - dropped: checked first, before the codec: the receive backlog already holds
-///   k_rx_backlog_frames frames, so this one is counted in socket_counters::backlog_dropped and
-///   released, and its buffer serves the next read.
+///   k_rx_backlog_frames frames and the transport is not lossless, so this one is counted in
+///   socket_counters::backlog_dropped and released, and its buffer serves the next read.
 /// While the receive pool is above its steady size, a trim check is scheduled that gives the
 /// frames beyond it back once the backlog has drained to that size.
 /// The first refusal of each kind is logged; later ones are only counted. Returns the verdict,

@@ -7,12 +7,14 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/post.hpp>
+#include <boost/asio/steady_timer.hpp>
 
 #include <sys/socket.h>
 
 #include <algorithm>
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -232,15 +234,46 @@ struct tcp_out : std::enable_shared_from_this<tcp_out> {
 // out of bounds, or a frame whose departure is beyond max_departure_lead, kills this
 // connection only (counted); a body that is no valid frame is counted and dropped, and the
 // connection goes on.
+//
+// Lossless, as a RoCE fabric is (IEEE 802.1Qbb priority flow control pauses a sender instead
+// of dropping): outside synchronized time, while the engine holds a full receive backlog the
+// connection is not read, and TCP's window holds the sender back. Dropping there instead made
+// the RC layer resend everything behind each lost frame (go-back-N), so a deep queue of large
+// writes (128 outstanding 1 MiB writes) collapsed into retransmissions until its retries ran
+// out. In synchronized time the stream also carries the peer's promises, which the engine
+// needs to drain the backlog, so it is read on (the bound there is k_rx_sync_backlog_frames).
 struct tcp_in : std::enable_shared_from_this<tcp_in> {
     tcp_in(std::shared_ptr<socket_receiver> r, tcp::socket s, const ip_address& from)
-        : rx(std::move(r)), socket(std::move(s)), source(from) {}
+        : rx(std::move(r)), socket(std::move(s)), source(from), recheck(socket.get_executor()) {}
+
+    /// How often a paused connection looks at the backlog again (wall time): 16 MiB of backlog
+    /// take milliseconds to drain, so this delays the next read by a small fraction of that.
+    static constexpr auto k_backlog_recheck = std::chrono::microseconds(50);
 
     std::shared_ptr<socket_receiver> rx;
     tcp::socket socket;
     ip_address source;
     tcp_record_reader reader;
+    boost::asio::steady_timer recheck;
     bool done = false;
+
+    bool backlog_full() const noexcept {
+        return rx->lossless && rx->rx_pool->outstanding() >= k_rx_backlog_frames;
+    }
+
+    void read_when_drained() {
+        recheck.expires_after(k_backlog_recheck);
+        recheck.async_wait([self = shared_from_this()](const boost::system::error_code& ec) {
+            if (ec || self->done) {
+                return;
+            }
+            if (self->backlog_full()) {
+                self->read_when_drained();
+                return;
+            }
+            self->read_next();
+        });
+    }
 
     void read_next() {
         const std::span<std::byte> space = reader.space();
@@ -287,6 +320,11 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
             close();
             return;
         }
+        if (backlog_full()) {
+            rx->socket.reads_paused.fetch_add(1, std::memory_order_relaxed);
+            read_when_drained();
+            return;
+        }
         read_next();
     }
 
@@ -300,6 +338,7 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
 
     void close() {
         done = true;
+        recheck.cancel();
         boost::system::error_code ignored;
         socket.close(ignored);
     }
@@ -390,6 +429,8 @@ tcp_transport::tcp_transport(const ip_address& address, std::uint16_t port,
                              timing::sync_domain* domain)
     : socket_transport("tcp", address, port, sched, std::move(receive), latency, domain),
       state_(std::make_shared<tcp_state>(receiver())) {
+    // Outside synchronized time a full backlog pauses reading (tcp_in), so nothing is dropped.
+    state_->rx->lossless = domain == nullptr;
     const tcp::endpoint local(to_asio(address), port);
     boost::system::error_code ec;
     state_->acceptor.open(local.protocol(), ec);

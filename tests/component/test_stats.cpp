@@ -210,7 +210,7 @@ TEST_F(Stats, JsonListsEveryDocumentedCounter) {
          {"bad_frames", "bad_records", "frames_dropped", "send_errors", "receive_errors",
           "connections_opened", "connections_accepted", "departures_refused", "receive_overruns",
           "backlog_dropped", "sync_records_sent", "sync_records_received", "sync_records_refused",
-          "frames_to_lost_peers"}},
+          "frames_to_lost_peers", "reads_paused"}},
     };
     std::set<std::string> top;
     for (const auto& [key, value] : j.items()) {

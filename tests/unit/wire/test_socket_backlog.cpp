@@ -91,6 +91,35 @@ TEST(SocketBacklog, AFloodIsBoundedCountedAndItsFramesGivenBack) {
     EXPECT_EQ(k_rx_steady_frames, rx->rx_pool->allocated());
 }
 
+// TCP outside synchronized time is lossless: its connection stops reading while the backlog
+// is full (TCP's window then holds the sender back), so a read that takes the backlog past the
+// bound keeps every frame it carried.
+TEST(SocketBacklog, ALosslessReceiverKeepsEveryFrameItRead) {
+    timing::scheduler sched(k_deterministic);
+    std::vector<frame*> held;
+    auto rx = std::make_shared<socket_receiver>(
+        ip_address::v4(10, 0, 0, 2), roce_udp_port, sched, [&held](frame* f) { held.push_back(f); },
+        0);
+    rx->lossless = true;
+    const std::vector<std::byte> body = socket_body_bytes();
+    constexpr std::size_t flood = k_rx_backlog_frames + 100;
+    for (std::size_t i = 0; i < flood; ++i) {
+        frame* f = rx->rx_pool->take();
+        std::memcpy(f->data, body.data(), body.size());
+        ASSERT_EQ(socket_body::frame,
+                  deliver_from_socket(rx, f, body.size(), ip_address::v4(10, 0, 0, 1)))
+            << "frame " << i;
+    }
+    EXPECT_EQ(0U, rx->socket.backlog_dropped.load());
+    EXPECT_EQ(flood, rx->rx_pool->outstanding());
+    while (held.size() < flood) {
+        ASSERT_TRUE(sched.run_one()) << "the deliveries ran dry after " << held.size();
+    }
+    for (frame* f : held) {
+        frame_pool::release(f);
+    }
+}
+
 TEST(SocketBacklog, TrafficBelowTheSteadySizeNeverArmsATrim) {
     timing::scheduler sched(k_deterministic);
     auto rx = std::make_shared<socket_receiver>(
