@@ -73,10 +73,11 @@ void schedule_delivery(const std::shared_ptr<socket_receiver>& rx, frame* f) {
     });
 }
 
-// A flood grows the receive pool up to the backlog bound; once the engine has caught up, the
-// frames beyond the steady size go back to the system instead of staying with the adapter for
-// good. The check runs on the engine thread (the pool's owner) and only while the pool is
-// above its steady size, so steady traffic pays nothing for it.
+// A flood grows the receive pool up to the backlog bound; once the engine has caught up and
+// the backlog stayed small for k_rx_trim_quiet_checks checks, the frames beyond the steady
+// size go back to the system instead of staying with the adapter for good. The check runs on
+// the engine thread (the pool's owner) and only while the pool is above its steady size, so
+// steady traffic pays nothing for it.
 void arm_trim(const std::shared_ptr<socket_receiver>& rx) {
     if (rx->trim_armed || !rx->rx_pool->above_steady()) {
         return;
@@ -84,7 +85,10 @@ void arm_trim(const std::shared_ptr<socket_receiver>& rx) {
     rx->trim_armed = true;
     rx->sched.post_after(k_rx_trim_interval, [rx] {
         rx->trim_armed = false;
-        if (rx->rx_pool->outstanding() <= k_rx_steady_frames && rx->rx_pool->trim() > 0) {
+        const bool quiet = rx->rx_pool->outstanding() <= k_rx_steady_frames;
+        rx->trim_quiet = quiet ? rx->trim_quiet + 1 : 0;
+        if (rx->trim_quiet >= k_rx_trim_quiet_checks && rx->rx_pool->trim() > 0) {
+            rx->trim_quiet = 0;
 #if defined(__GLIBC__)
             // glibc keeps what a thread frees in that thread's arena for its next allocation:
             // without this the frames go back to the allocator, not to the system, and the
