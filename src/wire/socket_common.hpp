@@ -177,7 +177,7 @@ struct socket_receiver {
     // back to this pool when the engine releases them; the pool outlives the transport while
     // frames are out.
     std::shared_ptr<frame_pool> rx_pool;
-    bool trim_armed = false;  ///< a trim check of rx_pool is scheduled (engine thread only)
+    bool trim_armed = false;       ///< a trim check of rx_pool is scheduled (engine thread only)
     std::uint32_t trim_quiet = 0;  ///< consecutive checks that found the backlog small
     std::atomic<bool> attached{true};
     link_counters counters;
