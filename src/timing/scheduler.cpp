@@ -117,7 +117,25 @@ sim_time scheduler::now() const noexcept {
     if (opts_.mode == run_mode::deterministic || opts_.gate != nullptr) {
         return events;
     }
+    if (owned_here() && tie_holds_ > 0) {
+        return std::max(events, held_tie_);
+    }
     return std::max(events, wall_tie());
+}
+
+scheduler::clock_hold::clock_hold(scheduler& s) noexcept
+    : held_(s.opts_.mode == run_mode::threaded && s.opts_.gate == nullptr && s.owned_here()
+                ? &s
+                : nullptr) {
+    if (held_ != nullptr && held_->tie_holds_++ == 0) {
+        held_->held_tie_ = held_->wall_tie();
+    }
+}
+
+scheduler::clock_hold::~clock_hold() {
+    if (held_ != nullptr) {
+        --held_->tie_holds_;
+    }
 }
 
 void scheduler::advance_to(sim_time t) noexcept {
@@ -136,6 +154,9 @@ void scheduler::advance_to(sim_time t) noexcept {
         }
         if (wall_offset_.compare_exchange_weak(offset, t - wall, std::memory_order_acq_rel,
                                                std::memory_order_relaxed)) {
+            if (owned_here() && tie_holds_ > 0) {
+                held_tie_ = std::max(held_tie_, t);  // a held clock moves on with the offset
+            }
             return;
         }
     }
@@ -299,6 +320,8 @@ void scheduler::notify_waiters() {
 void scheduler::pump() {
     pumping_ = true;
     for (int i = 0; i < k_pump_batch; ++i) {
+        // One read of the wall clock serves the limit below and every now() of the task.
+        const clock_hold hold(*this);
         take_inbox();
         if (queue_.empty()) {
             pump_idle();
@@ -313,7 +336,7 @@ void scheduler::pump() {
                 return;
             }
         } else if (!draining_.load(std::memory_order_acquire)) {
-            const sim_time limit = wall_tie() + opts_.wall_slack;
+            const sim_time limit = (tie_holds_ > 0 ? held_tie_ : wall_tie()) + opts_.wall_slack;
             if (queue_.next_time() > limit) {
                 // Too far ahead of the wall clock: sleep until it catches up. A task posted
                 // meanwhile wakes a new pump; the timer's later pump then finds nothing due.

@@ -293,6 +293,7 @@ struct tcp_in : std::enable_shared_from_this<tcp_in> {
             return;
         }
         rx->socket.receive_calls.fetch_add(1, std::memory_order_relaxed);
+        const timing::scheduler::clock_hold hold(rx->sched);  // the read is one instant
         reader.filled(n);
         std::size_t length = 0;
         const auto found = reader.split(

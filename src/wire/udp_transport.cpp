@@ -177,6 +177,7 @@ struct udp_state : std::enable_shared_from_this<udp_state> {
 
     // Reads one batch and hands every datagram on; true when the batch was full.
     bool read_batch() {
+        const timing::scheduler::clock_hold hold(rx->sched);  // the batch is one instant
         const int n = rx_batch->receive(socket.native_handle(), *rx->rx_pool);
         if (n < 0) {
             if (errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) {

@@ -158,6 +158,54 @@ TEST(ThreadedSchedulerClock, DrainRunsWhatIsLeftWithoutWaitingForTheWallClock) {
     EXPECT_GE(s.now(), seconds(3600));
 }
 
+// Spins until the steady clock has moved on by `d` (a task may not block its engine thread).
+void spin_for(std::chrono::microseconds d) {
+    const auto until = std::chrono::steady_clock::now() + d;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+}
+
+// A task is one instant: the wall clock is read once when it begins, so now() does not move
+// while the task runs, and the next task sees the time the first one took.
+TEST(ThreadedSchedulerClock, ATaskSeesOneInstantAndTheNextTaskALaterOne) {
+    scheduler s({run_mode::threaded, poll_policy::block, "hold"});
+    std::atomic<sim_time> first{0};
+    std::atomic<sim_time> after_spin{0};
+    std::atomic<sim_time> advanced{0};
+    std::atomic<sim_time> next{0};
+    std::atomic<bool> done{false};
+    s.post([&] {
+        first = s.now();
+        spin_for(std::chrono::microseconds(2000));
+        after_spin = s.now();
+        // A frame from a peer whose clock is ahead still moves a held clock forward.
+        s.advance_to(first + milliseconds(500));
+        advanced = s.now();
+        s.post([&] {
+            next = s.now();
+            done = true;
+        });
+    });
+    ASSERT_TRUE(s.wait_until([&] { return done.load(); }, std::chrono::seconds(10)));
+    EXPECT_EQ(first.load(), after_spin.load());
+    EXPECT_GE(advanced.load(), first.load() + milliseconds(500));
+    EXPECT_GE(next.load(), advanced.load());
+    // Outside the engine thread the clock is read at each call.
+    const sim_time a = s.now();
+    spin_for(std::chrono::microseconds(2000));
+    EXPECT_GE(s.now(), a + milliseconds(2));
+}
+
+// A hold on a thread that does not own the queue does nothing: a consumer's now() follows the
+// wall clock.
+TEST(ThreadedSchedulerClock, AHoldOffTheEngineThreadDoesNothing) {
+    scheduler s({run_mode::threaded, poll_policy::block, "hold"});
+    const scheduler::clock_hold hold(s);
+    const sim_time a = s.now();
+    spin_for(std::chrono::microseconds(2000));
+    EXPECT_GE(s.now(), a + milliseconds(2));
+}
+
 INSTANTIATE_TEST_SUITE_P(PollPolicies, ThreadedScheduler,
                          ::testing::Values(poll_policy::block, poll_policy::spin,
                                            poll_policy::spin_then_block));
