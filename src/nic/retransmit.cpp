@@ -10,6 +10,8 @@
 //   the interval has not passed         -> it checks again when it will have
 //   the check ran a whole timeout late  -> (threaded) the engine was starved, not the wire
 //                                          silent: the interval restarts, no retry counted
+//   frames wait unread in the sockets   -> (socket wires) the peer may have answered: look
+//                                          again in k_unread_recheck, for at most one interval
 //   an RNR back-off is running          -> the peer answered; it checks again a full interval on
 //   the interval passed, retries left   -> go-back-N from the oldest unacknowledged PSN (past
 //                                          the part of a long message the peer acknowledged),
@@ -36,6 +38,10 @@ namespace ndksim::nic {
 namespace {
 
 using core::wr_kind;
+
+// How soon a check that found the peer's frames unread in the sockets looks again [ps]: the
+// engine thread reads them when it next turns to its sockets, within microseconds.
+constexpr timing::sim_time k_unread_recheck = timing::microseconds(20);
 
 // The oldest request sent and not finished, or nullptr. Requests start in queue order, so the
 // first one not started ends the search.
@@ -97,6 +103,16 @@ void on_timer(engine& e, core::qp& q) {
                      now - deadline);
         ctx.timer.progress_at = now;
         schedule_check(e, q, interval);
+        return;
+    }
+    if (now - deadline < base && e.link().input_pending()) {
+        // Frames have reached the sockets that the engine has not read: its thread was busy
+        // (sending a burst of its own, typically the first window of large writes) and the
+        // peer's answers wait unread behind this check. The same rule as above: the timer
+        // measures silence the NIC could hear, so it looks again once they are read. At most
+        // one interval of such looks, so input that keeps coming (a stranger's flood) cannot
+        // hold off a timeout for long.
+        schedule_check(e, q, k_unread_recheck);
         return;
     }
     if (ctx.timer.retries >= e.config().retry_limit) {

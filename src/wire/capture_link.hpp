@@ -46,6 +46,7 @@ class capture_link final : public transport {
     /// records (a pcap's frames carry their ICRC, docs/capture.md).
     bool wants_icrc() const noexcept override { return inner_->wants_icrc(); }
     void confirm_peer(const ip_address& source) override { inner_->confirm_peer(source); }
+    bool input_pending() const noexcept override { return inner_->input_pending(); }
     bool is_sync_peer(const ip_address& source) const noexcept override {
         return inner_->is_sync_peer(source);
     }

@@ -82,6 +82,7 @@ class faulty_link final : public transport {
     /// True while corruption is on (the receiver must see it as a bad ICRC), else the base's.
     bool wants_icrc() const noexcept override;
     void confirm_peer(const ip_address& source) override { base_->confirm_peer(source); }
+    bool input_pending() const noexcept override { return base_->input_pending(); }
     bool is_sync_peer(const ip_address& source) const noexcept override {
         return base_->is_sync_peer(source);
     }

@@ -9,6 +9,7 @@
 #include <boost/asio/post.hpp>
 #include <boost/asio/steady_timer.hpp>
 
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -451,6 +452,16 @@ tcp_transport::tcp_transport(const ip_address& address, std::uint16_t port,
                                  "cannot listen on TCP " + endpoint_text(address, port));
     }
     NDKSIM_DEBUG("{}: listening", state_->rx->who);
+}
+
+bool tcp_transport::input_pending() const noexcept {
+    for (const auto& in : state_->inbound) {
+        int bytes = 0;
+        if (!in->done && ::ioctl(in->socket.native_handle(), FIONREAD, &bytes) == 0 && bytes > 0) {
+            return true;
+        }
+    }
+    return false;
 }
 
 void tcp_transport::start() {

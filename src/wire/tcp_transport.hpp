@@ -41,6 +41,10 @@ class tcp_transport final : public socket_transport {
 
     void start() override;
 
+    /// True when bytes wait unread on one of the accepted connections (FIONREAD). Engine
+    /// thread.
+    bool input_pending() const noexcept override;
+
   private:
     /// Queues `f` on the destination's connection behind the write in flight (one per socket;
     /// queued frames are gathered into one write). A connection that breaks drops its queued

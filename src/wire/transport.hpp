@@ -72,6 +72,12 @@ class transport {
         return false;
     }
 
+    /// True when frames have reached this adapter's sockets that the engine has not read yet (a
+    /// socket wire whose engine thread was busy, say sending a burst). The transport timer
+    /// asks before it counts a timeout: a NIC's timer measures silence it could have heard.
+    /// Engine thread; links without sockets have nothing unread.
+    virtual bool input_pending() const noexcept { return false; }
+
     /// The address this transport's adapter owns.
     virtual const ip_address& local_address() const noexcept = 0;
 

@@ -8,6 +8,7 @@
 #include <boost/asio/post.hpp>
 
 #include <netinet/udp.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include <cerrno>
@@ -332,6 +333,14 @@ udp_transport::udp_transport(const ip_address& address, std::uint16_t port,
 udp_options udp_transport::in_use() const noexcept {
     return udp_options{state_->gso.load(std::memory_order_relaxed), state_->rx_batch->gro(),
                        state_->receive_buffer};
+}
+
+bool udp_transport::input_pending() const noexcept {
+    if (state_->closed) {
+        return false;
+    }
+    int bytes = 0;
+    return ::ioctl(state_->socket.native_handle(), FIONREAD, &bytes) == 0 && bytes > 0;
 }
 
 void udp_transport::start() {

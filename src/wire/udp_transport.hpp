@@ -63,6 +63,9 @@ class udp_transport final : public socket_transport {
 
     void start() override;
 
+    /// True when a datagram waits in the socket's receive queue (FIONREAD). Engine thread.
+    bool input_pending() const noexcept override;
+
     /// The offloads in use: those asked for that the kernel accepted (segmentation turns off
     /// for good when a send refuses it); buffer_bytes is the receive buffer the kernel granted.
     udp_options in_use() const noexcept;

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The socket transports on their own (no engine): the departure-time trailer reaches the
-// receiver with its frame, which the transport alone does not let move the receiver's clock
-// (the engine does, once it matched the frame), a TCP connection to a peer that went away drops
-// its frames (counted) and opens again once the peer is back, the datagrams a full UDP
-// receive buffer loses are counted, the shared send path refuses a frame with no room for its
-// trailer, and both refuse a deterministic scheduler.
+// receiver with its frame, frames not read yet are reported as pending, which the transport alone
+// does not let move the receiver's clock (the engine does, once it matched the frame), a TCP
+// connection to a peer that went away drops its frames (counted) and opens again once the peer is
+// back, the datagrams a full UDP receive buffer loses are counted, the shared send path refuses a
+// frame with no room for its trailer, and both refuse a deterministic scheduler.
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -138,6 +138,19 @@ bool wait_counter(const std::atomic<std::uint64_t>& counter, std::uint64_t n, co
     return true;
 }
 
+/// Spins (yielding) until `flag` is set; fails loudly after 30 s.
+bool wait_counter_flag(const std::atomic<bool>& flag, const char* what) {
+    const auto deadline = std::chrono::steady_clock::now() + 30s;
+    while (!flag.load()) {
+        if (std::chrono::steady_clock::now() > deadline) {
+            ADD_FAILURE() << "timed out after 30 s waiting for " << what;
+            return false;
+        }
+        std::this_thread::yield();
+    }
+    return true;
+}
+
 const ip_address k_a = ip_address::v4(127, 0, 0, 5);
 const ip_address k_b = ip_address::v4(127, 0, 0, 6);
 
@@ -145,23 +158,38 @@ std::uint16_t first_port() {
     return static_cast<std::uint16_t>(20000 + (static_cast<unsigned>(getpid()) * 11) % 30000);
 }
 
+/// Two nodes, a at k_a and b at k_b on one port, and a's peer for b.
+struct node_pair {
+    std::unique_ptr<node> a;
+    std::unique_ptr<node> b;
+    std::shared_ptr<transport::peer> to_b;
+};
+
+/// Creates a node_pair, moving on while either address:port is taken; to_b stays null after a
+/// reported failure.
+node_pair make_pair(kind k, std::uint16_t port) {
+    node_pair p;
+    for (int attempt = 0; attempt < 100 && !p.b; ++attempt, ++port) {
+        p.a = make_node(k, k_a, port);
+        if (p.a == nullptr) {
+            return p;
+        }
+        try {
+            p.b = std::make_unique<node>(k, k_b, port);
+        } catch (const socket_setup_error&) {
+            p.a.reset();
+        }
+    }
+    if (p.b != nullptr) {
+        p.to_b = p.a->link->resolve(k_b);
+    }
+    return p;
+}
+
 class SocketTransport : public ::testing::TestWithParam<kind> {};
 
 TEST_P(SocketTransport, DepartureTrailerReachesTheReceiverWithItsFrameAndLeavesTheClock) {
-    std::uint16_t port = first_port();
-    std::unique_ptr<node> a;
-    std::unique_ptr<node> b;
-    for (int attempt = 0; attempt < 100 && !b; ++attempt, ++port) {
-        a = make_node(GetParam(), k_a, port);
-        ASSERT_NE(nullptr, a);
-        try {
-            b = std::make_unique<node>(GetParam(), k_b, port);
-        } catch (const socket_setup_error&) {
-            a.reset();
-        }
-    }
-    ASSERT_NE(nullptr, b);
-    auto to_b = a->link->resolve(k_b);
+    auto [a, b, to_b] = make_pair(GetParam(), first_port());
     ASSERT_NE(nullptr, to_b);
     // A sender 100 s ahead of the receiver, as a process that has run longer would be.
     const timing::sim_time departure = b->sched.now() + timing::seconds(100);
@@ -178,6 +206,40 @@ TEST_P(SocketTransport, DepartureTrailerReachesTheReceiverWithItsFrameAndLeavesT
     // (docs/wire-format.md, "Receiving"); SocketWire.AValidFrameFromThePeerMoves... shows it.
     EXPECT_LT(b->sched.now(), departure) << "the transport moved the receiver's clock";
     EXPECT_EQ(0U, b->stats().bad_frames.load());
+}
+
+// What the transport timer asks before it counts a timeout (docs/engine.md, "Transport
+// timer"): frames that reached the socket while the engine thread was busy are reported as
+// unread until the engine has read them.
+TEST_P(SocketTransport, FramesTheEngineHasNotReadYetAreReportedAsPending) {
+    auto [a, b, to_b] = make_pair(GetParam(), first_port() + 500);
+    ASSERT_NE(nullptr, to_b);
+    // The first frame opens the way (over TCP, b accepts the connection on its engine thread).
+    a->send(*to_b, k_b, 1, a->sched.now());
+    ASSERT_TRUE(b->box.wait_for(1));
+
+    // b's engine thread is busy in a task while the second frame arrives.
+    std::atomic<bool> busy{false};
+    std::promise<bool> seen_unread;
+    b->sched.post([&] {
+        busy = true;
+        const auto deadline = std::chrono::steady_clock::now() + 30s;
+        bool pending = false;
+        while (!(pending = b->link->input_pending()) &&
+               std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+        }
+        seen_unread.set_value(pending);
+    });
+    ASSERT_TRUE(wait_counter_flag(busy, "b's engine to be busy"));
+    a->send(*to_b, k_b, 2, a->sched.now());
+    EXPECT_TRUE(seen_unread.get_future().get()) << "the frame in b's socket was not reported";
+
+    // Once the engine has read it, nothing is pending.
+    ASSERT_TRUE(b->box.wait_for(2));
+    std::promise<bool> after;
+    b->sched.post([&] { after.set_value(b->link->input_pending()); });
+    EXPECT_FALSE(after.get_future().get());
 }
 
 TEST_P(SocketTransport, RefusesADeterministicScheduler) {
