@@ -144,6 +144,11 @@ void scheduler::advance_to(sim_time t) noexcept {
         // the gate let no event run beyond what a peer could still send.
         return;
     }
+    // A held clock (clock_hold) read the wall before this call: it moves to t as well, whether
+    // or not the wall has passed t meanwhile, so now() >= t holds inside the hold too.
+    if (owned_here() && tie_holds_ > 0) {
+        held_tie_ = std::max(held_tie_, t);
+    }
     // Raising the tie (rather than the event clock) keeps now() moving with the wall clock
     // after the jump, and the pump's "not too far ahead of the wall clock" limit moves with it.
     sim_time offset = wall_offset_.load(std::memory_order_relaxed);
@@ -154,9 +159,6 @@ void scheduler::advance_to(sim_time t) noexcept {
         }
         if (wall_offset_.compare_exchange_weak(offset, t - wall, std::memory_order_acq_rel,
                                                std::memory_order_relaxed)) {
-            if (owned_here() && tie_holds_ > 0) {
-                held_tie_ = std::max(held_tie_, t);  // a held clock moves on with the offset
-            }
             return;
         }
     }

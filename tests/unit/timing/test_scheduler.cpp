@@ -171,6 +171,7 @@ TEST(ThreadedSchedulerClock, ATaskSeesOneInstantAndTheNextTaskALaterOne) {
     scheduler s({run_mode::threaded, poll_policy::block, "hold"});
     std::atomic<sim_time> first{0};
     std::atomic<sim_time> after_spin{0};
+    std::atomic<sim_time> behind_wall{0};
     std::atomic<sim_time> advanced{0};
     std::atomic<sim_time> next{0};
     std::atomic<bool> done{false};
@@ -178,6 +179,10 @@ TEST(ThreadedSchedulerClock, ATaskSeesOneInstantAndTheNextTaskALaterOne) {
         first = s.now();
         spin_for(std::chrono::microseconds(2000));
         after_spin = s.now();
+        // A peer's time the wall clock has already passed (but the held clock has not) moves
+        // the held clock too.
+        s.advance_to(first + milliseconds(1));
+        behind_wall = s.now();
         // A frame from a peer whose clock is ahead still moves a held clock forward.
         s.advance_to(first + milliseconds(500));
         advanced = s.now();
@@ -188,6 +193,7 @@ TEST(ThreadedSchedulerClock, ATaskSeesOneInstantAndTheNextTaskALaterOne) {
     });
     ASSERT_TRUE(s.wait_until([&] { return done.load(); }, std::chrono::seconds(10)));
     EXPECT_EQ(first.load(), after_spin.load());
+    EXPECT_GE(behind_wall.load(), first.load() + milliseconds(1));
     EXPECT_GE(advanced.load(), first.load() + milliseconds(500));
     EXPECT_GE(next.load(), advanced.load());
     // Outside the engine thread the clock is read at each call.
