@@ -51,6 +51,10 @@ struct qp_context final : core::qp_engine_state {
         bool armed = false;
         timing::sim_time progress_at = 0;  ///< last time the oldest unacknowledged request moved
         std::uint32_t retries = 0;         ///< consecutive timer retries without progress
+        timing::sim_time check_due = 0;    ///< when the scheduled check was due to run
+        /// Checks of the current deadline put off because the peer's frames waited unread in
+        /// the sockets (retransmit.cpp): at most one interval's worth.
+        std::uint32_t unread_checks = 0;
     };
 
     /// Completer (completer.cpp: ACKs and read responses -> completions).

@@ -62,6 +62,7 @@ void on_timer(engine& e, core::qp& q);
 
 void schedule_check(engine& e, core::qp& q, timing::sim_time delay) {
     context_of(q).timer.armed = true;
+    context_of(q).timer.check_due = e.dev().sched().now() + delay;
     q.add_ref();
     e.dev().sched().post_timer_after(delay, [&e, qp = &q] {
         on_timer(e, *qp);
@@ -90,10 +91,12 @@ void on_timer(engine& e, core::qp& q) {
         return;
     }
     if (now < deadline) {
+        ctx.timer.unread_checks = 0;  // progress: a new deadline
         schedule_check(e, q, deadline - now);
         return;
     }
-    if (now - deadline > base && e.dev().sched().mode() == timing::run_mode::threaded) {
+    const timing::sim_time due = std::max(deadline, ctx.timer.check_due);
+    if (now > due && now - due > base && e.dev().sched().mode() == timing::run_mode::threaded) {
         // The check ran more than a whole timeout after it was due: the engine thread was
         // busy (a sanitizer build, a loaded host), not watching the wire, so the answers the
         // peer sent meanwhile may still sit unread in the socket. A NIC's timer is never late;
@@ -102,19 +105,26 @@ void on_timer(engine& e, core::qp& q) {
         NDKSIM_DEBUG("{}: transport timer ran {} ps late; interval restarted", q.ident(),
                      now - deadline);
         ctx.timer.progress_at = now;
+        ctx.timer.unread_checks = 0;
         schedule_check(e, q, interval);
         return;
     }
-    if (now - deadline < base && e.link().input_pending()) {
+    if (ctx.timer.unread_checks < interval / k_unread_recheck && e.dev().sync() == nullptr &&
+        e.link().input_pending()) {
         // Frames have reached the sockets that the engine has not read: its thread was busy
         // (sending a burst of its own, typically the first window of large writes) and the
-        // peer's answers wait unread behind this check. The same rule as above: the timer
+        // peer's answers may wait unread behind this check. The same rule as above: the timer
         // measures silence the NIC could hear, so it looks again once they are read. At most
-        // one interval of such looks, so input that keeps coming (a stranger's flood) cannot
-        // hold off a timeout for long.
+        // one interval's worth of such looks per deadline, and then the timeout counts
+        // whatever is pending (any sender's input counts, so input that keeps coming, a
+        // stranger's flood included, can delay a timeout by one interval, never hold it off).
+        // Not in synchronized time, whose runs must not depend on what a socket holds at a
+        // given wall-clock moment.
+        ++ctx.timer.unread_checks;
         schedule_check(e, q, k_unread_recheck);
         return;
     }
+    ctx.timer.unread_checks = 0;
     if (ctx.timer.retries >= e.config().retry_limit) {
         e.counters().retries_exhausted.fetch_add(1, std::memory_order_relaxed);
         NDKSIM_INFO("{}: no answer for PSN {:#x} after {} retries; the connection is lost",
