@@ -87,14 +87,22 @@ void arm_trim(const std::shared_ptr<socket_receiver>& rx) {
         rx->trim_armed = false;
         const bool quiet = rx->rx_pool->outstanding() <= k_rx_steady_frames;
         rx->trim_quiet = quiet ? rx->trim_quiet + 1 : 0;
-        if (rx->trim_quiet >= k_rx_trim_quiet_checks && rx->rx_pool->trim() > 0) {
+        if (rx->trim_quiet >= k_rx_trim_quiet_checks) {
             rx->trim_quiet = 0;
+            if (rx->rx_pool->trim() > 0) {
 #if defined(__GLIBC__)
-            // glibc keeps what a thread frees in that thread's arena for its next allocation:
-            // without this the frames go back to the allocator, not to the system, and the
-            // process stays at its peak (measured: 24 MB after a flood, 8 MB with it).
-            malloc_trim(0);
+                // glibc keeps what a thread frees in that thread's arena for its next
+                // allocation: without this the frames go back to the allocator, not to the
+                // system, and the process stays at its peak (measured: 24 MB after a flood,
+                // 8 MB with it).
+                malloc_trim(0);
 #endif
+            }
+            // Done, whether or not frames beyond the steady size are still out (the socket's
+            // own receive buffers are): the next frame delivered arms a new check. A check
+            // that re-armed itself here would keep the scheduler busy for good, and an
+            // adapter's close waits for its scheduler to go idle.
+            return;
         }
         // A transport that is gone reads no more: its leftover frames go with the pool.
         if (rx->attached.load(std::memory_order_acquire)) {
