@@ -343,8 +343,12 @@ class identity_reservation {
 
 // Step 6: the engine's parameters: the profile's costs and the reliability limits.
 nic::engine_config engine_config_for(const ndksim_adapter_config& config,
+                                     const core::device_config& cfg,
                                      const timing::nic_profile& profile) {
     nic::engine_config ecfg;
+    if (cfg.wire == core::wire_kind::udp && !cfg.synchronized) {
+        ecfg.host_window_packets = nic::k_udp_host_window_packets;
+    }
     ecfg.costs = profile.costs;
     ecfg.rnr_retry_limit = config.rnr_retry_limit;
     ecfg.ack_timeout = timing::microseconds(config.ack_timeout_us);
@@ -364,7 +368,7 @@ std::unique_ptr<ndksim_adapter> build_adapter(const ndksim_adapter_config& confi
                                               consumer_faults& faults) {
     auto a =
         std::make_unique<ndksim_adapter>(std::move(cfg), core::connectx_like_limits(), config.loop);
-    const nic::engine_config ecfg = engine_config_for(config, profile);
+    const nic::engine_config ecfg = engine_config_for(config, cfg, profile);
     api::link_options link;
     link.wire = a->dev.config().wire;
     link.port = a->dev.config().port;

@@ -80,10 +80,12 @@ struct send_wqe {
     std::uint32_t packets = 0;  ///< PSNs this request occupies on the wire
     std::uint64_t placed = 0;   ///< read: response bytes placed so far
     std::uint32_t resume = 0;   ///< next packet index to (re)transmit
+    std::uint32_t sent_to = 0;  ///< packets [0, sent_to) have left at least once
     std::uint32_t acked = 0;    ///< send/write: packets the peer acknowledged inside the message
     bool read_counted = false;  ///< read: counted in the outstanding reads
     bool started = false;       ///< requester has assigned its PSNs
-    bool done = false;          ///< finished (result final); completes in queue order
+
+    bool done = false;  ///< finished (result final); completes in queue order
     status result = status::success;
     std::uint32_t provider_error = 0;  ///< NDK_RESULT_EX.ProviderErrorCode of a failure
     std::uint64_t posted_at = 0;       ///< simulated time of the post [ps] (latency statistics)

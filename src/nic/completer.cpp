@@ -108,6 +108,9 @@ void on_ack(engine& e, core::qp& q, const wire::decoded_packet& p) {
         case wire::aeth_type::ack:
             if (ack_through(e, q, psn) + static_cast<std::uint32_t>(ack_within(e, q, psn)) > 0) {
                 ctx.req.rnr_retries = 0;  // only an ACK that moves on ends a run of RNR NAKs
+                if (ctx.req.window_blocked) {
+                    run_requester(e, q);  // the host window moved on with it
+                }
             } else {
                 e.counters().stale_responses.fetch_add(1, std::memory_order_relaxed);
             }

@@ -58,6 +58,7 @@ constexpr std::pair<const char*, engine_cell> k_engine_counter_paths[] = {
     {"reliability.ack_timeouts", &engine_counters::ack_timeouts},
     {"reliability.retries_exhausted", &engine_counters::retries_exhausted},
     {"reliability.acks_coalesced", &engine_counters::acks_coalesced},
+    {"reliability.window_waits", &engine_counters::window_waits},
     {"reliability.stale_responses", &engine_counters::stale_responses},
     {"reliability.connections_aborted", &engine_counters::connections_aborted},
 };

@@ -51,9 +51,20 @@ struct engine_config {
     /// Consecutive timer-driven retries without progress before the oldest request fails with
     /// STATUS_IO_TIMEOUT and the connection is torn down (IB retry_cnt).
     std::uint32_t retry_limit = 7;
+    /// Host window (docs/engine.md, "Host window"): a QP keeps at most this many request
+    /// packets sent and not yet acknowledged, and sends the rest as ACKs come; 0, no limit.
+    /// Set for the UDP wire outside synchronized time only: a socket drops what a receiving
+    /// process cannot take in time, where RoCE's fabric would pause the sender (PFC), and a
+    /// dropped frame makes go-back-N resend everything behind it. The model's own figures
+    /// (deterministic and synchronized time) never see it.
+    std::uint32_t host_window_packets = 0;
     /// The hardware model takes no time (hw_model, "zero-cost"): for the stage unit tests.
     bool zero_cost_hardware = false;
 };
+
+/// The host window of the UDP wire [packets]: 2048 packets of 4 KiB are 8 MiB, half the
+/// receive backlog a socket adapter holds (wire::k_rx_backlog_frames), so one QP's burst fits.
+inline constexpr std::uint32_t k_udp_host_window_packets = 2048;
 
 /// The transport timer doubles per consecutive retry up to ack_timeout << this.
 inline constexpr std::uint32_t k_ack_backoff_max_shift = 3;
@@ -87,10 +98,11 @@ struct engine_counters {
     std::atomic<std::uint64_t> rnr_naks_sent{0};
     std::atomic<std::uint64_t> rnr_retries{0};
     std::atomic<std::uint64_t> retransmitted_packets{0};
-    std::atomic<std::uint64_t> ack_timeouts{0};         ///< transport timer expiries that resent
-    std::atomic<std::uint64_t> retries_exhausted{0};    ///< requests failed by the retry limit
-    std::atomic<std::uint64_t> acks_coalesced{0};       ///< ACKs saved: covered by a later one
-    std::atomic<std::uint64_t> stale_responses{0};      ///< ACKs/read responses for nothing
+    std::atomic<std::uint64_t> ack_timeouts{0};       ///< transport timer expiries that resent
+    std::atomic<std::uint64_t> retries_exhausted{0};  ///< requests failed by the retry limit
+    std::atomic<std::uint64_t> acks_coalesced{0};     ///< ACKs saved: covered by a later one
+    std::atomic<std::uint64_t> window_waits{0};       ///< requester runs stopped by the host window
+    std::atomic<std::uint64_t> stale_responses{0};    ///< ACKs/read responses for nothing
     std::atomic<std::uint64_t> connections_aborted{0};  ///< torn down by a fatal error
     std::atomic<std::uint64_t> duplicate_packets{0};
     std::atomic<std::uint64_t> out_of_sequence_packets{0};

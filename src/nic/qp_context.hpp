@@ -43,7 +43,8 @@ struct qp_context final : core::qp_engine_state {
         std::uint32_t rnr_retries = 0;  ///< consecutive RNR NAKs for the current request
         bool retry_scheduled = false;   ///< an RNR back-off is running; NAK-driven rewinds wait
         std::atomic<std::uint32_t> doorbells{0};  ///< doorbells rung since the requester last ran
-        bool wqes_fetched = false;  ///< the requester resumes WQEs a doorbell already fetched
+        bool wqes_fetched = false;    ///< the requester resumes WQEs a doorbell already fetched
+        bool window_blocked = false;  ///< stopped by the host window; an ACK resumes it
     };
 
     /// Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.

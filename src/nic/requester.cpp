@@ -76,9 +76,17 @@ void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time r
 // resumes after the acknowledged part instead of resending all of it.
 constexpr std::uint32_t k_ack_request_interval = 16;
 
-// Sends the packets of a SEND or WRITE from w.resume on. Returns false when a local SGE was
-// refused by the memory unit (w.result then holds the status).
-bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready) {
+// What transmit_message did.
+enum class transmit_outcome : std::uint8_t {
+    sent,     ///< every packet from w.resume on left
+    held,     ///< the host window is full: w.resume names the first packet that did not leave
+    refused,  ///< a local SGE was refused by the memory unit (w.result holds the status)
+};
+
+// Sends the packets of a SEND or WRITE from w.resume on, stopping before the PSN `window_end`
+// when `windowed` (engine_config::host_window_packets).
+transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready,
+                                  bool windowed, std::uint32_t window_end) {
     const std::uint32_t mtu = e.hw().mtu();
     const bool inline_data = (w.flags & core::op_flag::inline_data) != 0;
     mem::translation_unit& memory = e.dev().memory();
@@ -87,13 +95,18 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
     cursor.seek(static_cast<std::uint64_t>(w.resume) * mtu);
     const mem::read_guard guard = memory.read();
     for (std::uint32_t i = w.resume; i < w.packets; ++i) {
+        const std::uint32_t psn = wire::psn_add(w.first_psn, i);
+        if (windowed && wire::psn_diff(psn, window_end) >= 0) {
+            w.resume = i;
+            return transmit_outcome::held;
+        }
         const std::uint64_t offset = static_cast<std::uint64_t>(i) * mtu;
         const std::size_t chunk =
             static_cast<std::size_t>(std::min<std::uint64_t>(mtu, w.length - offset));
         const bool last = i + 1 == w.packets;
         wire::packet_headers h;
         h.bth.op = opcode_for(w.kind, i, w.packets);
-        h.bth.psn = wire::psn_add(w.first_psn, i);
+        h.bth.psn = psn;
         h.bth.ack_req = last || (i + 1) % k_ack_request_interval == 0;
         h.bth.solicited = last && (w.flags & core::op_flag::solicit_event) != 0;
         if (w.kind == wr_kind::write && i == 0) {
@@ -121,11 +134,30 @@ bool transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_tim
             return true;
         });
         if (!sent) {
-            return false;
+            return transmit_outcome::refused;
         }
+        w.sent_to = std::max(w.sent_to, i + 1);
     }
     w.resume = w.packets;
-    return true;
+    return transmit_outcome::sent;
+}
+
+// The first PSN sent and not yet acknowledged (the next PSN when none is): where the host
+// window starts.
+std::uint32_t oldest_unacked_psn(core::qp& q) {
+    core::send_queue& sq = q.sq();
+    const std::uint32_t outstanding = sq.outstanding();
+    for (std::uint32_t i = 0; i < outstanding; ++i) {
+        const core::send_wqe& w = sq.at(i);
+        if (w.done || is_local(w.kind)) {
+            continue;
+        }
+        if (!w.started) {
+            break;
+        }
+        return w.kind == wr_kind::read ? w.first_psn : wire::psn_add(w.first_psn, w.acked);
+    }
+    return context_of(q).req.next_psn;
 }
 
 // The scheduled requester run starts: a doorbell rung from now on schedules another. A
@@ -191,6 +223,11 @@ void run_requester(engine& e, core::qp& q) {
                              ctx.req.doorbells.exchange(0, std::memory_order_relaxed),
                              outstanding > ctx.req.next_wqe ? outstanding - ctx.req.next_wqe : 0);
     ctx.req.wqes_fetched = false;
+    // The host window (engine_config::host_window_packets) counts from the oldest packet not
+    // yet acknowledged; an ACK that moves it resumes the run (completer.cpp).
+    const std::uint32_t window = e.config().host_window_packets;
+    const std::uint32_t window_end = window != 0 ? wire::psn_add(oldest_unacked_psn(q), window) : 0;
+    ctx.req.window_blocked = false;
     while (ctx.req.next_wqe < outstanding) {
         core::send_wqe& w = sq.at(ctx.req.next_wqe);
         if (w.done) {
@@ -231,9 +268,11 @@ void run_requester(engine& e, core::qp& q) {
             w.resume = 0;
             ctx.comp.requests.record(sq, ctx.req.next_wqe);
         } else if (w.resume < w.packets) {
-            // A READ is asked for again with one request packet.
+            // A READ is asked for again with one request packet; a message resends what had
+            // left (a message the host window held goes on where it stopped).
             e.counters().retransmitted_packets.fetch_add(
-                w.kind == wr_kind::read ? 1 : w.packets - w.resume, std::memory_order_relaxed);
+                w.kind == wr_kind::read ? 1 : (w.sent_to > w.resume ? w.sent_to - w.resume : 0),
+                std::memory_order_relaxed);
         }
         const timing::sim_time ready =
             e.hw().issue_wqe(run, ctx.hw, q.qpn(), (w.flags & core::op_flag::inline_data) != 0);
@@ -241,10 +280,18 @@ void run_requester(engine& e, core::qp& q) {
             if (w.resume < w.packets) {
                 transmit_read(e, q, w, ready);
             }
-        } else if (w.resume < w.packets && !transmit_message(e, q, w, ready)) {
-            w.done = true;
-            fail_qp(e, q);
-            return;
+        } else if (w.resume < w.packets) {
+            const transmit_outcome out = transmit_message(e, q, w, ready, window != 0, window_end);
+            if (out == transmit_outcome::refused) {
+                w.done = true;
+                fail_qp(e, q);
+                return;
+            }
+            if (out == transmit_outcome::held) {
+                ctx.req.window_blocked = true;
+                e.counters().window_waits.fetch_add(1, std::memory_order_relaxed);
+                break;
+            }
         }
         ++ctx.req.next_wqe;
     }

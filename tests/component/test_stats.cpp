@@ -202,7 +202,7 @@ TEST_F(Stats, JsonListsEveryDocumentedCounter) {
         {"memory", {"entries", "entry_bytes", "mapped_pages", "page_bytes"}},
         {"reliability",
          {"ack_timeouts", "retries_exhausted", "acks_coalesced", "stale_responses",
-          "connections_aborted"}},
+          "connections_aborted", "window_waits"}},
         {"faults",
          {"dropped", "duplicated", "reordered", "corrupted", "delayed", "cut_sent",
           "cut_received"}},

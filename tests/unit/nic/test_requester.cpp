@@ -149,6 +149,51 @@ TEST_F(Requester, DeferredRequestsWaitForTheNextDoorbell) {
     EXPECT_EQ(take_sent().size(), 3U);
 }
 
+// The UDP wire's host window (engine_config::host_window_packets): no more request packets
+// sent and unacknowledged than the window, the rest sent as ACKs move it, nothing counted as
+// resent, and the request completes as without it.
+TEST_F(Requester, TheHostWindowHoldsPacketsBeyondItUntilAcksMoveIt) {
+    engine_config c = timer_off();
+    c.host_window_packets = 4;
+    start(c);
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 10 * mtu), status::success);
+    run();
+    auto psns = [&] {
+        std::vector<std::uint32_t> out;
+        for (const sent_frame& f : take_sent()) {
+            out.push_back(f.packet.headers.bth.psn);
+        }
+        return out;
+    };
+    EXPECT_EQ(psns(), (std::vector<std::uint32_t>{0, 1, 2, 3}));
+    EXPECT_EQ(counters().window_waits.load(), 1U);
+    ack(1);  // PSNs 0 and 1 acknowledged: two more may leave
+    run();
+    EXPECT_EQ(psns(), (std::vector<std::uint32_t>{4, 5}));
+    ack(5);
+    run();
+    EXPECT_EQ(psns(), (std::vector<std::uint32_t>{6, 7, 8, 9}));
+    EXPECT_TRUE(completions().empty()) << "complete before its last ACK";
+    ack(9);
+    run();
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::success);
+    EXPECT_EQ(counters().retransmitted_packets.load(), 0U);
+    EXPECT_EQ(counters().window_waits.load(), 2U);  // the first run and the one after ack(1)
+}
+
+// Without a window (every wire but UDP, and synchronized time) a message leaves whole.
+TEST_F(Requester, WithoutAHostWindowAMessageLeavesWhole) {
+    start(timer_off());
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 10 * mtu), status::success);
+    run();
+    EXPECT_EQ(take_sent().size(), 10U);
+    EXPECT_EQ(counters().window_waits.load(), 0U);
+}
+
 TEST_F(Requester, ARefusedLocalSgeFailsTheRequestAndTheQp) {
     start(timer_off());
     core::sge s = sge(0, 64);

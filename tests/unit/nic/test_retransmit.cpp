@@ -75,6 +75,34 @@ TEST_F(Retransmit, ALongMessageResumesAfterThePartItsAcksCovered) {
     EXPECT_EQ(counters().retransmitted_packets.load(), 4U);
 }
 
+// With the UDP wire's host window, go-back-N resends what had left, within the window, and
+// counts only that as resent; the packets the window held leave once, as ACKs come.
+TEST_F(Retransmit, UnderAHostWindowOnlyWhatLeftIsResent) {
+    engine_config c = timer(k_timeout, 5);
+    c.host_window_packets = 4;
+    start(c);
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 10 * mtu), status::success);
+    loop_.run_for(k_timeout * 3 / 2);  // the first four, then one expiry
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 8U) << "four sent, the same four resent";
+    for (std::size_t i = 0; i < sent.size(); ++i) {
+        EXPECT_EQ(sent[i].packet.headers.bth.psn, i % 4) << "frame " << i;
+    }
+    EXPECT_EQ(counters().ack_timeouts.load(), 1U);
+    EXPECT_EQ(counters().retransmitted_packets.load(), 4U);
+    ack(3);  // PSNs 0-3
+    loop_.run_for(k_timeout / 2);
+    EXPECT_EQ(take_sent().size(), 4U) << "PSNs 4-7, first time";
+    ack(7);
+    loop_.run_for(k_timeout / 2);
+    EXPECT_EQ(take_sent().size(), 2U) << "PSNs 8-9, first time";
+    ack(9);
+    run();
+    EXPECT_EQ(counters().retransmitted_packets.load(), 4U);
+    EXPECT_EQ(completions().size(), 1U);
+}
+
 TEST_F(Retransmit, AZeroTimeoutTurnsTheTimerOff) {
     start(timer(0, 5));
     ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
