@@ -84,8 +84,7 @@ struct send_wqe {
     std::uint32_t acked = 0;    ///< send/write: packets the peer acknowledged inside the message
     bool read_counted = false;  ///< read: counted in the outstanding reads
     bool started = false;       ///< requester has assigned its PSNs
-
-    bool done = false;  ///< finished (result final); completes in queue order
+    bool done = false;          ///< finished (result final); completes in queue order
     status result = status::success;
     std::uint32_t provider_error = 0;  ///< NDK_RESULT_EX.ProviderErrorCode of a failure
     std::uint64_t posted_at = 0;       ///< simulated time of the post [ps] (latency statistics)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The socket transports on their own (no engine): the departure-time trailer reaches the
-// receiver with its frame, frames not read yet are reported as pending, which the transport alone
+// receiver with its frame, frames not read yet are reported as pending, a TCP connection
+// stops reading while the receive backlog is full and loses nothing, which the transport alone
 // does not let move the receiver's clock (the engine does, once it matched the frame), a TCP
 // connection to a peer that went away drops its frames (counted) and opens again once the peer is
 // back, the datagrams a full UDP receive buffer loses are counted, the shared send path refuses a
@@ -70,7 +71,11 @@ struct node {
             box.psns.push_back(r.ok() ? r.packet.headers.bth.psn : 0xFFFFFFFF);
             box.arrivals.push_back(f->arrival);
             box.departures.push_back(f->stamped ? f->departure : 0);
-            frame_pool::release(f);
+            if (hold) {
+                held.push_back(f);  // the engine keeps it: the receive backlog grows
+            } else {
+                frame_pool::release(f);
+            }
             box.cv.notify_all();
         };
         if (k == kind::udp) {
@@ -103,9 +108,24 @@ struct node {
 
     const socket_counters& stats() const { return link->socket_stats(); }
 
+    /// Lets go of the frames held so far and holds no more.
+    void let_go() {
+        std::vector<frame*> frames;
+        {
+            std::lock_guard lock(box.m);
+            hold = false;
+            frames.swap(held);
+        }
+        for (frame* f : frames) {
+            frame_pool::release(f);
+        }
+    }
+
     timing::scheduler sched;
     std::shared_ptr<frame_pool> pool;
     inbox box;
+    bool hold = false;         ///< the receiver keeps the frames it is handed (under box.m)
+    std::vector<frame*> held;  ///< under box.m
     std::unique_ptr<socket_transport> link;
 };
 
@@ -329,6 +349,36 @@ std::uint64_t kernel_drops(std::uint16_t port) {
     }
     ADD_FAILURE() << "no UDP socket on " << local << " in /proc/net/udp";
     return 0;
+}
+
+// Outside synchronized time a TCP connection stops reading while its adapter's receive backlog
+// is full, and TCP's window holds the sender back: nothing is dropped, and once the engine lets
+// go every frame arrives, in order.
+TEST(TcpTransport, AFullReceiveBacklogPausesReadingAndLosesNothing) {
+    auto [a, b, to_b] = make_pair(kind::tcp, first_port() + 1000);
+    ASSERT_NE(nullptr, to_b);
+    {
+        std::lock_guard lock(b->box.m);
+        b->hold = true;
+    }
+    constexpr std::uint32_t n = k_rx_backlog_frames + 1000;
+    for (std::uint32_t psn = 0; psn < n; ++psn) {
+        a->send(*to_b, k_b, psn, a->sched.now());
+    }
+    ASSERT_TRUE(wait_counter(b->stats().reads_paused, 1, "b to put a read off"));
+    {
+        std::lock_guard lock(b->box.m);
+        EXPECT_LT(b->box.psns.size(), n) << "b read past a full backlog";
+    }
+    EXPECT_EQ(0U, b->stats().backlog_dropped.load());
+    b->let_go();
+    ASSERT_TRUE(b->box.wait_for(n));
+    std::lock_guard lock(b->box.m);
+    ASSERT_EQ(n, b->box.psns.size());
+    for (std::uint32_t psn = 0; psn < n; ++psn) {
+        ASSERT_EQ(psn, b->box.psns[psn]) << "order kept";
+    }
+    EXPECT_EQ(0U, b->stats().backlog_dropped.load());
 }
 
 TEST(UdpTransport, DatagramsAFullReceiveBufferLosesAreCountedAsOverruns) {

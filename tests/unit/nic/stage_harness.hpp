@@ -40,11 +40,12 @@ struct sent_frame {
     wire::decoded_packet packet;  ///< points into `bytes`
 };
 
-/// The engine's link: keeps a copy of every frame sent and delivers nothing.
+/// The engine's link: keeps a copy of every frame sent and delivers nothing. It reports input
+/// waiting unread (transport::input_pending) while `unread` is set.
 class capturing_link final : public wire::transport {
   public:
-    capturing_link(const wire::ip_address& local, std::deque<sent_frame>& sent)
-        : local_(local), sent_(sent) {}
+    capturing_link(const wire::ip_address& local, std::deque<sent_frame>& sent, const bool& unread)
+        : local_(local), sent_(sent), unread_(unread) {}
 
     std::shared_ptr<peer> resolve(const wire::ip_address&) override {
         return std::make_shared<peer>();
@@ -56,12 +57,14 @@ class capturing_link final : public wire::transport {
         wire::frame_pool::release(f);
         counters_.frames_sent.fetch_add(1);
     }
+    bool input_pending() const noexcept override { return unread_; }
     const wire::ip_address& local_address() const noexcept override { return local_; }
     const wire::link_counters& counters() const noexcept override { return counters_; }
 
   private:
     wire::ip_address local_;
     std::deque<sent_frame>& sent_;
+    const bool& unread_;
     wire::link_counters counters_;
 };
 
@@ -95,7 +98,7 @@ class stage_harness : public ::testing::Test {
         dev_ = std::make_unique<core::device>(std::move(d), core::connectx_like_limits());
         cfg.zero_cost_hardware = true;
         engine_ = std::make_unique<engine>(*dev_, std::move(cfg), [this](auto) {
-            return std::make_unique<capturing_link>(local_, sent_);
+            return std::make_unique<capturing_link>(local_, sent_, link_unread_);
         });
         handle_ = core::adapter::open(*dev_, core::adapter::k_highest_v2).detach();
         // Each creation's reference is the consumer's, as an NDK handle's is: the close gives
@@ -226,6 +229,7 @@ class stage_harness : public ::testing::Test {
     wire::ip_address local_ = wire::ip_address::v4(10, 0, 0, 1);
     wire::ip_address peer_ = wire::ip_address::v4(10, 0, 0, 2);
     std::deque<sent_frame> sent_;
+    bool link_unread_ = false;  ///< the link reports input waiting unread (input_pending)
     std::unique_ptr<core::device> dev_;
     std::unique_ptr<engine> engine_;
     core::adapter* handle_ = nullptr;

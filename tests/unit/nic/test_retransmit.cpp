@@ -75,6 +75,36 @@ TEST_F(Retransmit, ALongMessageResumesAfterThePartItsAcksCovered) {
     EXPECT_EQ(counters().retransmitted_packets.load(), 4U);
 }
 
+// Frames waiting unread in the sockets (input_pending) put the timeout off: the timer looks
+// again every 20 us, and counts the timeout once nothing is unread any more.
+TEST_F(Retransmit, ACheckThatFindsUnreadInputLooksAgainInsteadOfResending) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    link_unread_ = true;
+    loop_.run_for(k_timeout + k_timeout / 2);
+    EXPECT_EQ(counters().ack_timeouts.load(), 0U);
+    EXPECT_EQ(take_sent().size(), 1U) << "nothing resent while the peer's frames wait unread";
+    link_unread_ = false;
+    loop_.run_for(timing::microseconds(20));
+    EXPECT_EQ(counters().ack_timeouts.load(), 1U);
+    EXPECT_EQ(take_sent().size(), 1U) << "resent once nothing was unread";
+}
+
+// Input that never stops (a stranger's flood, another peer's stream) delays a timeout by one
+// interval of looks at most.
+TEST_F(Retransmit, UnreadInputPutsATimeoutOffForOneIntervalAtMost) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    link_unread_ = true;
+    loop_.run_for(2 * k_timeout - timing::microseconds(100));
+    EXPECT_EQ(counters().ack_timeouts.load(), 0U);
+    loop_.run_for(timing::microseconds(200));
+    EXPECT_EQ(counters().ack_timeouts.load(), 1U);
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 2U);
+    EXPECT_EQ(sent[1].departure - sent[0].departure, 2 * k_timeout);
+}
+
 // With the UDP wire's host window, go-back-N resends what had left, within the window, and
 // counts only that as resent; the packets the window held leave once, as ACKs come.
 TEST_F(Retransmit, UnderAHostWindowOnlyWhatLeftIsResent) {
