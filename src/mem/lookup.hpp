@@ -94,6 +94,9 @@ struct lookup_context {
     translation_cache& cache;
     bool read_sink_not_required;
     std::uint64_t generation;
+    /// false: the lookup leaves the translation cache as it is (a check repeated for an access
+    /// the cache already saw, so the modelled misses are not counted twice)
+    bool touch_cache = true;
 };
 
 /// Step 1a: the live entry the token's index names, or nullptr (token = index << 8 | key,
@@ -128,7 +131,8 @@ struct lookup_context {
 [[nodiscard]] fault check_page(const iommu::page_mapping* m, bool direct, std::uint32_t offset,
                                std::uint64_t n) noexcept;
 
-/// Runs steps 1-6 for `rq`. Records one translation-cache touch per page. Allocation-free.
+/// Runs steps 1-6 for `rq`. Records one translation-cache touch per page unless
+/// ctx.touch_cache is false. Allocation-free.
 lookup_result lookup(const lookup_context& ctx, const access_request& rq) noexcept;
 
 /// The longest run of host-contiguous bytes of `g` starting `offset` bytes into it, at most

@@ -17,6 +17,12 @@ sge_cursor::sge_cursor(const translation_unit& unit, pd_id pd, access_op op,
     }
 }
 
+sge_cursor::sge_cursor(const translation_unit& unit, pd_id pd, access_op op,
+                       std::span<const sge> list, bool touch_cache) noexcept
+    : sge_cursor(unit, pd, op, list) {
+    touch_cache_ = touch_cache;
+}
+
 copy_result sge_cursor::validate(const read_guard& guard) const noexcept {
     copy_result out;
     for (std::size_t i = index_; i < list_.size(); ++i) {
@@ -24,7 +30,8 @@ copy_result sge_cursor::validate(const read_guard& guard) const noexcept {
         if (e.length == 0) {
             continue;
         }
-        const lookup_result r = unit_.lookup(guard, {e.token, pd_, op_, e.address, e.length});
+        const lookup_result r =
+            unit_.lookup(guard, {e.token, pd_, op_, e.address, e.length}, touch_cache_);
         out.cache_misses += r.cache_misses;
         if (!r.ok()) {
             out.failed = r.failed;
@@ -35,18 +42,12 @@ copy_result sge_cursor::validate(const read_guard& guard) const noexcept {
     return out;
 }
 
-template <bool ToHost, class Byte>
-copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer) noexcept {
+template <class Move>
+copy_result sge_cursor::walk(const read_guard& guard, std::uint64_t bytes, Move&& move) noexcept {
     copy_result out;
-    // The copy direction must be the one the operation's rights cover.
-    if (op_traits(op_).writes_host != ToHost) {
-        out.failed = fault::access_denied;
-        out.sge_index = index_;
-        return out;
-    }
     const std::uint64_t generation = unit_.generation(guard);
     std::uint64_t done = 0;
-    while (done < buffer.size() && index_ < list_.size()) {
+    while (done < bytes && index_ < list_.size()) {
         const sge& e = list_[index_];
         if (offset_ == e.length) {
             ++index_;
@@ -55,7 +56,8 @@ copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer
             continue;
         }
         if (!resolved_ || current_.generation != generation) {
-            const lookup_result r = unit_.lookup(guard, {e.token, pd_, op_, e.address, e.length});
+            const lookup_result r =
+                unit_.lookup(guard, {e.token, pd_, op_, e.address, e.length}, touch_cache_);
             out.cache_misses += r.cache_misses;
             if (!r.ok()) {
                 out.failed = r.failed;
@@ -65,25 +67,42 @@ copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer
             current_ = r.range;
             resolved_ = true;
         }
-        const std::uint64_t want =
-            std::min<std::uint64_t>(buffer.size() - done, e.length - offset_);
+        const std::uint64_t want = std::min<std::uint64_t>(bytes - done, e.length - offset_);
         const std::span<std::byte> run = unit_.host_run(guard, current_, offset_, want);
         if (run.empty()) {
             out.failed = fault::unmapped;
             out.sge_index = index_;
             break;
         }
-        if constexpr (ToHost) {
-            place_bytes(run.data(), buffer.data() + done, run.size());
-        } else {
-            std::memmove(buffer.data() + done, run.data(), run.size());
-        }
+        move(run, done);
         done += run.size();
         offset_ += run.size();
         position_ += run.size();
     }
     out.bytes = done;
     return out;
+}
+
+template <bool ToHost, class Byte>
+copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer) noexcept {
+    // The copy direction must be the one the operation's rights cover.
+    if (op_traits(op_).writes_host != ToHost) {
+        copy_result out;
+        out.failed = fault::access_denied;
+        out.sge_index = index_;
+        return out;
+    }
+    return walk(guard, buffer.size(), [&](std::span<std::byte> run, std::uint64_t done) {
+        if constexpr (ToHost) {
+            place_bytes(run.data(), buffer.data() + done, run.size());
+        } else {
+            std::memmove(buffer.data() + done, run.data(), run.size());
+        }
+    });
+}
+
+copy_result sge_cursor::skip(const read_guard& guard, std::uint64_t bytes) noexcept {
+    return walk(guard, bytes, [](std::span<std::byte>, std::uint64_t) {});
 }
 
 copy_result sge_cursor::copy_to_host(const read_guard& guard,

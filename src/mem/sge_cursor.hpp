@@ -49,6 +49,12 @@ class sge_cursor {
     sge_cursor(const translation_unit& unit, pd_id pd, access_op op,
                std::span<const sge> list) noexcept;
 
+    /// The same cursor over a list whose accesses the translation cache has already seen: its
+    /// lookups check again without touching the cache (`touch_cache` false). The engine uses
+    /// one to read a payload it validated earlier, so the modelled misses count once.
+    sge_cursor(const translation_unit& unit, pd_id pd, access_op op, std::span<const sge> list,
+               bool touch_cache) noexcept;
+
     /// Looks up every SGE from the current position on without moving bytes. Returns the first
     /// refusal (failed, sge_index) or success.
     [[nodiscard]] copy_result validate(const read_guard& guard) const noexcept;
@@ -62,6 +68,11 @@ class sge_cursor {
     /// an RDMA read). Moves min(dst.size(), remaining()) bytes unless an SGE is refused;
     /// access_denied when op does not read host memory.
     copy_result copy_from_host(const read_guard& guard, std::span<std::byte> dst) noexcept;
+
+    /// Checks the next `bytes` bytes as copy_from_host or copy_to_host would, and advances over
+    /// them without moving any: the lookups, and so the refusals and translation-cache touches,
+    /// are the same as those of the copy. copy_result::bytes is the bytes passed over.
+    copy_result skip(const read_guard& guard, std::uint64_t bytes) noexcept;
 
     /// Moves the cursor to byte `position` of the list (clamped to total_length()), e.g. to
     /// resend from a PSN.
@@ -77,6 +88,11 @@ class sge_cursor {
     std::uint64_t remaining() const noexcept { return total_ - position_; }
 
   private:
+    // Walks `bytes` bytes from the cursor, calling move(run, done) for each host-contiguous run
+    // (done: bytes walked before the run).
+    template <class Move>
+    copy_result walk(const read_guard& guard, std::uint64_t bytes, Move&& move) noexcept;
+
     template <bool ToHost, class Byte>
     copy_result transfer(const read_guard& guard, std::span<Byte> buffer) noexcept;
 
@@ -90,6 +106,7 @@ class sge_cursor {
     std::uint64_t offset_ = 0;  // bytes of the current SGE already moved
     grant current_;             // lookup of the current SGE
     bool resolved_ = false;
+    bool touch_cache_ = true;
 };
 
 }  // namespace ndksim::mem

@@ -665,10 +665,11 @@ read_guard translation_unit::read() const {
     return read_guard(*this, mutex_);
 }
 
-lookup_result translation_unit::lookup(const read_guard& guard,
-                                       const access_request& rq) const noexcept {
+lookup_result translation_unit::lookup(const read_guard& guard, const access_request& rq,
+                                       bool touch_cache) const noexcept {
     static_cast<void>(guard);
-    const lookup_context ctx{table_, mmu_, host_, cache_, cfg_.read_sink_not_required, generation_};
+    const lookup_context ctx{table_,      mmu_,       host_, cache_, cfg_.read_sink_not_required,
+                             generation_, touch_cache};
     return mem::lookup(ctx, rq);
 }
 

@@ -289,8 +289,10 @@ class translation_unit {
     /// Takes the unit's lock shared for a batch of lookups and data movement.
     [[nodiscard]] read_guard read() const;
 
-    /// The lookup (lookup.hpp) of `rq` against this unit.
-    lookup_result lookup(const read_guard& guard, const access_request& rq) const noexcept;
+    /// The lookup (lookup.hpp) of `rq` against this unit. `touch_cache` false repeats the
+    /// checks of an access the translation cache already saw without touching it again.
+    lookup_result lookup(const read_guard& guard, const access_request& rq,
+                         bool touch_cache = true) const noexcept;
 
     /// The next host-contiguous run of grant `g` (lookup.hpp host_run).
     std::span<std::byte> host_run(const read_guard& guard, const grant& g, std::uint64_t offset,

@@ -333,6 +333,9 @@ void fail_qp(engine& e, core::qp& q) {
     if (q.state() != core::qp_state::error) {
         q.set_state(core::qp_state::error);
     }
+    // What the port had scheduled leaves as it would have, before any request completes and
+    // its memory may go back to the consumer.
+    depart_all(e, q);
     // Every request not finished completes with STATUS_CANCELLED (rule 12); the one that
     // failed keeps its own status.
     core::send_queue& sq = q.sq();

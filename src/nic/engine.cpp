@@ -123,9 +123,16 @@ void engine::note_data_placed() noexcept {
 }
 
 void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready) {
-    const timing::sim_time last_bit =
-        hw_.tx_packet(f->length, ready, dev_.sched().now(), dev_.memory().cache_stats().misses);
+    hand_over(to, f, reserve_departure(f->length, ready));
+}
+
+timing::sim_time engine::reserve_departure(std::size_t frame_length, timing::sim_time ready) {
     counters_.packets_sent.fetch_add(1, std::memory_order_relaxed);
+    return hw_.tx_packet(frame_length, ready, dev_.sched().now(),
+                         dev_.memory().cache_stats().misses);
+}
+
+void engine::hand_over(wire::transport::peer& to, wire::frame* f, timing::sim_time last_bit) {
     // The link adds the propagation to the time the last bit leaves.
     link_->send(to, f, last_bit);
 }

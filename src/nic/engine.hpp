@@ -158,6 +158,15 @@ class engine final : public core::engine_hooks {
     /// time the frame can leave [ps].
     void transmit(wire::transport::peer& to, wire::frame* f, timing::sim_time ready);
 
+    /// The first half of transmit, for a frame built later: the port takes a frame of
+    /// `frame_length` bytes ready at `ready` [ps] in its turn, and the time its last bit leaves
+    /// is returned [ps]. The frame must be handed over (hand_over) with that time.
+    timing::sim_time reserve_departure(std::size_t frame_length, timing::sim_time ready);
+
+    /// The second half of transmit: puts `f` on the link to `to`, its last bit leaving at
+    /// `last_bit` (from reserve_departure).
+    void hand_over(wire::transport::peer& to, wire::frame* f, timing::sim_time last_bit);
+
     /// The link's receive entry, at the frame's last bit: the frame passes the receive
     /// pipeline and its payload (and the CQE it may complete) is written to host memory over
     /// PCIe; it is dispatched when that is done (docs/timing.md, steps 7-9).

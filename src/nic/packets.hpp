@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <span>
+#include <utility>
 
 #include "nic/engine.hpp"
 #include "nic/qp_context.hpp"
@@ -12,13 +13,12 @@
 
 namespace ndksim::nic {
 
-/// Sends one packet on `q`'s connection. `fill(std::span<std::byte> payload)` writes exactly
-/// payload.size() bytes and returns true, or returns false to abandon the packet (a refused
-/// SGE): the frame goes back to the pool and nothing is sent. Returns what fill returned.
-/// `ready` is the simulated time the packet is ready to leave [ps].
+/// Builds one packet of `q`'s connection in a pool frame. `fill(std::span<std::byte> payload)`
+/// writes exactly payload.size() bytes and returns true, or returns false to abandon the packet
+/// (a refused SGE): the frame goes back to the pool and nullptr is returned.
 template <class Fill>
-bool send_packet(engine& e, core::qp& q, wire::packet_headers& h, std::size_t payload_size,
-                 timing::sim_time ready, Fill&& fill) {
+wire::frame* build_frame(engine& e, core::qp& q, wire::packet_headers& h, std::size_t payload_size,
+                         Fill&& fill) {
     qp_context& ctx = context_of(q);
     h.bth.dest_qp = ctx.peer_qpn;
     wire::frame* f = e.frames().take();
@@ -26,12 +26,25 @@ bool send_packet(engine& e, core::qp& q, wire::packet_headers& h, std::size_t pa
     const wire::encode_result layout = wire::encode_headers(h, payload_size, buffer);
     if (!layout.ok() || !fill(layout.payload(buffer))) {
         wire::frame_pool::release(f);
-        return false;
+        return nullptr;
     }
     const bool with_icrc = e.link().wants_icrc();
     f->length = static_cast<std::uint32_t>(wire::finish_frame(buffer, layout, ctx.flow, with_icrc));
     f->icrc_elided = !with_icrc;
-    e.transmit(*ctx.peer, f, ready);
+    return f;
+}
+
+/// Sends one packet on `q`'s connection: build_frame, then the port (engine::transmit).
+/// Returns false when fill abandoned the packet. `ready` is the simulated time the packet is
+/// ready to leave [ps].
+template <class Fill>
+bool send_packet(engine& e, core::qp& q, wire::packet_headers& h, std::size_t payload_size,
+                 timing::sim_time ready, Fill&& fill) {
+    wire::frame* f = build_frame(e, q, h, payload_size, std::forward<Fill>(fill));
+    if (f == nullptr) {
+        return false;
+    }
+    e.transmit(*context_of(q).peer, f, ready);
     return true;
 }
 

@@ -38,6 +38,12 @@ void run_requester(engine& e, core::qp& q);
 /// Go-back-N: the next requester run resends from `psn` (a NAK or RNR NAK named it).
 void rewind_requester(engine& e, core::qp& q, std::uint32_t psn);
 
+/// Builds and hands over now every frame of `q` still waiting for its departure (the QP is
+/// failing: what the port had already scheduled leaves as it would have). A message whose
+/// memory was revoked since it was issued finishes with that fault (done, result set), and
+/// nothing more of it or of later messages is built.
+void depart_all(engine& e, core::qp& q);
+
 // ---- transport timer ----------------------------------------------------------------------
 
 /// True when `q` has a request on the wire that waits for its ACK or read response.

@@ -16,6 +16,7 @@
 #include "core/qp.hpp"
 #include "core/receive_queue.hpp"
 #include "mem/sge_cursor.hpp"
+#include "nic/departure_queue.hpp"
 #include "nic/hw_model.hpp"
 #include "nic/psn_index.hpp"
 #include "nic/read_slots.hpp"
@@ -45,6 +46,8 @@ struct qp_context final : core::qp_engine_state {
         std::atomic<std::uint32_t> doorbells{0};  ///< doorbells rung since the requester last ran
         bool wqes_fetched = false;    ///< the requester resumes WQEs a doorbell already fetched
         bool window_blocked = false;  ///< stopped by the host window; an ACK resumes it
+        /// Packets whose frames are built as they depart (wire::transport::shares_timeline).
+        departure_queue departures;
     };
 
     /// Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.

@@ -15,6 +15,7 @@
 #include <optional>
 
 #include "core/device.hpp"
+#include "nic/departure_queue.hpp"
 #include "nic/engine.hpp"
 #include "nic/packets.hpp"
 #include "nic/pipeline.hpp"
@@ -76,6 +77,127 @@ void transmit_read(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time r
 // resumes after the acknowledged part instead of resending all of it.
 constexpr std::uint32_t k_ack_request_interval = 16;
 
+// The headers of packet `index` of the SEND or WRITE `w`.
+wire::packet_headers request_headers(const core::send_wqe& w, std::uint32_t index) noexcept {
+    const bool last = index + 1 == w.packets;
+    wire::packet_headers h;
+    h.bth.op = opcode_for(w.kind, index, w.packets);
+    h.bth.psn = wire::psn_add(w.first_psn, index);
+    h.bth.ack_req = last || (index + 1) % k_ack_request_interval == 0;
+    h.bth.solicited = last && (w.flags & core::op_flag::solicit_event) != 0;
+    if (w.kind == wr_kind::write && index == 0) {
+        h.reth.va = w.remote_address;
+        h.reth.rkey = w.remote_token;
+        h.reth.dma_length = static_cast<std::uint32_t>(w.length);
+    }
+    if (w.kind == wr_kind::send_invalidate && last) {
+        h.invalidate_rkey = w.remote_token;
+    }
+    return h;
+}
+
+// Bytes of packet `index` of `w`.
+std::size_t payload_of(const core::send_wqe& w, std::uint32_t index, std::uint32_t mtu) noexcept {
+    const std::uint64_t offset = static_cast<std::uint64_t>(index) * mtu;
+    return static_cast<std::size_t>(std::min<std::uint64_t>(mtu, w.length - offset));
+}
+
+// The local SGEs a message's payload is read from (none for inline data).
+std::span<const mem::sge> payload_sges(const core::send_wqe& w) noexcept {
+    const bool inline_data = (w.flags & core::op_flag::inline_data) != 0;
+    return {w.sges, inline_data ? 0 : w.sge_count};
+}
+
+// Writes packet `index`'s payload of `w` into `payload`, from its inline data or through
+// `cursor` (positioned at the packet). False when the memory unit refuses an SGE (w.result
+// then holds the status).
+bool fill_payload([[maybe_unused]] core::qp& q, core::send_wqe& w, std::uint32_t index,
+                  std::uint32_t mtu, mem::sge_cursor& cursor, const mem::read_guard& guard,
+                  std::span<std::byte> payload) {
+    if ((w.flags & core::op_flag::inline_data) != 0) {
+        std::memcpy(payload.data(), w.inline_data + static_cast<std::uint64_t>(index) * mtu,
+                    payload.size());
+        return true;
+    }
+    const mem::copy_result r = cursor.copy_from_host(guard, payload);
+    if (!r.ok()) {
+        w.result = r.st();
+        NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn, r.sge_index,
+                     mem::fault_name(r.failed));
+        return false;
+    }
+    return true;
+}
+
+// Builds the frames of `run` and hands them over with their reserved departures. False when
+// the memory unit refused the payload, revoked since the message was issued (w.result then
+// holds the status; no frame of the run left).
+bool depart_run(engine& e, core::qp& q, const departure_run& run) {
+    core::send_wqe& w = *run.wqe;
+    const std::uint32_t mtu = e.hw().mtu();
+    mem::translation_unit& memory = e.dev().memory();
+    // The issue already touched the translation cache for these bytes; this read checks
+    // again (the unit's generation) without counting the misses twice.
+    mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::local_read, payload_sges(w),
+                           false);
+    cursor.seek(static_cast<std::uint64_t>(run.first_packet) * mtu);
+    const mem::read_guard guard = memory.read();
+    std::array<wire::frame*, departure_run::k_max_packets> frames{};
+    for (std::uint32_t k = 0; k < run.count; ++k) {
+        const std::uint32_t i = run.first_packet + k;
+        wire::packet_headers h = request_headers(w, i);
+        frames[k] = build_frame(e, q, h, payload_of(w, i, mtu), [&](std::span<std::byte> p) {
+            return fill_payload(q, w, i, mtu, cursor, guard, p);
+        });
+        if (frames[k] == nullptr) {
+            for (std::uint32_t j = 0; j < k; ++j) {
+                wire::frame_pool::release(frames[j]);
+            }
+            return false;
+        }
+    }
+    for (std::uint32_t k = 0; k < run.count; ++k) {
+        e.hand_over(*run.peer, frames[k], run.last_bit[k]);
+    }
+    return true;
+}
+
+void depart(engine& e, core::qp& q, std::uint64_t id);
+
+// Schedules the build of run `id` of `q` when its first packet departs at `at`.
+void schedule_departure(engine& e, core::qp& q, std::uint64_t id, timing::sim_time at) {
+    q.add_ref();
+    e.dev().sched().post_at(at, [&e, qp = &q, id] {
+        depart(e, *qp, id);
+        qp->release();
+    });
+}
+
+// The build of run `id` of `q`, at its first packet's departure; it schedules the next run's.
+// A run built earlier (the QP failed: depart_all) is gone from the queue by then.
+void depart(engine& e, core::qp& q, std::uint64_t id) {
+    if (q.engine_state() == nullptr) {
+        return;
+    }
+    departure_queue& queue = context_of(q).req.departures;
+    if (queue.empty() || queue.front().id != id) {
+        return;
+    }
+    core::send_wqe& w = *queue.front().wqe;
+    if (depart_run(e, q, queue.front())) {
+        queue.pop_front();
+        if (!queue.empty()) {
+            schedule_departure(e, q, queue.front().id, queue.front().last_bit[0]);
+        }
+        return;
+    }
+    // The consumer revoked the message's memory while it was on its way to the port: the DMA
+    // read faults, as it would on a NIC, and the QP fails (a local protection error).
+    queue.clear();
+    w.done = true;
+    fail_qp(e, q);
+}
+
 // What transmit_message did.
 enum class transmit_outcome : std::uint8_t {
     sent,     ///< every packet from w.resume on left
@@ -84,62 +206,65 @@ enum class transmit_outcome : std::uint8_t {
 };
 
 // Sends the packets of a SEND or WRITE from w.resume on, stopping before the PSN `window_end`
-// when `windowed` (engine_config::host_window_packets).
+// when `windowed` (engine_config::host_window_packets). On a link that shares the sender's
+// timeline, each packet's payload is checked and its turn on the port reserved now, and its
+// frame is built when it departs (departure_queue.hpp); otherwise the frame is built now.
 transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, timing::sim_time ready,
                                   bool windowed, std::uint32_t window_end) {
+    qp_context& ctx = context_of(q);
     const std::uint32_t mtu = e.hw().mtu();
     const bool inline_data = (w.flags & core::op_flag::inline_data) != 0;
+    // A message of one packet is built at once: its frame lives no longer than a run's would,
+    // and an event of its own would cost more than it saves.
+    const bool at_departure = w.packets > 1 && e.link().shares_timeline();
     mem::translation_unit& memory = e.dev().memory();
-    mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::local_read,
-                           std::span<const mem::sge>(w.sges, inline_data ? 0 : w.sge_count));
+    mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::local_read, payload_sges(w));
     cursor.seek(static_cast<std::uint64_t>(w.resume) * mtu);
     const mem::read_guard guard = memory.read();
-    for (std::uint32_t i = w.resume; i < w.packets; ++i) {
+    transmit_outcome out = transmit_outcome::sent;
+    std::uint32_t i = w.resume;
+    for (; i < w.packets; ++i) {
         const std::uint32_t psn = wire::psn_add(w.first_psn, i);
         if (windowed && wire::psn_diff(psn, window_end) >= 0) {
-            w.resume = i;
-            return transmit_outcome::held;
+            out = transmit_outcome::held;
+            break;
         }
         const std::uint64_t offset = static_cast<std::uint64_t>(i) * mtu;
-        const std::size_t chunk =
-            static_cast<std::size_t>(std::min<std::uint64_t>(mtu, w.length - offset));
-        const bool last = i + 1 == w.packets;
-        wire::packet_headers h;
-        h.bth.op = opcode_for(w.kind, i, w.packets);
-        h.bth.psn = psn;
-        h.bth.ack_req = last || (i + 1) % k_ack_request_interval == 0;
-        h.bth.solicited = last && (w.flags & core::op_flag::solicit_event) != 0;
-        if (w.kind == wr_kind::write && i == 0) {
-            h.reth.va = w.remote_address;
-            h.reth.rkey = w.remote_token;
-            h.reth.dma_length = static_cast<std::uint32_t>(w.length);
-        }
-        if (w.kind == wr_kind::send_invalidate && last) {
-            h.invalidate_rkey = w.remote_token;
-        }
+        const std::size_t chunk = payload_of(w, i, mtu);
+        wire::packet_headers h = request_headers(w, i);
         const timing::sim_time leaves =
             e.hw().request_ready(ready, offset, chunk, w.length, inline_data);
-        const bool sent = send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
-            if (inline_data) {
-                std::memcpy(payload.data(), w.inline_data + offset, payload.size());
-                return true;
+        if (!at_departure) {
+            if (!send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
+                    return fill_payload(q, w, i, mtu, cursor, guard, payload);
+                })) {
+                out = transmit_outcome::refused;
+                break;
             }
-            const mem::copy_result r = cursor.copy_from_host(guard, payload);
-            if (!r.ok()) {
+        } else {
+            // The same lookups as the copy would make, so the same refusals and the same
+            // translation-cache touches before the port takes the packet.
+            const mem::copy_result r = inline_data ? mem::copy_result{} : cursor.skip(guard, chunk);
+            h.bth.dest_qp = ctx.peer_qpn;
+            const std::size_t length = wire::frame_size_of(h, chunk);
+            if (!r.ok() || length == 0) {
                 w.result = r.st();
                 NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn,
                              r.sge_index, mem::fault_name(r.failed));
-                return false;
+                out = transmit_outcome::refused;
+                break;
             }
-            return true;
-        });
-        if (!sent) {
-            return transmit_outcome::refused;
+            const timing::sim_time last_bit = e.reserve_departure(length, leaves);
+            if (const std::uint64_t id = ctx.req.departures.add(w, ctx.peer, i, last_bit);
+                id != 0) {
+                schedule_departure(e, q, id, last_bit);
+            }
         }
         w.sent_to = std::max(w.sent_to, i + 1);
     }
-    w.resume = w.packets;
-    return transmit_outcome::sent;
+    ctx.req.departures.close();
+    w.resume = i;
+    return out;
 }
 
 // The first PSN sent and not yet acknowledged (the next PSN when none is): where the host
@@ -298,6 +423,19 @@ void run_requester(engine& e, core::qp& q) {
     e.hw().end_wqe_run(run, ctx.hw);
     arm_ack_timer(e, q, was_idle);
     complete_in_order(e, q);
+}
+
+void depart_all(engine& e, core::qp& q) {
+    departure_queue& queue = context_of(q).req.departures;
+    while (!queue.empty()) {
+        core::send_wqe& w = *queue.front().wqe;
+        if (!depart_run(e, q, queue.front())) {
+            queue.clear();
+            w.done = true;
+            return;
+        }
+        queue.pop_front();
+    }
 }
 
 void rewind_requester(engine& e, core::qp& q, std::uint32_t psn) {

@@ -47,6 +47,8 @@ class capture_link final : public transport {
     bool wants_icrc() const noexcept override { return inner_->wants_icrc(); }
     void confirm_peer(const ip_address& source) override { inner_->confirm_peer(source); }
     bool input_pending() const noexcept override { return inner_->input_pending(); }
+    /// The inner link's answer: a frame built at its departure is recorded then.
+    bool shares_timeline() const noexcept override { return inner_->shares_timeline(); }
     bool is_sync_peer(const ip_address& source) const noexcept override {
         return inner_->is_sync_peer(source);
     }

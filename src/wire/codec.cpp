@@ -156,8 +156,12 @@ std::string_view decode_error_name(decode_error e) noexcept {
     return i < decode_error_names.size() ? decode_error_names[i] : std::string_view{"unknown"};
 }
 
-encode_result encode_headers(const packet_headers& h, std::size_t payload_size,
-                             std::span<std::byte> frame) noexcept {
+namespace {
+
+// The layout encode_headers gives `h` with a `payload_size`-byte payload in a buffer of `room`
+// bytes, or why it refuses.
+encode_result layout_of(const packet_headers& h, std::size_t payload_size,
+                        std::size_t room) noexcept {
     encode_result r;
     const opcode_info& info = opcode_lookup(h.bth.op);
     if (!info.valid) {
@@ -176,21 +180,38 @@ encode_result encode_headers(const packet_headers& h, std::size_t payload_size,
     }
     // Compared piecewise so that a huge payload_size cannot wrap the sum.
     const std::size_t fixed = info.header_size + icrc_size + pad;
-    if (payload_size > max_frame_size - fixed || fixed + payload_size > frame.size()) {
+    if (payload_size > max_frame_size - fixed || fixed + payload_size > room) {
         r.error = encode_error::no_room;
         return r;
-    }
-    write_bth(frame.data(), h.bth, pad);
-    for (std::size_t e = 0; e < ext_count; ++e) {
-        if ((info.headers & (1u << e)) != 0) {
-            ext_writers[e](frame.data() + info.offset[e], h);
-        }
     }
     r.header_size = info.header_size;
     r.payload_size = payload_size;
     r.pad_size = pad;
     r.frame_size = fixed + payload_size;
     return r;
+}
+
+}  // namespace
+
+encode_result encode_headers(const packet_headers& h, std::size_t payload_size,
+                             std::span<std::byte> frame) noexcept {
+    const encode_result r = layout_of(h, payload_size, frame.size());
+    if (!r.ok()) {
+        return r;
+    }
+    const opcode_info& info = opcode_lookup(h.bth.op);
+    write_bth(frame.data(), h.bth, r.pad_size);
+    for (std::size_t e = 0; e < ext_count; ++e) {
+        if ((info.headers & (1u << e)) != 0) {
+            ext_writers[e](frame.data() + info.offset[e], h);
+        }
+    }
+    return r;
+}
+
+std::size_t frame_size_of(const packet_headers& h, std::size_t payload_size) noexcept {
+    const encode_result r = layout_of(h, payload_size, max_frame_size);
+    return r.ok() ? r.frame_size : 0;
 }
 
 std::size_t finish_frame(std::span<std::byte> frame, const encode_result& layout, const flow& f,

@@ -149,6 +149,10 @@ struct encode_result {
 encode_result encode_headers(const packet_headers& h, std::size_t payload_size,
                              std::span<std::byte> frame) noexcept;
 
+/// The length of the frame encode_headers and finish_frame would make of `h` with a
+/// `payload_size`-byte payload [bytes]; 0 when encode_headers would refuse it.
+std::size_t frame_size_of(const packet_headers& h, std::size_t payload_size) noexcept;
+
 /// Completes a frame whose headers encode_headers wrote and whose payload the caller wrote:
 /// zeroes the pad bytes and appends the ICRC computed for `f`.
 ///

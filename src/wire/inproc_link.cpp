@@ -320,6 +320,10 @@ void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
     }
 }
 
+bool inproc_link::shares_timeline() const noexcept {
+    return sched_.mode() == timing::run_mode::deterministic;
+}
+
 const ip_address& inproc_link::local_address() const noexcept {
     return self_->address;
 }

@@ -203,5 +203,81 @@ TEST_F(SgeCursor, LookupsReportTheirCacheMisses) {
     EXPECT_EQ(second.copy_from_host(g, out).cache_misses, 0u);
 }
 
+TEST_F(SgeCursor, SkipRefusesWhatACopyWouldAndMovesNoByte) {
+    // The second SGE leaves region b by one byte.
+    const std::vector<sge> list{{va_a_, 100, ta_}, {va_b_ + 10, 2 * page_size - 9, tb_}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    const std::vector<std::byte> before_a(a_.data(), a_.data() + a_.size());
+    const read_guard g = unit_.read();
+    const copy_result r = c.skip(g, 2 * page_size + 91);
+    EXPECT_EQ(r.failed, fault::out_of_bounds);
+    EXPECT_EQ(r.sge_index, 1u);
+    EXPECT_EQ(r.bytes, 100u);
+    EXPECT_EQ(c.position(), 100u);
+    EXPECT_EQ(std::memcmp(a_.data(), before_a.data(), a_.size()), 0);
+}
+
+TEST_F(SgeCursor, SkipPassesOverBytesAndTouchesTheCacheAsTheCopyWould) {
+    const std::vector<sge> list{{va_a_, 3 * page_size, ta_}};
+    const read_guard g = unit_.read();
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    const copy_result r = c.skip(g, 5000);
+    ASSERT_TRUE(r.ok());
+    EXPECT_EQ(r.bytes, 5000u);
+    EXPECT_EQ(r.cache_misses, 4u) << "the SGE's whole length is looked up, as a copy does";
+    std::vector<std::byte> out(100);
+    ASSERT_EQ(c.copy_from_host(g, out).bytes, 100u);
+    EXPECT_EQ(std::memcmp(out.data(), a_.data() + 5000, 100), 0);
+}
+
+TEST_F(SgeCursor, ACursorThatLeavesTheCacheAloneStillRefusesRevokedMemory) {
+    guarded_buffer c_buf(2 * page_size);
+    c_buf.fill_pattern(5);
+    const region_id mr = registered(c_buf.data(), 2 * page_size, access::local_write);
+    const std::vector<sge> list{{c_buf.address() + 10, page_size, unit_.local_token(mr)}};
+    const cache_counters before = unit_.cache_stats();
+    std::vector<std::byte> out(page_size);
+    {
+        const read_guard g = unit_.read();
+        sge_cursor quiet(unit_, pd_, access_op::local_read, list, false);
+        const copy_result r = quiet.copy_from_host(g, out);
+        ASSERT_TRUE(r.ok()) << fault_name(r.failed);
+        EXPECT_EQ(r.cache_misses, 0u);
+        EXPECT_EQ(std::memcmp(out.data(), c_buf.data() + 10, page_size), 0);
+    }
+    const cache_counters after = unit_.cache_stats();
+    EXPECT_EQ(after.hits, before.hits);
+    EXPECT_EQ(after.misses, before.misses);
+    ASSERT_EQ(unit_.deregister_region(mr), status::success);
+    const read_guard g = unit_.read();
+    sge_cursor quiet(unit_, pd_, access_op::local_read, list, false);
+    EXPECT_EQ(quiet.copy_from_host(g, out).failed, fault::invalid_state);
+}
+
+TEST_F(SgeCursor, ACursorThatLeavesTheCacheAloneTranslatesLogicalPagesAndRefusesReleasedOnes) {
+    guarded_buffer buf(3 * page_size);
+    buf.fill_pattern(3);
+    mdl_builder m(host_);
+    m.add(buf.data(), 3 * page_size);
+    std::vector<std::uint64_t> pages(3);
+    const lam_result lam = unit_.build_lam(m.chain(), 3 * page_size, pages);
+    ASSERT_EQ(lam.st, status::success);
+    const std::uint32_t priv = unit_.privileged_token(pd_);
+    const std::vector<sge> list{{pages[1] + 20, 100, priv}};
+    const cache_counters before = unit_.cache_stats();
+    std::vector<std::byte> out(100);
+    {
+        const read_guard g = unit_.read();
+        sge_cursor quiet(unit_, pd_, access_op::local_read, list, false);
+        ASSERT_TRUE(quiet.copy_from_host(g, out).ok());
+        EXPECT_EQ(std::memcmp(out.data(), buf.data() + page_size + 20, 100), 0);
+    }
+    EXPECT_EQ(unit_.cache_stats().misses, before.misses);
+    ASSERT_TRUE(unit_.release_lam(lam.id));
+    const read_guard g = unit_.read();
+    sge_cursor quiet(unit_, pd_, access_op::local_read, list, false);
+    EXPECT_EQ(quiet.copy_from_host(g, out).failed, fault::unmapped);
+}
+
 }  // namespace
 }  // namespace ndksim::mem::test

@@ -41,11 +41,13 @@ struct sent_frame {
 };
 
 /// The engine's link: keeps a copy of every frame sent and delivers nothing. It reports input
-/// waiting unread (transport::input_pending) while `unread` is set.
+/// waiting unread (transport::input_pending) while `unread` is set, and a timeline shared with
+/// its receivers (transport::shares_timeline) while `shared` is.
 class capturing_link final : public wire::transport {
   public:
-    capturing_link(const wire::ip_address& local, std::deque<sent_frame>& sent, const bool& unread)
-        : local_(local), sent_(sent), unread_(unread) {}
+    capturing_link(const wire::ip_address& local, std::deque<sent_frame>& sent, const bool& unread,
+                   const bool& shared)
+        : local_(local), sent_(sent), unread_(unread), shared_(shared) {}
 
     std::shared_ptr<peer> resolve(const wire::ip_address&) override {
         return std::make_shared<peer>();
@@ -58,6 +60,7 @@ class capturing_link final : public wire::transport {
         counters_.frames_sent.fetch_add(1);
     }
     bool input_pending() const noexcept override { return unread_; }
+    bool shares_timeline() const noexcept override { return shared_; }
     const wire::ip_address& local_address() const noexcept override { return local_; }
     const wire::link_counters& counters() const noexcept override { return counters_; }
 
@@ -65,6 +68,7 @@ class capturing_link final : public wire::transport {
     wire::ip_address local_;
     std::deque<sent_frame>& sent_;
     const bool& unread_;
+    const bool& shared_;
     wire::link_counters counters_;
 };
 
@@ -98,7 +102,7 @@ class stage_harness : public ::testing::Test {
         dev_ = std::make_unique<core::device>(std::move(d), core::connectx_like_limits());
         cfg.zero_cost_hardware = true;
         engine_ = std::make_unique<engine>(*dev_, std::move(cfg), [this](auto) {
-            return std::make_unique<capturing_link>(local_, sent_, link_unread_);
+            return std::make_unique<capturing_link>(local_, sent_, link_unread_, link_shared_);
         });
         handle_ = core::adapter::open(*dev_, core::adapter::k_highest_v2).detach();
         // Each creation's reference is the consumer's, as an NDK handle's is: the close gives
@@ -230,6 +234,7 @@ class stage_harness : public ::testing::Test {
     wire::ip_address peer_ = wire::ip_address::v4(10, 0, 0, 2);
     std::deque<sent_frame> sent_;
     bool link_unread_ = false;  ///< the link reports input waiting unread (input_pending)
+    bool link_shared_ = false;  ///< the link shares the sender's timeline (shares_timeline)
     std::unique_ptr<core::device> dev_;
     std::unique_ptr<engine> engine_;
     core::adapter* handle_ = nullptr;

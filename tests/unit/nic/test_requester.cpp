@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: MIT
 // The requester alone (a zero-cost hardware model, a capturing link, the transport timer off):
 // segmentation by the MTU, PSN assignment, the AckReq rule, the READ_FENCE and outbound read
-// limit (ORD) rules, doorbells and DEFER, and a refused local SGE.
+// limit (ORD) rules, doorbells and DEFER, a refused local SGE, and frames built as they depart
+// on a link that shares the sender's timeline.
 
+#include <algorithm>
 #include <cstring>
 
 #include "stage_harness.hpp"
@@ -209,6 +211,92 @@ TEST_F(Requester, ARefusedLocalSgeFailsTheRequestAndTheQp) {
     ASSERT_EQ(done.size(), 1U);
     EXPECT_EQ(static_cast<status>(done[0].status), status::access_violation);
     EXPECT_EQ(q().state(), core::qp_state::error);
+}
+
+// Runs engine tasks one at a time until the port has taken `packets` packets in all.
+void run_until_reserved(timing::scheduler& loop, engine_counters& c, std::uint64_t packets) {
+    while (c.packets_sent.load() < packets && loop.run_one()) {
+    }
+    ASSERT_EQ(c.packets_sent.load(), packets);
+}
+
+TEST_F(Requester, OnASharedTimelineFramesAreBuiltAsTheyDepartAndEqualThoseBuiltAtOnce) {
+    start(timer_off());
+    const std::uint32_t mtu = e().hw().mtu();
+    for (std::size_t i = 0; i < k_buffer; ++i) {
+        buffer_.data()[i] = static_cast<std::byte>(i * 7 + i / 4096);
+    }
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 20 * mtu), status::success);
+    run();
+    std::deque<sent_frame> at_once = take_sent();
+    ASSERT_EQ(at_once.size(), 20U);
+    ack(at_once.back().packet.headers.bth.psn);
+    run();
+    ASSERT_EQ(completions().size(), 1U);
+
+    link_shared_ = true;
+    ASSERT_EQ(post(wr_kind::write, 2, 0, 20 * mtu), status::success);
+    run_until_reserved(loop_, counters(), 40);
+    EXPECT_TRUE(sent_.empty()) << "the port took every packet, and no frame exists yet";
+    run();
+    std::deque<sent_frame> departed = take_sent();
+    ASSERT_EQ(departed.size(), 20U);
+    for (std::size_t i = 0; i < departed.size(); ++i) {
+        const wire::packet_headers& a = at_once[i].packet.headers;
+        const wire::packet_headers& b = departed[i].packet.headers;
+        EXPECT_EQ(b.bth.op, a.bth.op) << i;
+        EXPECT_EQ(b.bth.psn, wire::psn_add(a.bth.psn, 20)) << i;
+        EXPECT_EQ(b.bth.ack_req, a.bth.ack_req) << i;
+        EXPECT_EQ(b.reth.va, a.reth.va) << i;
+        EXPECT_EQ(b.reth.dma_length, a.reth.dma_length) << i;
+        EXPECT_EQ(departed[i].departure, at_once[i].departure) << i;
+        ASSERT_EQ(departed[i].bytes.size(), at_once[i].bytes.size()) << i;
+        EXPECT_TRUE(std::equal(departed[i].packet.payload.begin(), departed[i].packet.payload.end(),
+                               at_once[i].packet.payload.begin()))
+            << "packet " << i << " carries other bytes";
+    }
+}
+
+TEST_F(Requester, OnASharedTimelineAOnePacketMessageIsBuiltAtOnce) {
+    start(timer_off());
+    link_shared_ = true;
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 64), status::success);
+    run_until_reserved(loop_, counters(), 1);
+    EXPECT_EQ(sent_.size(), 1U);
+    EXPECT_TRUE(ctx().req.departures.empty());
+}
+
+TEST_F(Requester, MemoryRevokedBeforeItsPacketsDepartFailsTheRequestAndSendsNoneOfThem) {
+    start(timer_off());
+    link_shared_ = true;
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 9, 0, 20 * mtu), status::success);
+    run_until_reserved(loop_, counters(), 20);
+    ASSERT_EQ(dev_->memory().deregister_region(mr_->region()), status::success);
+    run();
+    EXPECT_TRUE(take_sent().empty()) << "a frame whose payload can no longer be read never leaves";
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::access_violation);
+    EXPECT_EQ(q().state(), core::qp_state::error);
+    EXPECT_TRUE(ctx().req.departures.empty());
+}
+
+TEST_F(Requester, AFailingQpSendsWhatThePortHadScheduledBeforeItsRequestsComplete) {
+    start(timer_off());
+    link_shared_ = true;
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 3, 0, 20 * mtu), status::success);
+    run_until_reserved(loop_, counters(), 20);
+    ASSERT_TRUE(sent_.empty());
+    fail_qp(e(), q());
+    EXPECT_EQ(take_sent().size(), 20U) << "the frames already on their way leave";
+    EXPECT_TRUE(ctx().req.departures.empty());
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::cancelled);
+    run();
+    EXPECT_TRUE(take_sent().empty()) << "the builds scheduled earlier find nothing left to do";
 }
 
 }  // namespace

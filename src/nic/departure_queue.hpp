@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: MIT
+#pragma once
+// Request packets of one QP whose departure the hardware model has fixed and whose frames are
+// not built yet (wire::transport::shares_timeline). The requester reserves each packet's turn
+// on the port when it issues the message, exactly as for a frame it builds at once, and queues
+// the packet here in runs of consecutive packets of one message; a run's frames are built when
+// its first packet departs. A deep queue of long messages then keeps a few frames alive instead
+// of every frame the port has scheduled (eight 1 MiB writes: 2048 frames, 8.6 MB), and each
+// frame is still in the cache when its receiver reads it.
+//
+// Runs leave in the order they were queued: a QP's packets take the port in order.
+
+#include <array>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/send_queue.hpp"
+#include "timing/sim_time.hpp"
+#include "wire/transport.hpp"
+
+namespace ndksim::nic {
+
+/// Consecutive packets of one message whose frames are built together.
+struct departure_run {
+    static constexpr std::uint32_t k_max_packets = 16;
+
+    std::uint64_t id = 0;                         ///< names the run to its scheduled build
+    core::send_wqe* wqe = nullptr;                ///< the message (live until it completes)
+    std::shared_ptr<wire::transport::peer> peer;  ///< where its frames go
+    std::uint32_t first_packet = 0;               ///< index in the message of the first packet
+    std::uint32_t count = 0;                      ///< packets in the run
+    /// When the last bit of each packet leaves [ps] (engine::reserve_departure).
+    std::array<timing::sim_time, k_max_packets> last_bit{};
+};
+
+class departure_queue {
+  public:
+    /// Queues packet `packet` of `w`, whose last bit leaves at `last_bit`. It joins the newest
+    /// run when that run is still open, belongs to `w`, ends just before `packet` and has room;
+    /// otherwise a new run starts. Returns the id of a new run that is the only one queued
+    /// (the caller schedules its build, and each build schedules the next run's: one event
+    /// per QP at a time), else 0. Grows its storage when every slot is taken (a new high-water
+    /// mark), never otherwise.
+    std::uint64_t add(core::send_wqe& w, const std::shared_ptr<wire::transport::peer>& peer,
+                      std::uint32_t packet, timing::sim_time last_bit);
+
+    /// Closes the newest run: packets queued later start a new one. The requester closes it
+    /// when it stops issuing, so that a run's packets all exist before its build runs.
+    void close() noexcept { open_ = false; }
+
+    /// True when no run waits.
+    bool empty() const noexcept { return size_ == 0; }
+
+    /// The oldest run. Not empty().
+    departure_run& front() noexcept { return runs_[head_]; }
+
+    /// Removes the oldest run. Not empty().
+    void pop_front() noexcept;
+
+    /// Removes every run (their frames will never be built).
+    void clear() noexcept;
+
+  private:
+    void grow();
+
+    std::vector<departure_run> runs_;  // a ring: size_ runs from head_ on
+    std::size_t head_ = 0;
+    std::size_t size_ = 0;
+    std::uint64_t next_id_ = 1;
+    bool open_ = false;
+};
+
+}  // namespace ndksim::nic
