@@ -264,6 +264,11 @@ void complete_in_order(engine& e, core::qp& q) {
         if (!w.done) {
             break;
         }
+        // Frames of `w` still queued for the port leave before its slot and memory go back to
+        // the consumer; a refused one fails the QP once this completion is out.
+        if (!depart_through(e, q, w)) {
+            core::post_held(q, 0, [&e, qp = &q] { fail_qp(e, *qp); });
+        }
         const bool silent =
             (w.flags & core::op_flag::silent_success) != 0 && w.result == status::success;
         if (!silent) {
@@ -334,8 +339,8 @@ void fail_qp(engine& e, core::qp& q) {
         q.set_state(core::qp_state::error);
     }
     // What the port had scheduled leaves as it would have, before any request completes and
-    // its memory may go back to the consumer.
-    depart_all(e, q);
+    // its memory may go back to the consumer (a refused build only adds its own fault).
+    (void)depart_all(e, q);
     // Every request not finished completes with STATUS_CANCELLED (rule 12); the one that
     // failed keeps its own status.
     core::send_queue& sq = q.sq();

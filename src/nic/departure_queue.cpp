@@ -5,15 +5,14 @@
 
 namespace ndksim::nic {
 
-std::uint64_t departure_queue::add(core::send_wqe& w,
-                                   const std::shared_ptr<wire::transport::peer>& peer,
-                                   std::uint32_t packet, timing::sim_time last_bit) {
+void departure_queue::add(core::send_wqe& w, const std::shared_ptr<wire::transport::peer>& peer,
+                          std::uint32_t packet, timing::sim_time last_bit) {
     if (open_ && size_ != 0) {
         departure_run& back = runs_[(head_ + size_ - 1) % runs_.size()];
         if (back.wqe == &w && back.first_packet + back.count == packet &&
             back.count < departure_run::k_max_packets && back.peer == peer) {
             back.last_bit[back.count++] = last_bit;
-            return 0;
+            return;
         }
     }
     if (size_ == runs_.size()) {
@@ -21,14 +20,12 @@ std::uint64_t departure_queue::add(core::send_wqe& w,
     }
     departure_run& run = runs_[(head_ + size_) % runs_.size()];
     ++size_;
-    run.id = next_id_++;
     run.wqe = &w;
     run.peer = peer;
     run.first_packet = packet;
     run.count = 1;
     run.last_bit[0] = last_bit;
     open_ = true;
-    return size_ == 1 ? run.id : 0;
 }
 
 void departure_queue::pop_front() noexcept {
@@ -37,11 +34,14 @@ void departure_queue::pop_front() noexcept {
     --size_;
 }
 
-void departure_queue::clear() noexcept {
+std::uint64_t departure_queue::clear() noexcept {
+    std::uint64_t packets = 0;
     while (!empty()) {
+        packets += front().count;
         pop_front();
     }
     open_ = false;
+    return packets;
 }
 
 void departure_queue::grow() {

@@ -25,7 +25,6 @@ namespace ndksim::nic {
 struct departure_run {
     static constexpr std::uint32_t k_max_packets = 16;
 
-    std::uint64_t id = 0;                         ///< names the run to its scheduled build
     core::send_wqe* wqe = nullptr;                ///< the message (live until it completes)
     std::shared_ptr<wire::transport::peer> peer;  ///< where its frames go
     std::uint32_t first_packet = 0;               ///< index in the message of the first packet
@@ -38,12 +37,17 @@ class departure_queue {
   public:
     /// Queues packet `packet` of `w`, whose last bit leaves at `last_bit`. It joins the newest
     /// run when that run is still open, belongs to `w`, ends just before `packet` and has room;
-    /// otherwise a new run starts. Returns the id of a new run that is the only one queued
-    /// (the caller schedules its build, and each build schedules the next run's: one event
-    /// per QP at a time), else 0. Grows its storage when every slot is taken (a new high-water
+    /// otherwise a new run starts. Grows its storage when every slot is taken (a new high-water
     /// mark), never otherwise.
-    std::uint64_t add(core::send_wqe& w, const std::shared_ptr<wire::transport::peer>& peer,
-                      std::uint32_t packet, timing::sim_time last_bit);
+    void add(core::send_wqe& w, const std::shared_ptr<wire::transport::peer>& peer,
+             std::uint32_t packet, timing::sim_time last_bit);
+
+    /// True while a build is scheduled for this queue. The requester keeps one scheduled, at
+    /// the oldest run's first departure, whenever a run waits: one event per QP at a time.
+    bool build_scheduled() const noexcept { return build_scheduled_; }
+
+    /// Records that a build was scheduled (true) or has started (false).
+    void set_build_scheduled(bool scheduled) noexcept { build_scheduled_ = scheduled; }
 
     /// Closes the newest run: packets queued later start a new one. The requester closes it
     /// when it stops issuing, so that a run's packets all exist before its build runs.
@@ -55,11 +59,17 @@ class departure_queue {
     /// The oldest run. Not empty().
     departure_run& front() noexcept { return runs_[head_]; }
 
+    /// Runs queued.
+    std::size_t size() const noexcept { return size_; }
+
+    /// Run `i` counted from the oldest. i < size().
+    departure_run& at(std::size_t i) noexcept { return runs_[(head_ + i) % runs_.size()]; }
+
     /// Removes the oldest run. Not empty().
     void pop_front() noexcept;
 
-    /// Removes every run (their frames will never be built).
-    void clear() noexcept;
+    /// Removes every run (their frames will never be built); returns the packets they held.
+    std::uint64_t clear() noexcept;
 
   private:
     void grow();
@@ -67,8 +77,8 @@ class departure_queue {
     std::vector<departure_run> runs_;  // a ring: size_ runs from head_ on
     std::size_t head_ = 0;
     std::size_t size_ = 0;
-    std::uint64_t next_id_ = 1;
     bool open_ = false;
+    bool build_scheduled_ = false;
 };
 
 }  // namespace ndksim::nic

@@ -39,10 +39,16 @@ void run_requester(engine& e, core::qp& q);
 void rewind_requester(engine& e, core::qp& q, std::uint32_t psn);
 
 /// Builds and hands over now every frame of `q` still waiting for its departure (the QP is
-/// failing: what the port had already scheduled leaves as it would have). A message whose
-/// memory was revoked since it was issued finishes with that fault (done, result set), and
-/// nothing more of it or of later messages is built.
-void depart_all(engine& e, core::qp& q);
+/// failing, or a local operation is about to change what memory grants): what the port had
+/// scheduled leaves as it would have. False when a message's memory was revoked since it was
+/// issued: that message finishes with the fault (done, result set) unless it had finished,
+/// and nothing more of it or of later messages is built; the caller fails the QP.
+bool depart_all(engine& e, core::qp& q);
+
+/// depart_all for the runs up to the last one of `w`, before `w` completes and its slot and
+/// memory go back to the consumer: a retransmission queued behind an ACK that finished `w`
+/// leaves as it would have. False as for depart_all.
+bool depart_through(engine& e, core::qp& q, const core::send_wqe& w);
 
 // ---- transport timer ----------------------------------------------------------------------
 

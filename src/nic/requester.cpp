@@ -109,11 +109,11 @@ std::span<const mem::sge> payload_sges(const core::send_wqe& w) noexcept {
 }
 
 // Writes packet `index`'s payload of `w` into `payload`, from its inline data or through
-// `cursor` (positioned at the packet). False when the memory unit refuses an SGE (w.result
-// then holds the status).
-bool fill_payload([[maybe_unused]] core::qp& q, core::send_wqe& w, std::uint32_t index,
+// `cursor` (positioned at the packet). False when the memory unit refuses an SGE; `fault` then
+// holds the status.
+bool fill_payload([[maybe_unused]] core::qp& q, const core::send_wqe& w, std::uint32_t index,
                   std::uint32_t mtu, mem::sge_cursor& cursor, const mem::read_guard& guard,
-                  std::span<std::byte> payload) {
+                  std::span<std::byte> payload, status& fault) {
     if ((w.flags & core::op_flag::inline_data) != 0) {
         std::memcpy(payload.data(), w.inline_data + static_cast<std::uint64_t>(index) * mtu,
                     payload.size());
@@ -121,7 +121,7 @@ bool fill_payload([[maybe_unused]] core::qp& q, core::send_wqe& w, std::uint32_t
     }
     const mem::copy_result r = cursor.copy_from_host(guard, payload);
     if (!r.ok()) {
-        w.result = r.st();
+        fault = r.st();
         NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn, r.sge_index,
                      mem::fault_name(r.failed));
         return false;
@@ -130,10 +130,10 @@ bool fill_payload([[maybe_unused]] core::qp& q, core::send_wqe& w, std::uint32_t
 }
 
 // Builds the frames of `run` and hands them over with their reserved departures. False when
-// the memory unit refused the payload, revoked since the message was issued (w.result then
-// holds the status; no frame of the run left).
-bool depart_run(engine& e, core::qp& q, const departure_run& run) {
-    core::send_wqe& w = *run.wqe;
+// the memory unit refused the payload, revoked since the message was issued (`fault` then holds
+// the status; no frame of the run left).
+bool depart_run(engine& e, core::qp& q, const departure_run& run, status& fault) {
+    const core::send_wqe& w = *run.wqe;
     const std::uint32_t mtu = e.hw().mtu();
     mem::translation_unit& memory = e.dev().memory();
     // The issue already touched the translation cache for these bytes; this read checks
@@ -147,7 +147,7 @@ bool depart_run(engine& e, core::qp& q, const departure_run& run) {
         const std::uint32_t i = run.first_packet + k;
         wire::packet_headers h = request_headers(w, i);
         frames[k] = build_frame(e, q, h, payload_of(w, i, mtu), [&](std::span<std::byte> p) {
-            return fill_payload(q, w, i, mtu, cursor, guard, p);
+            return fill_payload(q, w, i, mtu, cursor, guard, p, fault);
         });
         if (frames[k] == nullptr) {
             for (std::uint32_t j = 0; j < k; ++j) {
@@ -162,40 +162,65 @@ bool depart_run(engine& e, core::qp& q, const departure_run& run) {
     return true;
 }
 
-void depart(engine& e, core::qp& q, std::uint64_t id);
+// Builds the `runs` oldest runs of `q`'s departure queue now. False when one is refused (the
+// consumer revoked its memory after the issue): its request finishes with the fault unless it
+// had finished already, and the queue is emptied: nothing queued behind it leaves either, as
+// a NIC stops a QP's send queue at a local protection error. The packets dropped are taken
+// back from packets_sent; the port time they had reserved stays spent.
+bool depart_front(engine& e, core::qp& q, std::size_t runs) {
+    departure_queue& queue = context_of(q).req.departures;
+    for (; runs > 0 && !queue.empty(); --runs) {
+        status fault = status::access_violation;
+        if (depart_run(e, q, queue.front(), fault)) {
+            queue.pop_front();
+            continue;
+        }
+        core::send_wqe& w = *queue.front().wqe;
+        if (!w.done) {
+            w.result = fault;
+            w.done = true;
+        }
+        e.counters().packets_sent.fetch_sub(queue.clear(), std::memory_order_relaxed);
+        return false;
+    }
+    return true;
+}
 
-// Schedules the build of run `id` of `q` when its first packet departs at `at`.
-void schedule_departure(engine& e, core::qp& q, std::uint64_t id, timing::sim_time at) {
+void depart(engine& e, core::qp& q);
+
+// Schedules the build of `q`'s oldest run at its first departure, unless one is scheduled.
+void schedule_departure(engine& e, core::qp& q) {
+    departure_queue& queue = context_of(q).req.departures;
+    if (queue.empty() || queue.build_scheduled()) {
+        return;
+    }
+    queue.set_build_scheduled(true);
     q.add_ref();
-    e.dev().sched().post_at(at, [&e, qp = &q, id] {
-        depart(e, *qp, id);
+    e.dev().sched().post_at(queue.front().last_bit[0], [&e, qp = &q] {
+        depart(e, *qp);
         qp->release();
     });
 }
 
-// The build of run `id` of `q`, at its first packet's departure; it schedules the next run's.
-// A run built earlier (the QP failed: depart_all) is gone from the queue by then.
-void depart(engine& e, core::qp& q, std::uint64_t id) {
+// The scheduled build: every run whose first packet departs by now leaves, and the next
+// build is scheduled. Runs built earlier (depart_all, depart_through) are gone from the queue
+// by then, and a build that finds no run due only schedules the next.
+void depart(engine& e, core::qp& q) {
     if (q.engine_state() == nullptr) {
         return;
     }
     departure_queue& queue = context_of(q).req.departures;
-    if (queue.empty() || queue.front().id != id) {
-        return;
-    }
-    core::send_wqe& w = *queue.front().wqe;
-    if (depart_run(e, q, queue.front())) {
-        queue.pop_front();
-        if (!queue.empty()) {
-            schedule_departure(e, q, queue.front().id, queue.front().last_bit[0]);
+    queue.set_build_scheduled(false);
+    while (!queue.empty() && queue.front().last_bit[0] <= e.dev().sched().now()) {
+        if (!depart_front(e, q, 1)) {
+            // The consumer revoked the message's memory while it was on its way to the port:
+            // the DMA read faults, as it would on a NIC, and the QP fails (a local protection
+            // error).
+            fail_qp(e, q);
+            return;
         }
-        return;
     }
-    // The consumer revoked the message's memory while it was on its way to the port: the DMA
-    // read faults, as it would on a NIC, and the QP fails (a local protection error).
-    queue.clear();
-    w.done = true;
-    fail_qp(e, q);
+    schedule_departure(e, q);
 }
 
 // What transmit_message did.
@@ -216,7 +241,7 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
     const bool inline_data = (w.flags & core::op_flag::inline_data) != 0;
     // A message of one packet is built at once: its frame lives no longer than a run's would,
     // and an event of its own would cost more than it saves.
-    const bool at_departure = w.packets > 1 && e.link().shares_timeline();
+    const bool at_departure = w.packets > 1 && e.link().shares_timeline(*ctx.peer);
     mem::translation_unit& memory = e.dev().memory();
     mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::local_read, payload_sges(w));
     cursor.seek(static_cast<std::uint64_t>(w.resume) * mtu);
@@ -235,9 +260,13 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
         const timing::sim_time leaves =
             e.hw().request_ready(ready, offset, chunk, w.length, inline_data);
         if (!at_departure) {
+            status fault = status::success;
             if (!send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
-                    return fill_payload(q, w, i, mtu, cursor, guard, payload);
+                    return fill_payload(q, w, i, mtu, cursor, guard, payload, fault);
                 })) {
+                if (fault != status::success) {
+                    w.result = fault;
+                }
                 out = transmit_outcome::refused;
                 break;
             }
@@ -254,11 +283,8 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
                 out = transmit_outcome::refused;
                 break;
             }
-            const timing::sim_time last_bit = e.reserve_departure(length, leaves);
-            if (const std::uint64_t id = ctx.req.departures.add(w, ctx.peer, i, last_bit);
-                id != 0) {
-                schedule_departure(e, q, id, last_bit);
-            }
+            ctx.req.departures.add(w, ctx.peer, i, e.reserve_departure(length, leaves));
+            schedule_departure(e, q);
         }
         w.sent_to = std::max(w.sent_to, i + 1);
     }
@@ -360,6 +386,13 @@ void run_requester(engine& e, core::qp& q) {
             continue;
         }
         if (is_local(w.kind)) {
+            // Requests take effect in queue order (REFERENCE.md rule 8): the payload of every
+            // earlier message is read before a bind, fast-register or invalidate changes what
+            // its memory grants.
+            if (!depart_all(e, q)) {
+                fail_qp(e, q);
+                return;
+            }
             w.started = true;
             w.result = execute_local(e, q, w);
             w.done = true;
@@ -425,17 +458,18 @@ void run_requester(engine& e, core::qp& q) {
     complete_in_order(e, q);
 }
 
-void depart_all(engine& e, core::qp& q) {
+bool depart_all(engine& e, core::qp& q) {
+    return depart_front(e, q, context_of(q).req.departures.size());
+}
+
+bool depart_through(engine& e, core::qp& q, const core::send_wqe& w) {
     departure_queue& queue = context_of(q).req.departures;
-    while (!queue.empty()) {
-        core::send_wqe& w = *queue.front().wqe;
-        if (!depart_run(e, q, queue.front())) {
-            queue.clear();
-            w.done = true;
-            return;
+    for (std::size_t i = queue.size(); i > 0; --i) {
+        if (queue.at(i - 1).wqe == &w) {
+            return depart_front(e, q, i);
         }
-        queue.pop_front();
     }
+    return true;
 }
 
 void rewind_requester(engine& e, core::qp& q, std::uint32_t psn) {

@@ -130,6 +130,10 @@ std::shared_ptr<transport::peer> capture_link::resolve(const ip_address& destina
     return std::make_shared<capture_peer>(std::move(p), destination);
 }
 
+bool capture_link::shares_timeline(const peer& to) const noexcept {
+    return inner_->shares_timeline(*static_cast<const capture_peer&>(to).inner);
+}
+
 void capture_link::send(peer& to, frame* f, timing::sim_time departure) {
     auto& p = static_cast<capture_peer&>(to);
     // Recorded before the frame is handed over: it belongs to the inner transport afterwards.

@@ -48,7 +48,7 @@ class capture_link final : public transport {
     void confirm_peer(const ip_address& source) override { inner_->confirm_peer(source); }
     bool input_pending() const noexcept override { return inner_->input_pending(); }
     /// The inner link's answer: a frame built at its departure is recorded then.
-    bool shares_timeline() const noexcept override { return inner_->shares_timeline(); }
+    bool shares_timeline(const peer& to) const noexcept override;
     bool is_sync_peer(const ip_address& source) const noexcept override {
         return inner_->is_sync_peer(source);
     }

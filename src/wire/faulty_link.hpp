@@ -84,7 +84,9 @@ class faulty_link final : public transport {
     void confirm_peer(const ip_address& source) override { base_->confirm_peer(source); }
     bool input_pending() const noexcept override { return base_->input_pending(); }
     /// The base's answer: a frame built at its departure meets its fate when handed over.
-    bool shares_timeline() const noexcept override { return base_->shares_timeline(); }
+    bool shares_timeline(const peer& to) const noexcept override {
+        return base_->shares_timeline(to);
+    }
     bool is_sync_peer(const ip_address& source) const noexcept override {
         return base_->is_sync_peer(source);
     }

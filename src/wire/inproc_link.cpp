@@ -320,8 +320,9 @@ void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
     }
 }
 
-bool inproc_link::shares_timeline() const noexcept {
-    return sched_.mode() == timing::run_mode::deterministic;
+bool inproc_link::shares_timeline(const peer& to) const noexcept {
+    return sched_.mode() == timing::run_mode::deterministic &&
+           static_cast<const inproc_peer&>(to).endpoint->sched == &sched_;
 }
 
 const ip_address& inproc_link::local_address() const noexcept {

@@ -38,8 +38,9 @@ class inproc_link final : public transport {
     void send(peer& to, frame* f, timing::sim_time departure) override;
     /// False: a frame goes from the sender's pool to the receiver's engine untouched.
     bool wants_icrc() const noexcept override { return false; }
-    /// True on a deterministic loop, whose one scheduler orders every frame of the process.
-    bool shares_timeline() const noexcept override;
+    /// True when this adapter and `to`'s run on one deterministic loop, whose scheduler orders
+    /// every frame between them.
+    bool shares_timeline(const peer& to) const noexcept override;
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

@@ -60,12 +60,17 @@ class transport {
     /// sender then leaves the word zero and marks the frame (frame::icrc_elided).
     virtual bool wants_icrc() const noexcept { return true; }
 
-    /// True when this link and every receiver on it run on the sender's simulated timeline (a
-    /// deterministic loop in one process): a frame handed to send() at its departure time then
-    /// arrives exactly as one handed over earlier with the same departure. The engine builds
-    /// such frames as they depart, reading their payload then, as a NIC's DMA does, so that a
-    /// deep queue keeps a few frames alive rather than every frame it has scheduled.
-    virtual bool shares_timeline() const noexcept { return false; }
+    /// True when `to` runs on this adapter's simulated timeline (both on one deterministic
+    /// loop in one process): a frame handed to send() at its departure time then arrives at
+    /// the same simulated time as one handed over earlier with the same departure. The engine
+    /// builds such frames as they depart, reading their payload then, as a NIC's DMA does, so
+    /// that a deep queue keeps a few frames alive rather than every frame it has scheduled.
+    /// Events that fall on the same picosecond may run in another order than they would have,
+    /// and a fault layer draws its random numbers in departure order; a run stays repeatable.
+    virtual bool shares_timeline(const peer& to) const noexcept {
+        (void)to;
+        return false;
+    }
 
     /// A frame from `source` matched a live connection or listener of this adapter (the
     /// engine calls it before the frame may change any state). A socket wire in synchronized

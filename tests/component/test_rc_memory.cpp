@@ -551,6 +551,30 @@ TEST_F(RcMemory, ReadLocalInvalidateInvalidatesTheFirstLocalSgesToken) {
     EXPECT_EQ(0U, w.ProviderErrorCode);
 }
 
+// Requests run in queue order (REFERENCE.md rule 8): an NdkInvalidate posted right behind a
+// write from the region it invalidates takes effect after the write has read its payload, even
+// when that write's packets have not all left when the requester reaches the invalidate.
+TEST_F(RcMemory, AnInvalidatePostedBehindALongWriteFromTheRegionWaitsForItsPayload) {
+    const lam_buffer lb = build_lam(a_, 8 * k_page, 0);
+    fill(lb.bytes, 8 * k_page, 21);
+    NDK_MR* mr = make_fr_mr(a_, 8, FALSE);
+    const fr_region fr = fast_register(a_, mr, lb, 0x60000000, NDK_OP_FLAG_ALLOW_LOCAL_WRITE);
+    NDK_SGE src{};
+    src.VirtualAddress = reinterpret_cast<PVOID>(fr.base);
+    src.Length = 8 * k_page;
+    src.MemoryRegionToken = fr.token;
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &src, 1, b_.buf.address(),
+                                                b_.buf.remote_token, 0));
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkInvalidate(a_.qp, mr, &mr->Header, 0));
+    const NDK_RESULT_EX written = next(a_.cq);
+    EXPECT_EQ(NdkOperationTypeWrite, written.Type);
+    EXPECT_NT_SUCCESS(written.Status);
+    const NDK_RESULT_EX invalidated = next(a_.cq);
+    EXPECT_EQ(NdkOperationTypeInvalidate, invalidated.Type);
+    EXPECT_NT_SUCCESS(invalidated.Status);
+    EXPECT_EQ(0, std::memcmp(b_.buf.bytes, lb.bytes, 8 * k_page));
+}
+
 TEST_F(RcMemory, ReadWithoutLocalInvalidateKeepsTheToken) {
     const lam_buffer lb = build_lam(a_, k_page, 0);
     NDK_MR* mr = make_fr_mr(a_, 4, FALSE);

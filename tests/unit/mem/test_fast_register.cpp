@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <vector>
 
 #include "mem_test_support.hpp"
@@ -61,6 +62,31 @@ void rotating(unit_config& cfg) {
     cfg.rotate_fast_register_tokens = true;
 }
 using FastRegisterRotating = FastRegisterWith<rotating>;
+
+// The engine reads a departing packet's payload again through a cursor that leaves the
+// translation cache alone: through a fast-registered region it still translates each page of
+// the page list and still refuses the region once it is invalidated.
+TEST_F(FastRegister, ACursorThatLeavesTheCacheAloneReadsThroughThePageListAndStopsAtInvalidate) {
+    std::uint32_t token = 0;
+    const fast_register_request rq = request(local_rw);
+    ASSERT_EQ(run(rq, &token), status::success);
+    const std::vector<sge> list{{rq.base_va + page_size - 8, 16, token}};
+    const cache_counters before = unit_.cache_stats();
+    std::vector<std::byte> out(16);
+    {
+        const read_guard g = unit_.read();
+        sge_cursor quiet(unit_, pd_, access_op::local_read, list, false);
+        ASSERT_TRUE(quiet.copy_from_host(g, out).ok());
+    }
+    EXPECT_EQ(std::memcmp(out.data(), buf_.data() + 0x100 + page_size - 8, 16), 0)
+        << "the bytes either side of a page boundary of the list";
+    EXPECT_EQ(unit_.cache_stats().misses, before.misses);
+    EXPECT_EQ(unit_.cache_stats().hits, before.hits);
+    ASSERT_EQ(unit_.execute_invalidate(pd_, mr_), status::success);
+    const read_guard g = unit_.read();
+    sge_cursor quiet(unit_, pd_, access_op::local_read, list, false);
+    EXPECT_EQ(quiet.copy_from_host(g, out).failed, fault::invalid_state);
+}
 
 TEST_F(FastRegister, InitializeBeyondTheAdapterLimitIsImplementationLimit) {
     const region_id mr = unit_.create_region(pd_, region_kind::fast_register).id;

@@ -60,7 +60,7 @@ class capturing_link final : public wire::transport {
         counters_.frames_sent.fetch_add(1);
     }
     bool input_pending() const noexcept override { return unread_; }
-    bool shares_timeline() const noexcept override { return shared_; }
+    bool shares_timeline(const peer&) const noexcept override { return shared_; }
     const wire::ip_address& local_address() const noexcept override { return local_; }
     const wire::link_counters& counters() const noexcept override { return counters_; }
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The departure queue: consecutive packets of one message join a run until it is full or
-// closed, a run is announced for scheduling only when it is the one queued, runs leave oldest
-// first, and the ring grows without reordering or losing a run.
+// closed, runs leave oldest first, the ring grows without reordering or losing a run, and
+// clear counts the packets it drops.
 
 #include <gtest/gtest.h>
 
@@ -22,43 +22,38 @@ class DepartureQueue : public ::testing::Test {
 
 TEST_F(DepartureQueue, ConsecutivePacketsOfOneMessageJoinARunUntilItIsFull) {
     const std::uint32_t n = departure_run::k_max_packets;
-    const std::uint64_t first = q_.add(a_, peer_, 0, 100);
-    EXPECT_NE(first, 0U) << "the only run queued is announced";
-    for (std::uint32_t i = 1; i < n; ++i) {
-        EXPECT_EQ(q_.add(a_, peer_, i, 100 + i), 0U);
+    for (std::uint32_t i = 0; i <= n; ++i) {
+        q_.add(a_, peer_, i, 100 + i);
     }
-    EXPECT_EQ(q_.add(a_, peer_, n, 100 + n), 0U) << "a second run waits behind the first";
-    ASSERT_FALSE(q_.empty());
+    ASSERT_EQ(q_.size(), 2U) << "a full run, and one packet in a second";
     const departure_run& run = q_.front();
-    EXPECT_EQ(run.id, first);
     EXPECT_EQ(run.wqe, &a_);
     EXPECT_EQ(run.first_packet, 0U);
     EXPECT_EQ(run.count, n);
+    EXPECT_EQ(run.last_bit[0], 100U);
     EXPECT_EQ(run.last_bit[n - 1], 100U + n - 1);
     q_.pop_front();
     ASSERT_FALSE(q_.empty());
     EXPECT_EQ(q_.front().first_packet, n);
     EXPECT_EQ(q_.front().count, 1U);
-    EXPECT_GT(q_.front().id, first);
     q_.pop_front();
     EXPECT_TRUE(q_.empty());
 }
 
 TEST_F(DepartureQueue, AnotherMessageAGapOrAClosedRunStartsANewRun) {
-    ASSERT_NE(q_.add(a_, peer_, 0, 1), 0U);
-    EXPECT_EQ(q_.add(b_, peer_, 0, 2), 0U);  // another message
-    EXPECT_EQ(q_.add(b_, peer_, 2, 3), 0U);  // not consecutive
+    q_.add(a_, peer_, 0, 1);
+    q_.add(b_, peer_, 0, 2);  // another message
+    q_.add(b_, peer_, 2, 3);  // not consecutive
     q_.close();
-    EXPECT_EQ(q_.add(b_, peer_, 3, 4), 0U);  // consecutive, but the run was closed
-    std::uint32_t runs = 0;
+    q_.add(b_, peer_, 3, 4);  // consecutive, but the run was closed
+    EXPECT_EQ(q_.size(), 4U);
+    EXPECT_EQ(q_.at(3).first_packet, 3U);
     for (; !q_.empty(); q_.pop_front()) {
         EXPECT_EQ(q_.front().count, 1U);
-        ++runs;
     }
-    EXPECT_EQ(runs, 4U);
 }
 
-TEST_F(DepartureQueue, TheRingGrowsKeepingTheOrderAndClearEmptiesIt) {
+TEST_F(DepartureQueue, TheRingGrowsKeepingTheOrderAndClearCountsWhatItDrops) {
     for (std::uint32_t i = 0; i < 100; ++i) {
         q_.add(i % 2 == 0 ? a_ : b_, peer_, i, i);
     }
@@ -75,10 +70,19 @@ TEST_F(DepartureQueue, TheRingGrowsKeepingTheOrderAndClearEmptiesIt) {
         q_.pop_front();
     }
     EXPECT_EQ(peer_.use_count(), 101) << "each queued run holds the peer";
-    q_.clear();
+    EXPECT_EQ(q_.clear(), 100U);
     EXPECT_TRUE(q_.empty());
     EXPECT_EQ(peer_.use_count(), 1);
-    EXPECT_NE(q_.add(a_, peer_, 0, 0), 0U) << "after clear the next run is announced again";
+}
+
+TEST_F(DepartureQueue, TheScheduledFlagIsTheRequestersToKeep) {
+    EXPECT_FALSE(q_.build_scheduled());
+    q_.set_build_scheduled(true);
+    q_.add(a_, peer_, 0, 0);
+    q_.clear();
+    EXPECT_TRUE(q_.build_scheduled()) << "a build already scheduled stays scheduled";
+    q_.set_build_scheduled(false);
+    EXPECT_FALSE(q_.build_scheduled());
 }
 
 }  // namespace

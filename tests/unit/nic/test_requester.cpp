@@ -280,9 +280,45 @@ TEST_F(Requester, MemoryRevokedBeforeItsPacketsDepartFailsTheRequestAndSendsNone
     EXPECT_EQ(static_cast<status>(done[0].status), status::access_violation);
     EXPECT_EQ(q().state(), core::qp_state::error);
     EXPECT_TRUE(ctx().req.departures.empty());
+    EXPECT_EQ(counters().packets_sent.load(), 0U) << "what never left is not counted as sent";
 }
 
-TEST_F(Requester, AFailingQpSendsWhatThePortHadScheduledBeforeItsRequestsComplete) {
+TEST_F(Requester, AnAckThatFinishesAMessageBeforeItsFramesDepartedSendsThemFirst) {
+    // A retransmission queued behind copies the peer already holds can be acknowledged before
+    // it departs; the message's slot and memory go back to the consumer only after it left.
+    start(timer_off());
+    link_shared_ = true;
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 4, 0, 20 * mtu), status::success);
+    run_until_reserved(loop_, counters(), 20);
+    ASSERT_TRUE(sent_.empty());
+    ack(wire::psn_add(ctx().req.next_psn, wire::psn_mask));  // the message's last PSN
+    EXPECT_EQ(take_sent().size(), 20U);
+    EXPECT_TRUE(ctx().req.departures.empty());
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::success);
+    run();
+    EXPECT_TRUE(take_sent().empty());
+}
+
+TEST_F(Requester, RunsOfLaterMessagesStillLeaveAfterAnAckSentTheFirstOnesEarly) {
+    start(timer_off());
+    link_shared_ = true;
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 5, 0, 20 * mtu), status::success);
+    ASSERT_EQ(post(wr_kind::write, 6, 0, 20 * mtu), status::success);
+    run_until_reserved(loop_, counters(), 40);
+    ASSERT_TRUE(sent_.empty());
+    const std::uint32_t first_last = wire::psn_add(ctx().req.next_psn, wire::psn_mask - 20);
+    ack(first_last);
+    EXPECT_EQ(take_sent().size(), 20U) << "the first message's frames, and no more";
+    run();
+    EXPECT_EQ(take_sent().size(), 20U) << "the second message's runs are built in their turn";
+    EXPECT_TRUE(ctx().req.departures.empty());
+}
+
+TEST_F(Requester, AFailingQpSendsWhatThePortHadScheduled) {
     start(timer_off());
     link_shared_ = true;
     const std::uint32_t mtu = e().hw().mtu();
