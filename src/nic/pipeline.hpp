@@ -3,7 +3,8 @@
 // Index of the engine's stages (one file each) and what they export to one another.
 //
 //   requester.cpp  initiator queue -> request packets: segmentation by MTU, PSNs, read fence,
-//                  outbound read limit, doorbell and DEFER, go-back-N rewind, RNR back-off
+//                  outbound read limit, doorbell and DEFER, go-back-N rewind, RNR back-off,
+//                  frames built as they depart on a shared timeline
 //   responder.cpp  request packets -> PSN and opcode-sequence checks, placement through the
 //                  memory unit, receive completions, read responses, ACK/NAK
 //   completer.cpp  ACK/NAK and read responses -> request completions in queue order, NAK

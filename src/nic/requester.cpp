@@ -8,6 +8,12 @@
 // earlier READ has its response; a READ waits while the outbound read limit (ORD) is reached.
 // NAKs, RNR NAKs and the transport timer (retransmit.cpp) rewind the requester to a PSN
 // (go-back-N); every run that transmits makes sure the QP's timer check is scheduled.
+//
+// On a link that shares the sender's timeline, a message of several packets reserves its
+// packets' turns on the port when it is issued and builds their frames as they depart
+// (departure_queue.hpp, docs/engine.md "Frames built at departure"); a local operation, a
+// completion and a QP failure first build what is queued before them, so that requests keep
+// their order.
 
 #include <algorithm>
 #include <array>
