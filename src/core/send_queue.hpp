@@ -81,6 +81,9 @@ struct send_wqe {
     std::uint64_t placed = 0;   ///< read: response bytes placed so far
     std::uint32_t resume = 0;   ///< next packet index to (re)transmit
     std::uint32_t sent_to = 0;  ///< packets [0, sent_to) have left at least once
+    /// Frames built at departure: the engine's departure queue holds this request's packets
+    /// only in runs it started before this count (nic::departure_queue::runs_started).
+    std::uint64_t departures_end = 0;
     std::uint32_t acked = 0;    ///< send/write: packets the peer acknowledged inside the message
     bool read_counted = false;  ///< read: counted in the outstanding reads
     bool started = false;       ///< requester has assigned its PSNs

@@ -20,6 +20,7 @@ void departure_queue::add(core::send_wqe& w, const std::shared_ptr<wire::transpo
     }
     departure_run& run = runs_[(head_ + size_) % runs_.size()];
     ++size_;
+    ++started_;
     run.wqe = &w;
     run.peer = peer;
     run.first_packet = packet;
@@ -32,6 +33,7 @@ void departure_queue::pop_front() noexcept {
     runs_[head_].peer.reset();
     head_ = (head_ + 1) % runs_.size();
     --size_;
+    ++left_;
 }
 
 std::uint64_t departure_queue::clear() noexcept {

@@ -62,8 +62,12 @@ class departure_queue {
     /// Runs queued.
     std::size_t size() const noexcept { return size_; }
 
-    /// Run `i` counted from the oldest. i < size().
-    departure_run& at(std::size_t i) noexcept { return runs_[(head_ + i) % runs_.size()]; }
+    /// Runs ever started in this queue: a request whose packets were just added has all of
+    /// them in the runs counted so far (send_wqe::departures_end).
+    std::uint64_t runs_started() const noexcept { return started_; }
+
+    /// Runs ever removed (built or dropped): runs_started() - runs_left() == size().
+    std::uint64_t runs_left() const noexcept { return left_; }
 
     /// Removes the oldest run. Not empty().
     void pop_front() noexcept;
@@ -77,6 +81,8 @@ class departure_queue {
     std::vector<departure_run> runs_;  // a ring: size_ runs from head_ on
     std::size_t head_ = 0;
     std::size_t size_ = 0;
+    std::uint64_t started_ = 0;
+    std::uint64_t left_ = 0;
     bool open_ = false;
     bool build_scheduled_ = false;
 };

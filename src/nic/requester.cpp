@@ -290,6 +290,7 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
                 break;
             }
             ctx.req.departures.add(w, ctx.peer, i, e.reserve_departure(length, leaves));
+            w.departures_end = ctx.req.departures.runs_started();
             schedule_departure(e, q);
         }
         w.sent_to = std::max(w.sent_to, i + 1);
@@ -469,13 +470,8 @@ bool depart_all(engine& e, core::qp& q) {
 }
 
 bool depart_through(engine& e, core::qp& q, const core::send_wqe& w) {
-    departure_queue& queue = context_of(q).req.departures;
-    for (std::size_t i = queue.size(); i > 0; --i) {
-        if (queue.at(i - 1).wqe == &w) {
-            return depart_front(e, q, i);
-        }
-    }
-    return true;
+    const std::uint64_t left = context_of(q).req.departures.runs_left();
+    return w.departures_end <= left || depart_front(e, q, w.departures_end - left);
 }
 
 void rewind_requester(engine& e, core::qp& q, std::uint32_t psn) {

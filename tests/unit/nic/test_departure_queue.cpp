@@ -47,7 +47,7 @@ TEST_F(DepartureQueue, AnotherMessageAGapOrAClosedRunStartsANewRun) {
     q_.close();
     q_.add(b_, peer_, 3, 4);  // consecutive, but the run was closed
     EXPECT_EQ(q_.size(), 4U);
-    EXPECT_EQ(q_.at(3).first_packet, 3U);
+    EXPECT_EQ(q_.runs_started(), 4U);
     for (; !q_.empty(); q_.pop_front()) {
         EXPECT_EQ(q_.front().count, 1U);
     }
@@ -70,7 +70,9 @@ TEST_F(DepartureQueue, TheRingGrowsKeepingTheOrderAndClearCountsWhatItDrops) {
         q_.pop_front();
     }
     EXPECT_EQ(peer_.use_count(), 101) << "each queued run holds the peer";
+    EXPECT_EQ(q_.runs_started() - q_.runs_left(), q_.size());
     EXPECT_EQ(q_.clear(), 100U);
+    EXPECT_EQ(q_.runs_left(), 300U) << "dropped runs count as gone";
     EXPECT_TRUE(q_.empty());
     EXPECT_EQ(peer_.use_count(), 1);
 }
