@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <limits>
+#include <optional>
 
 #include "mem/host_memory.hpp"
 #include "mem/page.hpp"
@@ -179,28 +180,12 @@ lookup_result lookup(const lookup_context& ctx, const access_request& rq) noexce
     } else {
         g.position = rq.address;
     }
-    if (rq.length != 0 && !ctx.touch_cache && g.frames) {
-        // A normal region's frames are pinned while it is valid: nothing to check page by page.
-        g.first_page = ctx.host.frame_address(g.pages[page_number(g.position)]);
-    } else if (rq.length != 0 && !ctx.touch_cache) {
-        const std::uint64_t end = g.position + rq.length;
-        for (std::uint64_t pos = g.position; pos < end;) {
-            const std::uint32_t offset = byte_offset(pos);
-            const std::uint64_t n = std::min<std::uint64_t>(end - pos, page_size - offset);
-            const std::uint64_t logical =
-                g.pages != nullptr ? g.pages[page_number(pos)] : page_align(pos);
-            const iommu::page_mapping* m = ctx.mmu.translate(logical);
-            if (out.failed = check_page(m, g.pages == nullptr, offset, n);
-                out.failed != fault::none) {
-                return out;
-            }
-            if (pos == g.position) {
-                g.first_page = ctx.host.frame_address(m->pfn);
-            }
-            pos += n;
+    if (rq.length != 0) {
+        // The probes of this lookup, unless it repeats one the cache already saw.
+        std::optional<translation_cache::session> probes;
+        if (ctx.touch_cache) {
+            probes.emplace(ctx.cache);
         }
-    } else if (rq.length != 0) {
-        translation_cache::session probes(ctx.cache);
         const std::uint64_t end = g.position + rq.length;
         for (std::uint64_t pos = g.position; pos < end;) {
             const std::uint32_t offset = byte_offset(pos);
@@ -216,7 +201,7 @@ lookup_result lookup(const lookup_context& ctx, const access_request& rq) noexce
                 const iommu::page_mapping* m = ctx.mmu.translate(logical);
                 if (out.failed = check_page(m, g.pages == nullptr, offset, n);
                     out.failed != fault::none) {
-                    out.cache_misses = probes.misses();
+                    out.cache_misses = probes ? probes->misses() : 0;
                     return out;
                 }
                 pfn = m->pfn;
@@ -224,13 +209,17 @@ lookup_result lookup(const lookup_context& ctx, const access_request& rq) noexce
                     page = page_number(logical);
                 }
             }
-            probes.touch(rq.token, page, pfn);
             if (pos == g.position) {
                 g.first_page = ctx.host.frame_address(pfn);
             }
+            if (probes) {
+                probes->touch(rq.token, page, pfn);
+            } else if (g.frames) {
+                break;  // nothing more to check, and nothing to record
+            }
             pos += n;
         }
-        out.cache_misses = probes.misses();
+        out.cache_misses = probes ? probes->misses() : 0;
     }
     out.range = g;
     return out;
