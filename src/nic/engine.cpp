@@ -2,7 +2,10 @@
 #include "nic/engine.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <utility>
 
@@ -102,8 +105,17 @@ engine::~engine() {
     // thread) are dropped, and the frames already queued run first, so no task is left that
     // refers to this engine.
     detached_.store(true, std::memory_order_release);
-    link_.reset();
     timing::scheduler& sched = dev_.sched();
+    // A task the engine thread started before the store may still be reading the link
+    // (on_frame checks detached_ once, then uses link_): one more task, run after it, marks
+    // the point from which every task sees the store, and only then does the link go.
+    if (sched.mode() == timing::run_mode::threaded && !sched.in_task()) {
+        const auto passed = std::make_shared<std::atomic<bool>>(false);
+        sched.post([passed] { passed->store(true, std::memory_order_release); });
+        sched.wait_until([&passed] { return passed->load(std::memory_order_acquire); },
+                         std::chrono::seconds(10));
+    }
+    link_.reset();
     if (!sched.in_task()) {
         sched.drain();
         sched.wait_until([&sched] { return sched.idle(); }, std::chrono::seconds(10));
