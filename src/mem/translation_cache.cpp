@@ -9,8 +9,8 @@
 namespace ndksim::mem {
 namespace {
 
-// Counters change only under the cache mutex, so a load and a store suffice (no read-modify-
-// write on the hot path); other threads read them with relaxed loads.
+// Counters change only inside the unit's gate, one holder at a time, so a load and a store
+// suffice (no read-modify-write on the hot path); other threads read them with relaxed loads.
 template <class T>
 void bump(std::atomic<T>& counter) noexcept {
     counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
@@ -51,8 +51,7 @@ void translation_cache::count_out(std::uint32_t token, std::uint32_t n) noexcept
     }
 }
 
-translation_cache::session::session(translation_cache& cache)
-    : cache_(cache), lock_(cache.mutex_) {}
+translation_cache::session::session(translation_cache& cache) : cache_(cache) {}
 
 translation_cache::session::~session() {
     cache_.last_lookup_misses_.store(misses_, std::memory_order_relaxed);
@@ -98,7 +97,6 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
 }
 
 void translation_cache::invalidate_index(std::uint32_t index) noexcept {
-    std::lock_guard lock(mutex_);
     const std::uint32_t any_token = make_token(index, 0);
     const bucket& b = bucket_of(any_token);
     if (b.epoch != epoch_ || b.count == 0) {
@@ -115,7 +113,6 @@ void translation_cache::invalidate_index(std::uint32_t index) noexcept {
 }
 
 void translation_cache::flush() noexcept {
-    std::lock_guard lock(mutex_);
     ++epoch_;
 }
 

@@ -14,13 +14,13 @@
 // cache when it holds none (every registration of a fresh MR asks), so the cache counts its
 // valid entries per bucket of slot indices and scans only when the slot's bucket is not empty.
 //
-// Concurrency: lookups run under the translation unit's shared lock, possibly from several
-// threads, so every operation takes mutex_ (once per lookup, not per page). Counters are
-// atomics readable from any thread.
+// Concurrency: none of its own. Every call comes from inside the owning translation unit's
+// access gate (mem/access_gate.hpp), which admits one holder at a time and orders each holder
+// after the one before, whichever thread each ran on. Counters are atomics readable from any
+// thread.
 
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 #include <vector>
 
 namespace ndksim::mem {
@@ -61,14 +61,13 @@ class translation_cache {
     translation_cache(const translation_cache&) = delete;
     translation_cache& operator=(const translation_cache&) = delete;
 
-    /// The probes of one lookup. Holds the cache lock for its lifetime; records the lookup's
-    /// miss count on destruction.
+    /// The probes of one lookup; records the lookup's miss count on destruction.
     class session {
       public:
-        /// Starts the probes of one lookup on `cache` (takes its lock).
+        /// Starts the probes of one lookup on `cache`.
         explicit session(translation_cache& cache);
 
-        /// Publishes this lookup's miss count as last_lookup_misses and releases the lock.
+        /// Publishes this lookup's miss count as last_lookup_misses.
         ~session();
         session(const session&) = delete;
         session& operator=(const session&) = delete;
@@ -83,7 +82,6 @@ class translation_cache {
 
       private:
         translation_cache& cache_;
-        std::lock_guard<std::mutex> lock_;
         std::uint32_t misses_ = 0;
     };
 
@@ -122,7 +120,6 @@ class translation_cache {
     std::uint32_t ways_;
     std::vector<entry> entries_;
     std::vector<bucket> buckets_;  // a power of two, at least twice the entries
-    std::mutex mutex_;
     std::uint64_t epoch_ = 1;
     std::uint64_t clock_ = 0;
     std::atomic<std::uint64_t> hits_{0};

@@ -16,8 +16,8 @@ std::uint64_t list_bytes(const std::vector<std::uint64_t>& pages) noexcept {
     return pages.capacity() * sizeof(std::uint64_t);
 }
 
-// The units whose lock this thread holds shared (read guards nest across units, e.g. an engine
-// copying between two adapters of one process).
+// The units whose gate this thread is inside as the data path (read guards nest across units:
+// one thread drives every adapter of a deterministic loop).
 constexpr std::size_t k_max_nested_guards = 8;
 // initial-exec: touched by every read guard, once per packet (see util/irql.hpp).
 [[gnu::tls_model(
@@ -27,21 +27,48 @@ constexpr std::size_t k_max_nested_guards = 8;
 
 }  // namespace
 
-read_guard::read_guard(const translation_unit& unit, std::shared_mutex& m)
-    : lock_(m), unit_(&unit) {
+read_guard::read_guard(const translation_unit& unit) : unit_(&unit) {
+    if (unit.guarded_here()) {
+        nested_ = true;  // already inside; entering again would wait for this thread to leave
+        return;
+    }
+    how_ = unit.gate_.enter_read();
     if (t_guard_count < k_max_nested_guards) {
         t_guards[t_guard_count++] = unit_;
     }
 }
 
 read_guard::~read_guard() {
+    if (nested_) {
+        return;
+    }
     for (std::size_t i = t_guard_count; i-- > 0;) {
         if (t_guards[i] == unit_) {
             t_guards[i] = t_guards[--t_guard_count];
             break;
         }
     }
+    unit_->gate_.leave(how_);
 }
+
+class translation_unit::exclusive_hold {
+  public:
+    explicit exclusive_hold(access_gate* gate) noexcept : gate_(gate) {
+        if (gate_ != nullptr) {
+            gate_->enter_exclusive();
+        }
+    }
+    ~exclusive_hold() {
+        if (gate_ != nullptr) {
+            gate_->leave(access_gate::entry::exclusive);
+        }
+    }
+    exclusive_hold(const exclusive_hold&) = delete;
+    exclusive_hold& operator=(const exclusive_hold&) = delete;
+
+  private:
+    access_gate* gate_;
+};
 
 bool translation_unit::guarded_here() const noexcept {
     for (std::size_t i = 0; i < t_guard_count; ++i) {
@@ -61,11 +88,11 @@ bool translation_unit::held_by_this_thread(const char* operation) const noexcept
     return true;
 }
 
-std::shared_lock<std::shared_mutex> translation_unit::shared_lock() const {
-    // A thread that holds a read_guard already holds the lock shared; taking it again could
-    // deadlock behind a waiting writer.
-    return guarded_here() ? std::shared_lock<std::shared_mutex>(mutex_, std::defer_lock)
-                          : std::shared_lock<std::shared_mutex>(mutex_);
+translation_unit::exclusive_hold translation_unit::exclusive() const noexcept {
+    // A thread inside the gate as the data path already excludes every control operation;
+    // entering again would wait for itself. Control operations refuse that case before they
+    // get here (held_by_this_thread), so only queries pass through it.
+    return exclusive_hold(guarded_here() ? nullptr : &gate_);
 }
 
 translation_unit::translation_unit(host_memory& host, unit_config cfg)
@@ -80,7 +107,7 @@ translation_unit::translation_unit(host_memory& host, unit_config cfg)
 translation_unit::~translation_unit() {
     for (std::uint32_t i = 1; i < table_.extent(); ++i) {
         if (slot* s = table_.find(i, slot_kind::region); s != nullptr) {
-            unmap_region_locked(s->reg);
+            unmap_region_exclusive(s->reg);
         }
     }
 }
@@ -104,7 +131,7 @@ pd_result translation_unit::create_pd() {
     if (held_by_this_thread("create_pd")) {
         return {status::invalid_device_state, pd_id::none};
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     const std::uint32_t index = table_.allocate(slot_kind::privileged);
     if (index == 0) {
         NDKSIM_DEBUG("{} create_pd: token table full", cfg_.name);
@@ -125,7 +152,7 @@ status translation_unit::destroy_pd(pd_id pd) {
     if (held_by_this_thread("destroy_pd")) {
         return status::invalid_device_state;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     const auto it = pds_.find(raw(pd));
     if (it == pds_.end()) {
         return status::invalid_handle;
@@ -143,13 +170,13 @@ status translation_unit::destroy_pd(pd_id pd) {
 }
 
 std::uint32_t translation_unit::privileged_token(pd_id pd) const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     const auto it = pds_.find(raw(pd));
     return it == pds_.end() ? 0 : table_.active_token(it->second.privileged_index);
 }
 
 pd_id translation_unit::privileged_owner(std::uint32_t token) const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     for (const auto& [id, entry] : pds_) {
         if (table_.active_token(entry.privileged_index) == token) {
             return pd_id{id};
@@ -191,7 +218,7 @@ lam_result translation_unit::build_lam(mdl_chain chain, std::uint64_t length,
     if (out.st = chain_frames(chain, length, pfns); out.st != status::success) {
         return out;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     if (lams_.size() >= cfg_.max_lams) {
         out.st = status::insufficient_resources;
         return out;
@@ -227,7 +254,7 @@ bool translation_unit::release_lam(lam_id id) {
     }
     std::vector<std::uint64_t> pages;
     {
-        std::unique_lock lock(mutex_);
+        const exclusive_hold hold = exclusive();
         const auto it = lams_.find(raw(id));
         if (it == lams_.end()) {
             return false;
@@ -248,7 +275,7 @@ region_result translation_unit::create_region(pd_id pd, region_kind kind) {
     if (held_by_this_thread("create_region")) {
         return {status::invalid_device_state, region_id::none};
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     const auto it = pds_.find(raw(pd));
     if (it == pds_.end()) {
         return {status::invalid_handle, region_id::none};
@@ -265,7 +292,7 @@ region_result translation_unit::create_region(pd_id pd, region_kind kind) {
     return {status::success, region_id{index}};
 }
 
-void translation_unit::unmap_region_locked(region& r) noexcept {
+void translation_unit::unmap_region_exclusive(region& r) noexcept {
     if (r.kind == region_kind::normal && r.state == region_state::valid) {
         mmu_.unmap_frames(std::span<const std::uint64_t>(r.pages.data(), r.page_count));
         // Taking pages out of the adapter's reach flushes the translation cache, as any IOMMU
@@ -279,7 +306,7 @@ status translation_unit::destroy_region(region_id id) {
         return status::invalid_device_state;
     }
     page_list released;
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* s = region_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -287,7 +314,7 @@ status translation_unit::destroy_region(region_id id) {
     if (const status st = check_destroy(s->reg); st != status::success) {
         return st;
     }
-    unmap_region_locked(s->reg);
+    unmap_region_exclusive(s->reg);
     page_list_bytes_ -= s->reg.pages.bytes();
     released.swap(s->reg.pages);
     --pds_.at(raw(s->reg.pd)).children;
@@ -308,7 +335,7 @@ status translation_unit::register_region(region_id id, mdl_chain chain, std::uin
         return geo.st;
     }
     // The page list holds the frames themselves (region.hpp page_list): built here, outside
-    // the lock, and swapped in once the checks pass.
+    // the gate, and swapped in once the checks pass.
     page_list frames;
     if (!frames.assign(geo.pages)) {
         return status::insufficient_resources;
@@ -317,7 +344,7 @@ status translation_unit::register_region(region_id id, mdl_chain chain, std::uin
     if (const status st = chain_frames(chain, length, pfns); st != status::success) {
         return st;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* s = region_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -352,7 +379,7 @@ status translation_unit::deregister_region(region_id id) {
         return status::invalid_device_state;
     }
     page_list released;
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* s = region_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -362,7 +389,7 @@ status translation_unit::deregister_region(region_id id) {
         NDKSIM_DEBUG("{} deregister_region #{}: {}", cfg_.name, raw(id), st);
         return st;
     }
-    unmap_region_locked(r);
+    unmap_region_exclusive(r);
     page_list_bytes_ -= r.pages.bytes();
     released.swap(r.pages);
     r.page_count = 0;
@@ -381,7 +408,7 @@ status translation_unit::initialize_fast_register(region_id id, std::uint32_t pa
     if (!pages.assign(std::min(page_count, cfg_.max_fast_register_pages))) {
         return status::insufficient_resources;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* s = region_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -403,7 +430,7 @@ status translation_unit::initialize_fast_register(region_id id, std::uint32_t pa
 }
 
 std::uint32_t translation_unit::local_token(region_id id) const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     return region_slot(id) == nullptr ? 0 : table_.issued_token(raw(id));
 }
 
@@ -412,7 +439,7 @@ std::uint32_t translation_unit::remote_token(region_id id) const {
 }
 
 region_info translation_unit::describe(region_id id) const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     const slot* s = region_slot(id);
     if (s == nullptr) {
         return {};
@@ -428,7 +455,7 @@ window_result translation_unit::create_window(pd_id pd) {
     if (held_by_this_thread("create_window")) {
         return {status::invalid_device_state, window_id::none};
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     const auto it = pds_.find(raw(pd));
     if (it == pds_.end()) {
         return {status::invalid_handle, window_id::none};
@@ -447,7 +474,7 @@ status translation_unit::destroy_window(window_id id) {
     if (held_by_this_thread("destroy_window")) {
         return status::invalid_device_state;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* s = window_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -466,12 +493,12 @@ status translation_unit::destroy_window(window_id id) {
 }
 
 std::uint32_t translation_unit::window_token(window_id id) const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     return window_slot(id) == nullptr ? 0 : table_.issued_token(raw(id));
 }
 
 window_info translation_unit::describe(window_id id) const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     const slot* s = window_slot(id);
     if (s == nullptr) {
         return {};
@@ -486,7 +513,7 @@ token_result translation_unit::post_fast_register(pd_id qp_pd, const fast_regist
     if (held_by_this_thread("post_fast_register")) {
         return {status::invalid_device_state, 0};
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* s = region_slot(rq.region);
     if (s == nullptr) {
         return {status::invalid_handle, 0};
@@ -506,7 +533,7 @@ status translation_unit::execute_fast_register(pd_id qp_pd, const fast_register_
     if (held_by_this_thread("execute_fast_register")) {
         return status::invalid_device_state;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* s = region_slot(rq.region);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -529,7 +556,7 @@ token_result translation_unit::post_bind(pd_id qp_pd, const bind_request& rq) {
     if (held_by_this_thread("post_bind")) {
         return {status::invalid_device_state, 0};
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* ws = window_slot(rq.window);
     const slot* rs = region_slot(rq.region);
     if (ws == nullptr || rs == nullptr) {
@@ -548,7 +575,7 @@ status translation_unit::execute_bind(pd_id qp_pd, const bind_request& rq, std::
     if (held_by_this_thread("execute_bind")) {
         return status::invalid_device_state;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     slot* ws = window_slot(rq.window);
     slot* rs = region_slot(rq.region);
     if (ws == nullptr || rs == nullptr) {
@@ -576,7 +603,7 @@ status translation_unit::execute_bind(pd_id qp_pd, const bind_request& rq, std::
 }
 
 status translation_unit::post_invalidate(pd_id qp_pd, region_id id) const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     const slot* s = region_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -588,7 +615,7 @@ status translation_unit::post_invalidate(pd_id qp_pd, region_id id) const {
     return s->reg.pd == qp_pd ? status::success : status::access_violation;
 }
 
-status translation_unit::invalidate_region_locked(pd_id qp_pd, std::uint32_t index) {
+status translation_unit::invalidate_region_exclusive(pd_id qp_pd, std::uint32_t index) {
     slot* s = table_.find(index, slot_kind::region);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -603,7 +630,7 @@ status translation_unit::invalidate_region_locked(pd_id qp_pd, std::uint32_t ind
     return status::success;
 }
 
-status translation_unit::invalidate_window_locked(pd_id qp_pd, std::uint32_t index) {
+status translation_unit::invalidate_window_exclusive(pd_id qp_pd, std::uint32_t index) {
     slot* s = table_.find(index, slot_kind::window);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -626,32 +653,32 @@ status translation_unit::execute_invalidate(pd_id qp_pd, region_id id) {
     if (held_by_this_thread("execute_invalidate")) {
         return status::invalid_device_state;
     }
-    std::unique_lock lock(mutex_);
-    return invalidate_region_locked(qp_pd, raw(id));
+    const exclusive_hold hold = exclusive();
+    return invalidate_region_exclusive(qp_pd, raw(id));
 }
 
 status translation_unit::execute_invalidate(pd_id qp_pd, window_id id) {
     if (held_by_this_thread("execute_invalidate")) {
         return status::invalid_device_state;
     }
-    std::unique_lock lock(mutex_);
-    return invalidate_window_locked(qp_pd, raw(id));
+    const exclusive_hold hold = exclusive();
+    return invalidate_window_exclusive(qp_pd, raw(id));
 }
 
 status translation_unit::execute_invalidate_token(pd_id qp_pd, std::uint32_t token) {
     if (held_by_this_thread("execute_invalidate_token")) {
         return status::invalid_device_state;
     }
-    std::unique_lock lock(mutex_);
+    const exclusive_hold hold = exclusive();
     const slot* s = check_entry(table_, token);
     if (check_key(s, token) != fault::none) {
         return status::access_violation;
     }
     switch (s->kind) {
         case slot_kind::region:
-            return invalidate_region_locked(qp_pd, token_index(token));
+            return invalidate_region_exclusive(qp_pd, token_index(token));
         case slot_kind::window:
-            return invalidate_window_locked(qp_pd, token_index(token));
+            return invalidate_window_exclusive(qp_pd, token_index(token));
         case slot_kind::privileged:
         case slot_kind::free:
             break;
@@ -662,7 +689,7 @@ status translation_unit::execute_invalidate_token(pd_id qp_pd, std::uint32_t tok
 // ---- data path -------------------------------------------------------------------------------
 
 read_guard translation_unit::read() const {
-    return read_guard(*this, mutex_);
+    return read_guard(*this);
 }
 
 lookup_result translation_unit::lookup(const read_guard& guard, const access_request& rq,
@@ -686,17 +713,17 @@ std::uint64_t translation_unit::generation(const read_guard& guard) const noexce
 }
 
 std::uint32_t translation_unit::mapped_pages() const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     return mmu_.mapped_pages();
 }
 
 std::size_t translation_unit::live_lams() const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     return lams_.size();
 }
 
 unit_footprint translation_unit::footprint() const {
-    const auto lock = shared_lock();
+    const exclusive_hold hold = exclusive();
     return {table_.live(), table_.bytes(), mmu_.mapped_pages(), mmu_.bytes() + page_list_bytes_};
 }
 

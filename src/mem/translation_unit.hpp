@@ -7,36 +7,39 @@
 // Concurrency design. Control operations (create/destroy, register/deregister, build/release
 // LAM, initialize fast-register, the post and execute halves of fast-register, bind and
 // invalidate) come from consumer threads and from the engine thread; data-path lookups come from
-// the engine thread(s). One std::shared_mutex (mutex_) protects the token table, the PD table,
-// the LAM table, the IOMMU and the generation counter:
+// the adapter's one data-path thread (its engine thread, or the thread driving its deterministic
+// loop). An access_gate (mem/access_gate.hpp) keeps them apart and protects the token table,
+// the PD table, the LAM table, the IOMMU, the translation cache and the generation counter:
+//   * the data path enters it once per work request or packet (read()) with one exchange of
+//     its own flag, no lock, and holds the read_guard across lookup and data movement, so a
+//     region cannot be deregistered, a LAM released or a frame unpinned while bytes move
+//     through it. A grant remembers the generation it was made in; every control operation
+//     that can revoke access bumps the generation, and sge_cursor re-runs the lookup when it
+//     changed between two guards;
 //   * a control operation does its allocation and all checks over caller data (MDL chain
-//     geometry, PFN gathering, page-list buffers) before taking the lock, then takes it
-//     exclusively, runs the check_*() over unit state and, if it passes, the apply step, which
-//     cannot fail. The exclusive section is O(pages) table writes with no allocation other than
-//     the IOMMU slot reservation;
-//   * the data path takes the lock shared once per work request or packet (read()), and holds the
-//     read_guard across lookup and data movement, so a region cannot be deregistered, a LAM
-//     released or a frame unpinned while bytes move through it. A grant remembers the generation
-//     it was made in; every control operation that can revoke access bumps the generation, and
-//     sge_cursor re-runs the lookup when it changed between two guards;
-//   * the translation cache is mutated by lookups under the shared lock, so it has its own
-//     mutex, taken once per lookup (lock order: mutex_, then the cache's);
-//   * host_memory is process-wide with its own mutex (lock order: mutex_, then host_memory's);
+//     geometry, PFN gathering, page-list buffers) before entering, then enters exclusively
+//     (the gate's mutex, waiting for the reader to leave), runs the check_*() over unit state
+//     and, if it passes, the apply step, which cannot fail. The exclusive section is O(pages)
+//     table writes with no allocation other than the IOMMU slot reservation. Queries from
+//     consumer threads (tokens, describe, footprint) enter exclusively too;
+//   * the gate admits one holder at a time, so the translation cache model, which every lookup
+//     updates, needs no lock of its own;
+//   * host_memory is process-wide with its own mutex (taken inside the gate, never around it);
 //     its frame-to-pointer translation is lock-free.
-// A thread must not hold a read_guard while calling a control operation on the same unit (the
-// exclusive lock would wait for itself): such a call is refused with invalid_device_state (and
-// logged at error) instead of deadlocking. Nothing on the data path allocates or logs above
+// A thread must not hold a read_guard while calling a control operation on the same unit (it
+// would wait for itself to leave): such a call is refused with invalid_device_state (and
+// logged at error) instead of deadlocking. A query made while holding one, and a second
+// read_guard on the same unit, enter nothing. Nothing on the data path allocates or logs above
 // trace.
 
 #include <cstdint>
-#include <mutex>
-#include <shared_mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "mem/access.hpp"
+#include "mem/access_gate.hpp"
 #include "mem/host_memory.hpp"
 #include "mem/ids.hpp"
 #include "mem/iommu.hpp"
@@ -128,25 +131,26 @@ struct window_info {
 
 class translation_unit;
 
-/// Proof that the caller holds a unit's lock shared. Lookups and data movement require one.
-/// Neither copyable nor movable: it lives in the scope of the thread that took it. The unit's
-/// const queries (tokens, describe) may be called while holding one.
+/// Proof that the caller is inside a unit's access gate as its data path. Lookups and data
+/// movement require one. Neither copyable nor movable: it lives in the scope of the thread
+/// that took it. The unit's const queries (tokens, describe) may be called while holding one.
 class read_guard {
   public:
-    /// Releases the shared lock.
+    /// Leaves the gate (nothing, for a guard nested in another on the same unit).
     ~read_guard();
     read_guard(const read_guard&) = delete;
     read_guard& operator=(const read_guard&) = delete;
 
-    /// The unit this guard locks.
+    /// The unit this guard is for.
     const translation_unit& unit() const noexcept { return *unit_; }
 
   private:
     friend class translation_unit;
-    read_guard(const translation_unit& unit, std::shared_mutex& m);
+    explicit read_guard(const translation_unit& unit);
 
-    std::shared_lock<std::shared_mutex> lock_;
     const translation_unit* unit_;
+    access_gate::entry how_ = access_gate::entry::fast;
+    bool nested_ = false;  // this thread already held a guard on the unit: this one took nothing
 };
 
 class translation_unit {
@@ -286,7 +290,8 @@ class translation_unit {
 
     // ---- data path --------------------------------------------------------------------------
 
-    /// Takes the unit's lock shared for a batch of lookups and data movement.
+    /// Enters the unit's access gate as its data path, for a batch of lookups and data
+    /// movement: no lock unless a control operation holds the gate (then it waits for it).
     [[nodiscard]] read_guard read() const;
 
     /// The lookup (lookup.hpp) of `rq` against this unit. `touch_cache` false repeats the
@@ -305,6 +310,10 @@ class translation_unit {
 
     /// Translation-cache counters (hits, misses, last lookup's misses, stale hits).
     cache_counters cache_stats() const noexcept { return cache_.counters(); }
+
+    /// True while a control operation holds the unit's access gate or waits for the data path
+    /// to leave it (diagnostics and tests; a snapshot).
+    bool control_waiting() const noexcept { return gate_.closed(); }
 
     /// Entries of the translation cache (unit_config::cache).
     std::uint32_t cache_capacity() const noexcept { return cache_.capacity(); }
@@ -330,20 +339,26 @@ class translation_unit {
         std::uint32_t children = 0;  // regions and windows of the PD
     };
 
+    class exclusive_hold;
+    friend class read_guard;
+
     bool guarded_here() const noexcept;
     bool held_by_this_thread(const char* operation) const noexcept;
-    std::shared_lock<std::shared_mutex> shared_lock() const;
+    // A control operation's or a query's stay in the gate (nothing when this thread holds a
+    // read_guard on the unit, for a query).
+    exclusive_hold exclusive() const noexcept;
     slot* region_slot(region_id id) noexcept;
     const slot* region_slot(region_id id) const noexcept;
     slot* window_slot(window_id id) noexcept;
     const slot* window_slot(window_id id) const noexcept;
-    status invalidate_region_locked(pd_id qp_pd, std::uint32_t index);
-    status invalidate_window_locked(pd_id qp_pd, std::uint32_t index);
-    void unmap_region_locked(region& r) noexcept;
+    // *_exclusive members run inside the gate, entered exclusively.
+    status invalidate_region_exclusive(pd_id qp_pd, std::uint32_t index);
+    status invalidate_window_exclusive(pd_id qp_pd, std::uint32_t index);
+    void unmap_region_exclusive(region& r) noexcept;
 
     host_memory& host_;
     unit_config cfg_;
-    mutable std::shared_mutex mutex_;
+    mutable access_gate gate_;
     region_table table_;
     iommu mmu_;
     std::unordered_map<std::uint32_t, pd_record> pds_;
