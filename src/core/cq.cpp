@@ -58,6 +58,7 @@ cq::cq(adapter& handle, std::uint32_t depth, notify_fn notify)
       notify_(std::move(notify)),
       verifier_(&handle.dev().verifier()),
       contexts_(&handle.dev().contexts()),
+      synced_(handle.dev().sync() != nullptr),
       ring_(depth) {}
 
 ref<cq> cq::create(adapter& handle, std::uint32_t depth, notify_fn notify) {
@@ -70,8 +71,7 @@ std::uint32_t cq::depth() const noexcept {
 }
 
 std::uint32_t cq::queued() const noexcept {
-    std::lock_guard lock(state_mutex_);
-    return ring_.size();
+    return queued_.load(std::memory_order_acquire);
 }
 
 bool cq::overrun() const noexcept {
@@ -103,6 +103,7 @@ status cq::post(const completion& c, bool overrun) {
         return status::buffer_overflow;
     }
     ++pushed_;
+    queued_.store(ring_.size(), std::memory_order_release);
     // Synchronized time: a completion the consumer polls for is shown to it now, while one it
     // waits to be notified of (armed, or a notification on its way) is shown by the callback.
     if (timing::sync_domain* d = dev().sync();

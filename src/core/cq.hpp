@@ -9,7 +9,10 @@
 //    reads or writes them takes it; it is never held while a consumer callback runs, and no
 //    other object mutex is taken while it is held (the scheduler's queue mutex may be, to post
 //    a task; the scheduler never calls back under that mutex; with the verifier's rule 17 on,
-//    a poll takes the device's outstanding_contexts mutex, which takes no other).
+//    a poll takes the device's outstanding_contexts mutex, which takes no other). One
+//    exception: a poll that finds the ring empty by queued_ (an atomic copy of its size) takes
+//    no lock when neither the verifier nor synchronized time is on, since such a poll changes
+//    nothing; a spinning consumer then never holds the mutex the engine's post() needs.
 //  - Producer: the QP engine calls post() from tasks of dev().sched() only. Consumers: poll()
 //    (NdkGetCqResults / NdkGetCqResultsEx) and arm() (NdkArmCq) from any consumer thread; the
 //    consumer serializes those per CQ (rule 13), the mutex makes them safe against the engine.
@@ -165,9 +168,13 @@ class cq final : public object {
     notify_fn notify_;
     const verifier::checker* verifier_;  // the device's, read by the inline poll()
     outstanding_contexts* contexts_;     // the device's, likewise
+    const bool synced_;                  // the device runs in synchronized time
 
     mutable std::mutex state_mutex_;
     completion_ring ring_;
+    // ring_.size(), stored under state_mutex_ after every change; read without it by poll()
+    // and queued().
+    std::atomic<std::uint32_t> queued_{0};
     // Sequence numbers of entries ever pushed and popped: the head entry's number is popped_,
     // and an entry is newer than the last notification when its number is >= mark_.
     std::uint64_t pushed_ = 0;
@@ -247,6 +254,12 @@ constexpr bool satisfies(notify_type t, const completion& c) noexcept {
 
 template <class Fill>
 std::uint32_t cq::poll(std::uint32_t max, Fill&& fill) {
+    // A consumer that spins on an empty CQ takes no lock: with no verifier and no synchronized
+    // time, a poll that finds nothing changes nothing, and seeing the count before a concurrent
+    // post puts this poll before that post.
+    if (!synced_ && queued_.load(std::memory_order_acquire) == 0 && !verifier_->on()) {
+        return 0;
+    }
     std::lock_guard lock(state_mutex_);
     bool retrieving = false;
     if (verifier_->on()) [[unlikely]] {
@@ -265,6 +278,7 @@ std::uint32_t cq::poll(std::uint32_t max, Fill&& fill) {
         ring_.pop();
         ++n;
     }
+    queued_.store(ring_.size(), std::memory_order_release);
     polled_locked(n);
     return n;
 }

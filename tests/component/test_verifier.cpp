@@ -283,6 +283,27 @@ TEST_F(VerifierCq, RearmingInsideTheNotificationBeforeDrainingIsReported) {
     EXPECT_EQ(before + 1, log_.size());
 }
 
+TEST_F(VerifierCq, AnEmptyPollInsideTheNotificationCountsAsDrainingBeforeTheRearm) {
+    // The completion is retrieved before its notification runs, so the callback's poll finds
+    // the CQ empty; arming after that poll is the correct order, and an empty poll is still a
+    // poll to the verifier.
+    std::uint32_t inside_polled = 99;
+    n_.inside = [this, &inside_polled] {
+        NDK_RESULT r[4];
+        inside_polled = n_.cq->Dispatch->NdkGetCqResults(n_.cq, r, 4);
+        n_.cq->Dispatch->NdkArmCq(n_.cq, NDK_CQ_NOTIFY_ANY);
+    };
+    complete_sends(1);
+    n_.cq->Dispatch->NdkArmCq(n_.cq, NDK_CQ_NOTIFY_ANY);
+    NDK_RESULT r[4];
+    ASSERT_EQ(1u, n_.cq->Dispatch->NdkGetCqResults(n_.cq, r, 4));
+    const std::size_t before = log_.size();
+    settle();
+    ASSERT_EQ(1, n_.notifications);
+    EXPECT_EQ(0u, inside_polled);
+    EXPECT_EQ(before, log_.size());
+}
+
 TEST_F(VerifierCq, ClosingACqArmedOverStaleCompletionsIsReported) {
     complete_sends(2);
     n_.cq->Dispatch->NdkArmCq(n_.cq, NDK_CQ_NOTIFY_ANY);
