@@ -14,10 +14,11 @@
 namespace {
 
 NTSTATUS create_with(ndksim_time_mode mode, double factor, ndksim_loop* loop,
-                     ndksim_wire wire = NDKSIM_WIRE_DEFAULT, std::string* json = nullptr) {
+                     ndksim_wire wire = NDKSIM_WIRE_DEFAULT, std::string* json = nullptr,
+                     const char* address = "127.0.9.2") {
     ndksim_adapter_config c;
     ndksim_adapter_config_init(&c);
-    c.address = "127.0.9.2";
+    c.address = address;
     c.time_mode = mode;
     c.pace_factor = factor;
     c.loop = loop;
@@ -96,13 +97,15 @@ TEST(TimeMode, SynchronizedOnALoopIsRefused) {
     ndksim_loop_destroy(loop);
 }
 
+// The tests that bind a socket run as separate processes, possibly at the same time (ctest -j):
+// each binds an address of its own.
 TEST(TimeMode, SynchronizedWorksOnTheSocketWires) {
     std::string json;
-    EXPECT_EQ(STATUS_SUCCESS,
-              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_UDP, &json));
+    EXPECT_EQ(STATUS_SUCCESS, create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_UDP,
+                                          &json, "127.0.9.4"));
     EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
-    EXPECT_EQ(STATUS_SUCCESS,
-              create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_TCP, &json));
+    EXPECT_EQ(STATUS_SUCCESS, create_with(NDKSIM_TIME_SYNCHRONIZED, 1.0, nullptr, NDKSIM_WIRE_TCP,
+                                          &json, "127.0.9.4"));
     EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
 }
 
@@ -114,8 +117,8 @@ TEST(TimeMode, TheEnvironmentVariableChoosesTheModeOfThreadedAdapters) {
                   create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_DEFAULT, &json));
         EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
         // A socket wire follows it too, and a loop is a loop.
-        EXPECT_EQ(STATUS_SUCCESS,
-                  create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_UDP, &json));
+        EXPECT_EQ(STATUS_SUCCESS, create_with(NDKSIM_TIME_VIRTUAL, 1.0, nullptr, NDKSIM_WIRE_UDP,
+                                              &json, "127.0.9.5"));
         EXPECT_NE(std::string::npos, json.find("\"synchronization\"")) << json;
         ndksim_loop* loop = nullptr;
         ASSERT_EQ(STATUS_SUCCESS, ndksim_loop_create(&loop));
