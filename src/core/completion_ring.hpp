@@ -3,7 +3,7 @@
 // The entries of one completion queue: a fixed-capacity FIFO of core::completion, allocated
 // when the CQ is created or resized and never on push or pop (STYLE.md habit 7).
 //
-// Concurrency: none of its own. The owning core::cq guards every call with its state mutex;
+// Concurrency: none of its own. The owning core::cq guards every call with its access gate;
 // see the block at core::cq.
 
 #include <cstdint>

@@ -66,7 +66,7 @@ ref<cq> cq::create(adapter& handle, std::uint32_t depth, notify_fn notify) {
 }
 
 std::uint32_t cq::depth() const noexcept {
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     return ring_.capacity();
 }
 
@@ -79,17 +79,18 @@ bool cq::overrun() const noexcept {
 }
 
 std::uint32_t cq::moderation_interval_us() const noexcept {
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     return moderation_interval_us_;
 }
 
 std::uint32_t cq::moderation_count() const noexcept {
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     return moderation_count_;
 }
 
 status cq::post(const completion& c, bool overrun) {
-    std::lock_guard lock(state_mutex_);
+    // The engine is the gate's reader: no lock unless a consumer call is inside.
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
     if (dead_) {
         return status::buffer_overflow;
     }
@@ -149,7 +150,7 @@ void cq::arm(notify_type type) {
     if (verify) [[unlikely]] {
         verify_arm();
     }
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     if (dead_ || !is_open()) {
         NDKSIM_DEBUG("{}: arm ignored ({})", ident(), dead_ ? "overrun" : "closing");
         return;
@@ -205,7 +206,7 @@ void cq::arm_satisfied_locked(std::uint32_t already_queued) {
 }
 
 void cq::moderation_expired(std::uint64_t generation) {
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     if (!moderating_ || generation != moderation_generation_) {
         return;
     }
@@ -236,7 +237,7 @@ void cq::deliver() {
     status s = status::success;
     bool call = false;
     {
-        std::lock_guard lock(state_mutex_);
+        const util::access_gate::hold in(gate_, util::access_gate::side::other);
         if (pending_) {
             pending_ = false;
             s = pending_status_;
@@ -263,7 +264,7 @@ void cq::deliver() {
             t_notifying = outer;
         }
     }
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     // A notification requested while the callback ran (a re-arm from inside it, or the
     // engine) is delivered by a new task, after this callback has returned (rule 14).
     if (pending_ && is_open()) {
@@ -286,7 +287,7 @@ void cq::polled_locked(std::uint32_t returned) noexcept {
 void cq::on_close_requested() {
     std::uint32_t stale = 0;
     {
-        std::lock_guard lock(state_mutex_);
+        const util::access_gate::hold in(gate_, util::access_gate::side::other);
         if (timing::sync_domain* d = dev().sync()) {
             // Nobody polls a closed CQ: its entries no longer hold simulated time.
             d->completions_dropped(counted_);
@@ -313,7 +314,7 @@ status cq::check_resize(std::uint32_t depth) const noexcept {
     if (depth == 0 || depth > dev().limits().max_cq_depth) {
         return status::invalid_parameter;
     }
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     if (dead_) {
         return status::invalid_device_state;
     }
@@ -328,7 +329,7 @@ status cq::apply_resize(std::uint32_t depth) noexcept {
     try {
         completion_ring fresh(depth);
         {
-            std::lock_guard lock(state_mutex_);
+            const util::access_gate::hold in(gate_, util::access_gate::side::other);
             if (dead_) {
                 return status::invalid_device_state;
             }
@@ -357,7 +358,7 @@ status cq::check_moderation(std::uint32_t interval_us, std::uint32_t count) cons
 }
 
 void cq::apply_moderation(std::uint32_t interval_us, std::uint32_t count) noexcept {
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     moderation_interval_us_ = interval_us;
     moderation_count_ = count;
 }

@@ -4,18 +4,20 @@
 // its overrun state.
 //
 // Concurrency (one block for the whole type; REFERENCE.md rule 13):
-//  - state_mutex_ guards the ring, the arm, the "newer than the last notification" counters,
-//    the moderation window, the delivery flags and the dead flag. Every member function that
-//    reads or writes them takes it; it is never held while a consumer callback runs, and no
-//    other object mutex is taken while it is held (the scheduler's queue mutex may be, to post
-//    a task; the scheduler never calls back under that mutex; with the verifier's rule 17 on,
+//  - An access gate (util/access_gate.hpp) guards the ring, the arm, the "newer than the last
+//    notification" counters, the moderation window, the delivery flags and the dead flag. The
+//    engine's post() enters it as the gate's reader, with no lock when no consumer call is
+//    inside; every other member function that reads or writes that state enters it by the
+//    gate's mutex. It admits one holder at a time, is never held while a consumer callback
+//    runs, and no other object's lock is taken inside it (the scheduler's inbox mutex may be,
+//    to post a task; the scheduler never calls back under it; with the verifier's rule 17 on,
 //    a poll takes the device's outstanding_contexts mutex, which takes no other). One
-//    exception: a poll that finds the ring empty by queued_ (an atomic copy of its size) takes
-//    no lock when neither the verifier nor synchronized time is on, since such a poll changes
-//    nothing; a spinning consumer then never holds the mutex the engine's post() needs.
+//    exception: a poll that finds the ring empty by queued_ (an atomic copy of its size)
+//    enters nothing when neither the verifier nor synchronized time is on, since such a poll
+//    changes nothing; a spinning consumer then never closes the gate on the engine.
 //  - Producer: the QP engine calls post() from tasks of dev().sched() only. Consumers: poll()
 //    (NdkGetCqResults / NdkGetCqResultsEx) and arm() (NdkArmCq) from any consumer thread; the
-//    consumer serializes those per CQ (rule 13), the mutex makes them safe against the engine.
+//    consumer serializes those per CQ (rule 13), the gate makes them safe against the engine.
 //  - Notifications are always delivered from a task of their own, never from inside post() or
 //    arm() (so never from inside NdkArmCq), and at most one delivery task exists at a time
 //    (delivery_active_): a notification requested while one is being delivered is recorded and
@@ -40,13 +42,13 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <mutex>
 
 #include "core/callbacks.hpp"
 #include "core/completion_ring.hpp"
 #include "core/object.hpp"
 #include "core/outstanding_contexts.hpp"
 #include "core/work_request.hpp"
+#include "util/access_gate.hpp"
 #include "util/verifier.hpp"
 
 namespace ndksim::core {
@@ -120,7 +122,7 @@ class cq final : public object {
     [[nodiscard]] status check_resize(std::uint32_t depth) const noexcept;
 
     /// Resizes the ring to `depth` entries keeping the queued entries in order. Allocates
-    /// before locking; re-checks under the lock because the engine may have queued more since
+    /// before entering the gate; re-checks inside it because the engine may have queued more since
     /// check_resize. Returns success, invalid_parameter (more queued than `depth` by now),
     /// invalid_device_state (overrun meanwhile) or insufficient_resources (allocation failed).
     [[nodiscard]] status apply_resize(std::uint32_t depth) noexcept;
@@ -152,7 +154,7 @@ class cq final : public object {
 
     void on_close_requested() override;
 
-    // All *_locked members require state_mutex_.
+    // All *_locked members run inside the gate.
     void on_removed_locked(const completion& c) noexcept;
     // Synchronized time: tells the sync domain what a poll handed the consumer.
     void polled_locked(std::uint32_t returned) noexcept;
@@ -170,10 +172,10 @@ class cq final : public object {
     outstanding_contexts* contexts_;     // the device's, likewise
     const bool synced_;                  // the device runs in synchronized time
 
-    mutable std::mutex state_mutex_;
+    mutable util::access_gate gate_;
     completion_ring ring_;
-    // ring_.size(), stored under state_mutex_ after every change; read without it by poll()
-    // and queued().
+    // ring_.size(), stored inside the gate after every change; read outside it by poll() and
+    // queued().
     std::atomic<std::uint32_t> queued_{0};
     // Sequence numbers of entries ever pushed and popped: the head entry's number is popped_,
     // and an entry is newer than the last notification when its number is >= mark_.
@@ -183,7 +185,7 @@ class cq final : public object {
     // Per notify_type: queued entries newer than the last notification that satisfy it.
     std::array<std::uint32_t, k_notify_type_count> newer_{};
     std::uint8_t arm_ = k_unarmed;  // a notify_type value, or k_unarmed
-    // Written under state_mutex_; overrun() reads it without the lock, once per completion the
+    // Written inside the gate; overrun() reads it outside, once per completion the
     // engine writes.
     std::atomic<bool> dead_{false};
     // Delivery: a notification is owed (pending_) with pending_status_; a delivery task is
@@ -260,7 +262,7 @@ std::uint32_t cq::poll(std::uint32_t max, Fill&& fill) {
     if (!synced_ && queued_.load(std::memory_order_acquire) == 0 && !verifier_->on()) {
         return 0;
     }
-    std::lock_guard lock(state_mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     bool retrieving = false;
     if (verifier_->on()) [[unlikely]] {
         polled_since_notification_.store(true, std::memory_order_relaxed);

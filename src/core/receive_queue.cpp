@@ -34,7 +34,7 @@ status receive_queue::post(void* context, const sge* sges, std::uint32_t count) 
                          "rule 11: nSge above the queue's MaxReceiveRequestSge");
         return status::invalid_parameter;
     }
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     if (size_ + held_ >= depth_) {
         refusal::because(verifier::rule::queue_depth,
                          "rule 11: the receive queue is full (its depth was set at creation)");
@@ -64,7 +64,7 @@ void receive_queue::fill(received& out, std::uint32_t slot) const noexcept {
     out.slot = slot;
 }
 
-std::uint32_t receive_queue::pop_locked() noexcept {
+std::uint32_t receive_queue::pop_inside() noexcept {
     const std::uint32_t slot = ring_[head_];
     if (++head_ == capacity_) {
         head_ = 0;
@@ -74,7 +74,7 @@ std::uint32_t receive_queue::pop_locked() noexcept {
 }
 
 bool receive_queue::front(received& out) const noexcept {
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
     if (size_ == 0) {
         return false;
     }
@@ -83,43 +83,43 @@ bool receive_queue::front(received& out) const noexcept {
 }
 
 void receive_queue::pop() noexcept {
-    std::lock_guard lock(mutex_);
-    free_.push_back(pop_locked());
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
+    free_.push_back(pop_inside());
 }
 
 bool receive_queue::take(received& out) noexcept {
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
     if (size_ == 0) {
         return false;
     }
-    fill(out, pop_locked());
+    fill(out, pop_inside());
     ++held_;
     return true;
 }
 
 void receive_queue::release(std::uint32_t slot) noexcept {
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
     free_.push_back(slot);
     --held_;
 }
 
 std::uint32_t receive_queue::size() const noexcept {
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
     return size_;
 }
 
 std::uint32_t receive_queue::outstanding() const noexcept {
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
     return size_ + held_;
 }
 
 std::uint32_t receive_queue::depth() const noexcept {
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::reader);
     return depth_;
 }
 
 status receive_queue::resize(std::uint32_t depth) noexcept {
-    std::lock_guard lock(mutex_);
+    const util::access_gate::hold in(gate_, util::access_gate::side::other);
     if (depth == 0 || depth < size_ + held_) {
         return status::invalid_parameter;
     }

@@ -9,18 +9,20 @@
 // grown by resize(), never by post or take (STYLE.md habit 7). Slot storage never moves once
 // allocated, so the SGE span of a taken receive stays valid across a resize until release().
 //
-// Concurrency: mutex_ guards every member. The consumer posts from one thread at a time per
-// queue (REFERENCE.md rule 8); the engine takes, releases and drains from its tasks; resize
-// comes from NdkModifySrq on any consumer thread. No other lock is taken while mutex_ is held,
-// and drain() calls its visitor without it.
+// Concurrency: an access gate (util/access_gate.hpp) guards every member. The engine takes,
+// releases and drains from its tasks, once per received message: it enters as the gate's
+// reader, with no lock unless a consumer call is inside. The consumer posts from one thread at
+// a time per queue (REFERENCE.md rule 8) and resizes (NdkModifySrq) by the gate's mutex. The
+// queries enter as readers from any thread (a second reader queues on the mutex). No other
+// lock is taken inside the gate, and drain() calls its visitor outside it.
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <span>
 #include <vector>
 
 #include "core/work_request.hpp"
+#include "util/access_gate.hpp"
 #include "util/status.hpp"
 
 namespace ndksim::core {
@@ -64,7 +66,7 @@ class receive_queue {
 
     /// Engine (flush, rule 12): hands every queued receive, oldest first, to `visit(const
     /// received&)` and frees its slot after visit returns, leaving the queue empty. Taken but
-    /// unreleased receives are the engine's and are not visited. visit runs without the lock
+    /// unreleased receives are the engine's and are not visited. visit runs outside the gate
     /// and may post completions. Returns the number visited.
     template <class Visit>
     std::uint32_t drain(Visit&& visit);
@@ -95,9 +97,9 @@ class receive_queue {
     };
 
     void fill(received& out, std::uint32_t slot) const noexcept;
-    std::uint32_t pop_locked() noexcept;
+    std::uint32_t pop_inside() noexcept;  // inside the gate
 
-    mutable std::mutex mutex_;
+    mutable util::access_gate gate_;
     std::uint32_t max_sge_;
     std::uint32_t depth_;
     std::uint32_t capacity_;  // slots allocated (>= depth_)

@@ -42,7 +42,7 @@ std::uint32_t srq::notify_threshold() const noexcept {
 
 bool srq::notify_armed() const noexcept {
     std::lock_guard lock(notify_mutex_);
-    return armed_;
+    return armed_.load(std::memory_order_relaxed);
 }
 
 status srq::check_modify(std::uint32_t depth) const noexcept {
@@ -71,7 +71,7 @@ status srq::apply_modify(std::uint32_t depth, std::uint32_t notify_threshold) {
     const std::uint32_t queued_now = rq_.size();
     std::lock_guard lock(notify_mutex_);
     notify_threshold_ = notify_threshold;
-    armed_ = true;
+    armed_.store(true, std::memory_order_release);
     // "If the number of queued receive requests is already below the threshold value at the
     // time of this function call, an SRQ notification must be generated."
     if (queued_now < notify_threshold_) {
@@ -84,9 +84,15 @@ bool srq::take(received& out) {
     if (!rq_.take(out)) {
         return false;
     }
+    // An unarmed SRQ (the common case: a consumer arms it only to learn it runs low) costs the
+    // engine no lock per receive; an arm set while this check runs is the same as one set just
+    // after the take, which NdkModifySrq's own check covers.
+    if (!armed_.load(std::memory_order_acquire)) {
+        return true;
+    }
     const std::uint32_t queued_now = rq_.size();
     std::lock_guard lock(notify_mutex_);
-    if (armed_ && queued_now < notify_threshold_) {
+    if (armed_.load(std::memory_order_relaxed) && queued_now < notify_threshold_) {
         fire_locked();
     }
     return true;
@@ -94,7 +100,7 @@ bool srq::take(received& out) {
 
 void srq::fire_locked() {
     // One notification per arm: disarmed until NdkModifySrq re-arms.
-    armed_ = false;
+    armed_.store(false, std::memory_order_relaxed);
     if (!notify_) {
         return;
     }
@@ -131,7 +137,7 @@ void srq::deliver() {
 
 void srq::on_close_requested() {
     std::lock_guard lock(notify_mutex_);
-    armed_ = false;
+    armed_.store(false, std::memory_order_relaxed);
 }
 
 }  // namespace ndksim::core

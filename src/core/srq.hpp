@@ -13,12 +13,14 @@
 // fire, before the consumer could post its first receives. A NULL SrqNotification makes every
 // firing a no-op (the arm is still consumed).
 //
-// Concurrency: the receive_queue has its own mutex (see receive_queue.hpp). notify_mutex_
-// guards the threshold, the arm and the delivery flags; it is never held together with the
-// queue's mutex nor while the consumer's callback runs. Deliveries are serialized as the CQ's
-// are (core/cq.hpp): one delivery task at a time, holding a reference and a begin_busy() span
+// Concurrency: the receive_queue has its own access gate (see receive_queue.hpp). notify_mutex_
+// guards the threshold, the arm and the delivery flags; it is never held inside the queue's
+// gate nor while the consumer's callback runs. The engine's take() looks at the arm (an
+// atomic) first and takes the mutex only when the SRQ is armed. Deliveries are serialized as the
+// CQ's are (core/cq.hpp): one delivery task at a time, holding a reference and a begin_busy() span
 // so a close waits for it, skipping the call once a close has been requested.
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 
@@ -114,7 +116,8 @@ class srq final : public object {
 
     mutable std::mutex notify_mutex_;
     std::uint32_t notify_threshold_;
-    bool armed_;
+    // Written under notify_mutex_; take() reads it without the lock first.
+    std::atomic<bool> armed_;
     bool pending_ = false;          // a notification is owed
     bool delivery_active_ = false;  // a delivery task is queued or running
 };

@@ -19,8 +19,9 @@
 // the first page starts at the FBO and the last ends with the mapped length, so translated
 // accesses never reach bytes outside the buffer the MDL described.
 //
-// Not synchronized: translation_unit calls map/unmap under its exclusive lock and translate
-// under its shared lock.
+// Not synchronized: translation_unit calls map/unmap inside its access gate entered
+// exclusively and translate from its data path (inside the gate); its queries read the counts
+// under its control lock shared, beside which no map or unmap runs.
 
 #include <cstdint>
 #include <span>

@@ -86,7 +86,7 @@ struct lookup_result {
     status st() const noexcept { return fault_status(failed); }
 };
 
-/// The unit state a lookup reads. Built by translation_unit under its shared lock.
+/// The unit state a lookup reads. Built by translation_unit inside its access gate.
 struct lookup_context {
     const region_table& table;
     const iommu& mmu;

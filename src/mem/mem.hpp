@@ -21,13 +21,10 @@
 //   region_table.hpp      region_table: the token table of regions, windows, privileged tokens
 //   lookup.hpp            fault, access_request, grant, the ordered checks, lookup, host_run
 //   sge_cursor.hpp        sge, sge_cursor: copy_to_host / copy_from_host over SGE lists
-//   access_gate.hpp       access_gate: the data path's lock-free way in, control operations'
-//                         exclusive one
 //   translation_unit.hpp  translation_unit: the per-adapter owner (gate, PDs, LAMs, regions,
 //                         windows, work-request post/execute halves, data-path entry points)
 
 #include "mem/access.hpp"
-#include "mem/access_gate.hpp"
 #include "mem/host_memory.hpp"
 #include "mem/ids.hpp"
 #include "mem/iommu.hpp"

@@ -7,7 +7,7 @@
 // work request (which issues the token it will install, so the consumer can read it at once)
 // and that request's execution.
 //
-// Not synchronized: translation_unit owns the lock.
+// Not synchronized: translation_unit owns the access gate and the control lock around it.
 
 #include <cstdint>
 #include <vector>

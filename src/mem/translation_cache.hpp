@@ -15,7 +15,7 @@
 // valid entries per bucket of slot indices and scans only when the slot's bucket is not empty.
 //
 // Concurrency: none of its own. Every call comes from inside the owning translation unit's
-// access gate (mem/access_gate.hpp), which admits one holder at a time and orders each holder
+// access gate (util/access_gate.hpp), which admits one holder at a time and orders each holder
 // after the one before, whichever thread each ran on. Counters are atomics readable from any
 // thread.
 

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdlib>
 #include <new>
 #include <utility>
 
@@ -32,10 +33,14 @@ read_guard::read_guard(const translation_unit& unit) : unit_(&unit) {
         nested_ = true;  // already inside; entering again would wait for this thread to leave
         return;
     }
-    how_ = unit.gate_.enter_read();
-    if (t_guard_count < k_max_nested_guards) {
-        t_guards[t_guard_count++] = unit_;
+    if (t_guard_count == k_max_nested_guards) [[unlikely]] {
+        // Unrecorded, a nested guard or a query on this unit would wait for this thread.
+        NDKSIM_ERROR("{}: read guards on more than {} units held by one thread", unit.cfg_.name,
+                     k_max_nested_guards);
+        std::abort();
     }
+    how_ = unit.gate_.enter_read();
+    t_guards[t_guard_count++] = unit_;
 }
 
 read_guard::~read_guard() {
@@ -51,23 +56,47 @@ read_guard::~read_guard() {
     unit_->gate_.leave(how_);
 }
 
+// A control operation's stay: the control lock, so no query reads what it changes, then the
+// gate, so the data path is out.
 class translation_unit::exclusive_hold {
   public:
-    explicit exclusive_hold(access_gate* gate) noexcept : gate_(gate) {
-        if (gate_ != nullptr) {
-            gate_->enter_exclusive();
-        }
+    exclusive_hold(std::shared_mutex& control, util::access_gate& gate) noexcept
+        : control_(control), gate_(gate) {
+        control_.lock();
+        gate_.enter_exclusive();
     }
     ~exclusive_hold() {
-        if (gate_ != nullptr) {
-            gate_->leave(access_gate::entry::exclusive);
-        }
+        gate_.leave(util::access_gate::entry::exclusive);
+        control_.unlock();
     }
     exclusive_hold(const exclusive_hold&) = delete;
     exclusive_hold& operator=(const exclusive_hold&) = delete;
 
   private:
-    access_gate* gate_;
+    std::shared_mutex& control_;
+    util::access_gate& gate_;
+};
+
+// A query's stay: the control lock shared (nothing, on a thread inside the gate, which already
+// keeps every control operation out). Queries only read the tables, and the data path only
+// writes the translation cache model, which no query reads: the two run side by side.
+class translation_unit::query_hold {
+  public:
+    explicit query_hold(std::shared_mutex* control) noexcept : control_(control) {
+        if (control_ != nullptr) {
+            control_->lock_shared();
+        }
+    }
+    ~query_hold() {
+        if (control_ != nullptr) {
+            control_->unlock_shared();
+        }
+    }
+    query_hold(const query_hold&) = delete;
+    query_hold& operator=(const query_hold&) = delete;
+
+  private:
+    std::shared_mutex* control_;
 };
 
 bool translation_unit::guarded_here() const noexcept {
@@ -89,10 +118,15 @@ bool translation_unit::held_by_this_thread(const char* operation) const noexcept
 }
 
 translation_unit::exclusive_hold translation_unit::exclusive() const noexcept {
-    // A thread inside the gate as the data path already excludes every control operation;
-    // entering again would wait for itself. Control operations refuse that case before they
-    // get here (held_by_this_thread), so only queries pass through it.
-    return exclusive_hold(guarded_here() ? nullptr : &gate_);
+    // Control operations refuse a caller inside the gate first (held_by_this_thread): it would
+    // wait for itself to leave.
+    return exclusive_hold(control_, gate_);
+}
+
+translation_unit::query_hold translation_unit::query() const noexcept {
+    // Taking the control lock inside the gate could wait behind a control operation that
+    // waits for this thread to leave the gate.
+    return query_hold(guarded_here() ? nullptr : &control_);
 }
 
 translation_unit::translation_unit(host_memory& host, unit_config cfg)
@@ -170,13 +204,13 @@ status translation_unit::destroy_pd(pd_id pd) {
 }
 
 std::uint32_t translation_unit::privileged_token(pd_id pd) const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     const auto it = pds_.find(raw(pd));
     return it == pds_.end() ? 0 : table_.active_token(it->second.privileged_index);
 }
 
 pd_id translation_unit::privileged_owner(std::uint32_t token) const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     for (const auto& [id, entry] : pds_) {
         if (table_.active_token(entry.privileged_index) == token) {
             return pd_id{id};
@@ -430,7 +464,7 @@ status translation_unit::initialize_fast_register(region_id id, std::uint32_t pa
 }
 
 std::uint32_t translation_unit::local_token(region_id id) const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     return region_slot(id) == nullptr ? 0 : table_.issued_token(raw(id));
 }
 
@@ -439,7 +473,7 @@ std::uint32_t translation_unit::remote_token(region_id id) const {
 }
 
 region_info translation_unit::describe(region_id id) const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     const slot* s = region_slot(id);
     if (s == nullptr) {
         return {};
@@ -493,12 +527,12 @@ status translation_unit::destroy_window(window_id id) {
 }
 
 std::uint32_t translation_unit::window_token(window_id id) const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     return window_slot(id) == nullptr ? 0 : table_.issued_token(raw(id));
 }
 
 window_info translation_unit::describe(window_id id) const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     const slot* s = window_slot(id);
     if (s == nullptr) {
         return {};
@@ -603,7 +637,7 @@ status translation_unit::execute_bind(pd_id qp_pd, const bind_request& rq, std::
 }
 
 status translation_unit::post_invalidate(pd_id qp_pd, region_id id) const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     const slot* s = region_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -713,17 +747,17 @@ std::uint64_t translation_unit::generation(const read_guard& guard) const noexce
 }
 
 std::uint32_t translation_unit::mapped_pages() const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     return mmu_.mapped_pages();
 }
 
 std::size_t translation_unit::live_lams() const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     return lams_.size();
 }
 
 unit_footprint translation_unit::footprint() const {
-    const exclusive_hold hold = exclusive();
+    const query_hold hold = query();
     return {table_.live(), table_.bytes(), mmu_.mapped_pages(), mmu_.bytes() + page_list_bytes_};
 }
 

@@ -8,20 +8,24 @@
 // LAM, initialize fast-register, the post and execute halves of fast-register, bind and
 // invalidate) come from consumer threads and from the engine thread; data-path lookups come from
 // the adapter's one data-path thread (its engine thread, or the thread driving its deterministic
-// loop). An access_gate (mem/access_gate.hpp) keeps them apart and protects the token table,
+// loop). An access_gate (util/access_gate.hpp) keeps them apart and protects the token table,
 // the PD table, the LAM table, the IOMMU, the translation cache and the generation counter:
 //   * the data path enters it once per work request or packet (read()) with one exchange of
-//     its own flag, no lock, and holds the read_guard across lookup and data movement, so a
-//     region cannot be deregistered, a LAM released or a frame unpinned while bytes move
-//     through it. A grant remembers the generation it was made in; every control operation
-//     that can revoke access bumps the generation, and sge_cursor re-runs the lookup when it
-//     changed between two guards;
+//     its own flag, no lock, and holds the read_guard across lookup and data movement (for a
+//     long message, across its packets up to the host window), so a region cannot be
+//     deregistered, a LAM released or a frame unpinned while bytes move through it. A grant
+//     remembers the generation it was made in; every control operation that can revoke access
+//     bumps the generation, and sge_cursor re-runs the lookup when it changed between guards;
 //   * a control operation does its allocation and all checks over caller data (MDL chain
-//     geometry, PFN gathering, page-list buffers) before entering, then enters exclusively
-//     (the gate's mutex, waiting for the reader to leave), runs the check_*() over unit state
-//     and, if it passes, the apply step, which cannot fail. The exclusive section is O(pages)
-//     table writes with no allocation other than the IOMMU slot reservation. Queries from
-//     consumer threads (tokens, describe, footprint) enter exclusively too;
+//     geometry, PFN gathering, page-list buffers) first, then takes control_ exclusively and
+//     enters the gate exclusively (its mutex, waiting for the data path to leave), runs the
+//     check_*() over unit state and, if it passes, the apply step, which cannot fail. The
+//     exclusive section is O(pages) table writes with no allocation other than the IOMMU slot
+//     reservation;
+//   * queries (tokens, describe, post_invalidate, footprint) take control_ shared and leave
+//     the gate alone: they read only tables, which only control operations write, while the
+//     data path writes only the translation cache model, which no query reads. So a consumer's
+//     queries (the verifier asks one per SGE of every post) never hold up the data path;
 //   * the gate admits one holder at a time, so the translation cache model, which every lookup
 //     updates, needs no lock of its own;
 //   * host_memory is process-wide with its own mutex (taken inside the gate, never around it);
@@ -29,17 +33,19 @@
 // A thread must not hold a read_guard while calling a control operation on the same unit (it
 // would wait for itself to leave): such a call is refused with invalid_device_state (and
 // logged at error) instead of deadlocking. A query made while holding one, and a second
-// read_guard on the same unit, enter nothing. Nothing on the data path allocates or logs above
-// trace.
+// read_guard on the same unit, take nothing. A thread inside one unit's gate may enter
+// another's (one thread drives every adapter of a deterministic loop), but two threads must
+// never do so in opposite orders: each would be the other's second reader and wait for it.
+// Nothing on the data path allocates or logs above trace.
 
 #include <cstdint>
+#include <shared_mutex>
 #include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "mem/access.hpp"
-#include "mem/access_gate.hpp"
 #include "mem/host_memory.hpp"
 #include "mem/ids.hpp"
 #include "mem/iommu.hpp"
@@ -49,6 +55,7 @@
 #include "mem/region_table.hpp"
 #include "mem/translation_cache.hpp"
 #include "mem/window.hpp"
+#include "util/access_gate.hpp"
 #include "util/status.hpp"
 
 namespace ndksim::mem {
@@ -149,7 +156,7 @@ class read_guard {
     explicit read_guard(const translation_unit& unit);
 
     const translation_unit* unit_;
-    access_gate::entry how_ = access_gate::entry::fast;
+    util::access_gate::entry how_ = util::access_gate::entry::fast;
     bool nested_ = false;  // this thread already held a guard on the unit: this one took nothing
 };
 
@@ -311,8 +318,8 @@ class translation_unit {
     /// Translation-cache counters (hits, misses, last lookup's misses, stale hits).
     cache_counters cache_stats() const noexcept { return cache_.counters(); }
 
-    /// True while a control operation holds the unit's access gate or waits for the data path
-    /// to leave it (diagnostics and tests; a snapshot).
+    /// True while a control operation (or a second data-path reader) holds the unit's access
+    /// gate or waits for the data path to leave it (diagnostics and tests; a snapshot).
     bool control_waiting() const noexcept { return gate_.closed(); }
 
     /// Entries of the translation cache (unit_config::cache).
@@ -340,13 +347,15 @@ class translation_unit {
     };
 
     class exclusive_hold;
+    class query_hold;
     friend class read_guard;
 
     bool guarded_here() const noexcept;
     bool held_by_this_thread(const char* operation) const noexcept;
-    // A control operation's or a query's stay in the gate (nothing when this thread holds a
-    // read_guard on the unit, for a query).
+    // A control operation's stay: control_ exclusively, then the gate exclusively.
     exclusive_hold exclusive() const noexcept;
+    // A query's stay: control_ shared (nothing when this thread holds a read_guard).
+    query_hold query() const noexcept;
     slot* region_slot(region_id id) noexcept;
     const slot* region_slot(region_id id) const noexcept;
     slot* window_slot(window_id id) noexcept;
@@ -358,7 +367,10 @@ class translation_unit {
 
     host_memory& host_;
     unit_config cfg_;
-    mutable access_gate gate_;
+    // Control operations hold it exclusively and queries shared; the data path never takes it
+    // (lock order: control_, then the gate).
+    mutable std::shared_mutex control_;
+    mutable util::access_gate gate_;
     region_table table_;
     iommu mmu_;
     std::unordered_map<std::uint32_t, pd_record> pds_;

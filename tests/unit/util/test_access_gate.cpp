@@ -1,32 +1,20 @@
 // SPDX-License-Identifier: MIT
-// The access gate between a unit's data path and its control operations: the reader's flag,
-// the exclusive way in, and their exclusion. Run under TSan as well (NDKSIM_SANITIZE=thread),
-// which checks that every holder is ordered after the one before.
+// The access gate (util/access_gate.hpp): the reader's flag, the mutex's way in, and their
+// exclusion. Run under TSan as well (NDKSIM_SANITIZE=thread), which checks that every holder
+// is ordered after the one before.
 
 #include <gtest/gtest.h>
 
 #include <atomic>
-#include <chrono>
 #include <thread>
 
-#include "mem_test_support.hpp"
+#include "unit/eventually.hpp"
+#include "util/access_gate.hpp"
 
-namespace ndksim::mem::test {
+namespace ndksim::util::test {
 namespace {
 
-// Waits, without sleeping, until `pred` holds; false after 10 s of wall time (the caller
-// fails the test, naming what never happened).
-template <class Pred>
-bool eventually(Pred pred) {
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
-    while (!pred()) {
-        if (std::chrono::steady_clock::now() > deadline) {
-            return false;
-        }
-        std::this_thread::yield();
-    }
-    return true;
-}
+using ndksim::test::eventually;
 
 TEST(AccessGate, AReaderAloneGetsInByItsFlagAndLeavesItDown) {
     access_gate gate;
@@ -63,7 +51,7 @@ TEST(AccessGate, AControlOperationWaitsForTheReaderInsideToLeave) {
         gate.leave(w);
     });
     // The writer has the mutex and waits for the reader: the gate is closed, the writer not in.
-    ASSERT_TRUE(eventually([&] { return gate.closed(); })) << "the writer never closed the gate";
+    EXPECT_TRUE(eventually([&] { return gate.closed(); })) << "the writer never closed the gate";
     EXPECT_EQ(writer_saw.load(), -1);
     step.store(1);
     gate.leave(how);
@@ -86,7 +74,7 @@ TEST(AccessGate, ASecondReaderWaitsItsTurnBehindTheFirst) {
         gate.leave(how);
     });
     // The flag is taken, so the second reader goes the exclusive way and closes the gate.
-    ASSERT_TRUE(eventually([&] { return gate.closed(); }))
+    EXPECT_TRUE(eventually([&] { return gate.closed(); }))
         << "the second reader never queued behind the first";
     EXPECT_EQ(second_saw.load(), -1);
     step.store(1);
@@ -128,47 +116,5 @@ TEST(AccessGate, AReaderAndControlOperationsAreNeverInsideTogether) {
     EXPECT_EQ(entries, k_rounds + k_rounds / 10);
 }
 
-using AccessGateOfUnit = unit_test;
-
-TEST_F(AccessGateOfUnit, AGuardNestedOnTheSameUnitAndAQueryUnderAGuardDoNotWaitForThemselves) {
-    guarded_buffer buf(page_size);
-    const region_id mr = registered(buf.data(), page_size, access::local_write);
-    const read_guard outer = unit_.read();
-    {
-        const read_guard inner = unit_.read();
-        EXPECT_EQ(unit_.local_token(mr), unit_.local_token(mr));
-        EXPECT_NE(unit_.local_token(mr), 0u);
-        EXPECT_EQ(unit_.describe(mr).state, region_state::valid);
-    }
-    // The inner guard left nothing: a control operation from this thread is still refused.
-    EXPECT_EQ(unit_.deregister_region(mr), status::invalid_device_state);
-}
-
-TEST_F(AccessGateOfUnit, AControlOperationFromAnotherThreadRunsOnceTheReaderLeaves) {
-    guarded_buffer buf(page_size);
-    const region_id mr = registered(buf.data(), page_size, access::local_write);
-    std::atomic<bool> reader_left{false};
-    std::atomic<bool> ran_after_reader{false};
-    std::atomic<status> result{status::unsuccessful};
-    std::thread consumer;
-    {
-        const read_guard g = unit_.read();
-        consumer = std::thread([&] {
-            result.store(unit_.deregister_region(mr));
-            ran_after_reader.store(reader_left.load());
-        });
-        ASSERT_TRUE(eventually([&] { return unit_.control_waiting(); }))
-            << "the deregistration never reached the unit's gate";
-        // It waits for the data path: the region is still registered.
-        EXPECT_EQ(unit_.describe(mr).state, region_state::valid);
-        reader_left.store(true);
-    }
-    consumer.join();
-    EXPECT_EQ(result.load(), status::success);
-    EXPECT_TRUE(ran_after_reader.load())
-        << "the deregistration ran while the data path was inside the unit";
-    EXPECT_EQ(unit_.describe(mr).state, region_state::unregistered);
-}
-
 }  // namespace
-}  // namespace ndksim::mem::test
+}  // namespace ndksim::util::test

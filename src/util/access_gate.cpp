@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: MIT
-#include "mem/access_gate.hpp"
+#include "util/access_gate.hpp"
 
+#include <algorithm>
+#include <chrono>
 #include <thread>
 
-namespace ndksim::mem {
+namespace ndksim::util {
 
 access_gate::entry access_gate::enter_read() noexcept {
     if (reader_.exchange(1, std::memory_order_seq_cst) == 0) {
         if (!closed_.load(std::memory_order_seq_cst)) {
             return entry::fast;
         }
-        // A control operation holds the gate or waits for it: let it go first.
+        // A holder of the mutex is in or waits for this reader: let it go first.
         reader_.store(0, std::memory_order_release);
     }
     // The flag was another reader's, or a control operation is in: queue on the mutex.
@@ -34,14 +36,21 @@ void access_gate::leave(entry how) noexcept {
 }
 
 void access_gate::wait_reader_out() const noexcept {
-    // The reader's stay is one work request or one packet (microseconds): spin a little, then
-    // give the core away, since on a loaded host the reader may be waiting for one.
     constexpr int k_spins = 64;
+    constexpr int k_yields = 64;
+    constexpr std::chrono::microseconds k_longest_nap{100};
+    std::chrono::microseconds nap{1};
     for (int i = 0; reader_.load(std::memory_order_seq_cst) != 0; ++i) {
-        if (i >= k_spins) {
-            std::this_thread::yield();
+        if (i < k_spins) {
+            continue;
         }
+        if (i < k_spins + k_yields) {
+            std::this_thread::yield();
+            continue;
+        }
+        std::this_thread::sleep_for(nap);
+        nap = std::min(nap * 2, k_longest_nap);
     }
 }
 
-}  // namespace ndksim::mem
+}  // namespace ndksim::util
