@@ -55,9 +55,11 @@ struct reacting_thread {
     std::uint64_t domain_id = 0;
     std::atomic<std::int32_t>* count = nullptr;
     bool reacting = false;
-    // ndksim_adapter_wait: the domain's shown count when this thread's last wait returned.
+    // ndksim_adapter_wait: the domain's shown count when this thread's last wait returned, and
+    // what its last wait that blocked acknowledged (what the thread had looked at by then).
     std::uint64_t shown_id = 0;
     std::uint64_t last_shown = 0;
+    std::uint64_t last_acknowledged = 0;
     // This thread waits in ndksim_adapter_wait and looks at memory between its waits (as
     // ib_write_lat does): counted in watchers until it blocks elsewhere or ends.
     std::atomic<std::int32_t>* watchers = nullptr;
@@ -268,10 +270,21 @@ void sync_domain::completions_polled(std::uint32_t counted, std::uint32_t return
         // An empty poll is a look at the CQs, not at what callbacks did meanwhile (a connect
         // event's flag): a thread that waits in ndksim_adapter_wait acknowledges what its
         // last wait showed it, a thread that only polls what was shown before this poll.
-        // Acknowledging an effect no one has looked at would let time run on while the
-        // consumer is about to act on it.
-        acknowledge(t_reacting.shown_id == id_ ? t_reacting.last_shown
-                                               : shown_.load(std::memory_order_seq_cst));
+        // Nor is it a look at memory: a write's last byte that the last wait returned for is
+        // what the thread reacts to until it waits again (ib_write_lat sees the reply land,
+        // drains its CQ, then posts the next write, all at the instant of the landing), so the
+        // poll acknowledges only the effects before it. Acknowledging an effect no one has
+        // finished reacting to would let time run on while the consumer is about to act on it.
+        if (t_reacting.shown_id != id_) {
+            acknowledge(shown_.load(std::memory_order_seq_cst));
+            return;
+        }
+        std::uint64_t upto = t_reacting.last_shown;
+        const std::uint64_t placed = last_placement_.load(std::memory_order_seq_cst);
+        if (placed > t_reacting.last_acknowledged && placed <= upto) {
+            upto = placed - 1;
+        }
+        acknowledge(upto);
         return;
     }
     if (!sched_->owned_here()) {
@@ -300,6 +313,7 @@ void sync_domain::note_consumer_effect() noexcept {
 void sync_domain::data_placed() noexcept {
     if (watchers_.load(std::memory_order_seq_cst) > 0) {
         effect();
+        last_placement_.store(effects_.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
     }
 }
 
@@ -353,6 +367,7 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     if (t_reacting.shown_id != id_) {
         t_reacting.shown_id = id_;
         t_reacting.last_shown = k_setup_effects;  // a thread new to the domain saw its setup
+        t_reacting.last_acknowledged = k_setup_effects;
     }
     if (t_reacting.watch_id != id_) {
         t_reacting.watch_id = id_;
@@ -368,6 +383,7 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     effect_waiters_.fetch_add(1, std::memory_order_seq_cst);
     // Only what this thread was shown: an effect recorded by an event still running is shown
     // when the engine stops for it, and this wait returns for it then.
+    t_reacting.last_acknowledged = seen;
     acknowledge(seen);
     std::unique_lock lock(effect_mutex_);
     const bool happened = effect_cv_.wait_for(lock, timeout, [&] {
@@ -408,6 +424,7 @@ bool sync_domain::consumer_quiet() const noexcept {
 }
 
 bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept {
+    gate_checks_.store(gate_checks_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     retry = std::chrono::nanoseconds(0);
     next_ = next;
     if (next > horizon_.load(std::memory_order_seq_cst)) {

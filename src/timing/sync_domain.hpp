@@ -191,6 +191,12 @@ class sync_domain final : public run_gate {
 
     sync_counters counters() const;
 
+    /// Times the engine asked whether its next event may run (admit): a test that changes
+    /// what the gate sees waits for the next check to know the engine has seen the change.
+    std::uint64_t gate_checks() const noexcept {
+        return gate_checks_.load(std::memory_order_acquire);
+    }
+
     // ---- run_gate ------------------------------------------------------------------------
     bool admit(sim_time next, std::chrono::nanoseconds& retry) noexcept override;
     void running(sim_time when) noexcept override;
@@ -241,6 +247,8 @@ class sync_domain final : public run_gate {
     std::atomic<int> effect_waiters_{0};
     // Threads that wait in wait_for_effect and look at memory between waits (data_placed).
     std::atomic<std::int32_t> watchers_{0};
+    // The effect the last data_placed counted (0: none): an empty poll is no look at memory.
+    std::atomic<std::uint64_t> last_placement_{0};
 
     // A watcher's own acknowledgment: an effect shown to several consumer threads (the
     // listener's connect event while the connector's thread waits too) has been reacted to only
@@ -267,6 +275,7 @@ class sync_domain final : public run_gate {
     std::atomic<std::uint64_t> horizon_waits_{0};
     std::atomic<std::uint64_t> horizon_violations_{0};
     std::atomic<std::uint64_t> consumer_stalls_{0};
+    std::atomic<std::uint64_t> gate_checks_{0};  // engine thread writes
     std::atomic<std::uint64_t> inexact_steps_{0};
     std::atomic<std::uint64_t> peers_lost_{0};
     std::atomic<std::uint64_t> late_frames_{0};

@@ -359,5 +359,43 @@ TEST(SyncDomainEngine, AnEffectHoldsTimeUntilEveryWatchingThreadHasLooked) {
     EXPECT_EQ(d.counters().inexact_steps, 0U);
 }
 
+// ib_write_lat's loop: the wait returns for the last byte of the peer's write, the thread
+// drains its CQ (empty) and only then posts its reply, which belongs at the instant of the
+// landing. An empty poll is no look at memory: it leaves the landing unacknowledged, so time
+// stays there until the thread waits again, and the reply is stamped with the landing's time.
+// Acknowledging the landing let the engine run the next event first, and the reply (and every
+// later frame) moved by that event's distance, on some runs only.
+TEST(SyncDomainEngine, AnEmptyPollAfterAWaitForAWritesLastByteKeepsTimeAtTheLanding) {
+    sync_domain d(long_grace());
+    std::atomic<int> ran{0};
+    std::atomic<sim_time> reply_at{0};
+    std::atomic<int> ran_before_reply{-1};
+    d.sched().post_at(nanoseconds(10), [&] {
+        ran.fetch_add(1);
+        d.data_placed();  // a watcher exists from the wait below on
+    });
+    d.sched().post_at(nanoseconds(60), [&] { ran.fetch_add(1); });
+    for (int round = 0; round < 20 && ran.load() == 0; ++round) {
+        // The first wait makes this thread a watcher; it returns once the landing is shown.
+        EXPECT_TRUE(d.wait_for_effect(std::chrono::milliseconds(10'000)));
+    }
+    ASSERT_EQ(ran.load(), 1) << "the landing never showed";
+    const std::uint64_t checks = d.gate_checks();
+    d.completions_polled(0, 0);
+    // The poll kicks the engine: once it has looked at the gate again, whatever the poll let
+    // through has run, and the reply below is stamped after it.
+    ASSERT_TRUE(eventually([&] { return d.gate_checks() > checks; }, "the engine's next look"));
+    d.sched().post([&] {
+        reply_at.store(d.sched().now());
+        ran_before_reply.store(ran.load());
+    });
+    // This thread has reacted: time may go on, and the reply runs.
+    static_cast<void>(d.wait_for_effect(std::chrono::milliseconds(10'000)));
+    ASSERT_TRUE(eventually([&] { return ran_before_reply.load() >= 0; }, "the reply"));
+    EXPECT_EQ(reply_at.load(), nanoseconds(10));
+    EXPECT_EQ(ran_before_reply.load(), 1);
+    EXPECT_EQ(d.counters().inexact_steps, 0U);
+}
+
 }  // namespace
 }  // namespace ndksim::timing
