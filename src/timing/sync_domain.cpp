@@ -60,6 +60,9 @@ struct reacting_thread {
     std::uint64_t shown_id = 0;
     std::uint64_t last_shown = 0;
     std::uint64_t last_acknowledged = 0;
+    // It posted work since its last wait returned: its reaction to what that wait showed is
+    // issued, with its time.
+    bool acted_since_wait = false;
     // This thread waits in ndksim_adapter_wait and looks at memory between its waits (as
     // ib_write_lat does): counted in watchers until it blocks elsewhere or ends.
     std::atomic<std::int32_t>* watchers = nullptr;
@@ -199,10 +202,10 @@ std::int64_t sync_domain::wall_ns() noexcept {
         .count();
 }
 
-void sync_domain::effect() noexcept {
+std::uint64_t sync_domain::effect() noexcept {
     // The waiters wake once the engine stops for it (admit), after the event that showed it
     // has finished: a consumer must not look while that event still runs.
-    effects_.fetch_add(1, std::memory_order_seq_cst);
+    return effects_.fetch_add(1, std::memory_order_seq_cst) + 1;
 }
 
 void sync_domain::wake_effect_waiters() noexcept {
@@ -253,6 +256,7 @@ void sync_domain::start_reacting() noexcept {
 void sync_domain::consumer_acts() noexcept {
     if (!sched_->owned_here()) {
         start_reacting();
+        t_reacting.acted_since_wait = true;
     }
 }
 
@@ -271,17 +275,20 @@ void sync_domain::completions_polled(std::uint32_t counted, std::uint32_t return
         // event's flag): a thread that waits in ndksim_adapter_wait acknowledges what its
         // last wait showed it, a thread that only polls what was shown before this poll.
         // Nor is it a look at memory: a write's last byte that the last wait returned for is
-        // what the thread reacts to until it waits again (ib_write_lat sees the reply land,
-        // drains its CQ, then posts the next write, all at the instant of the landing), so the
-        // poll acknowledges only the effects before it. Acknowledging an effect no one has
-        // finished reacting to would let time run on while the consumer is about to act on it.
+        // what the thread reacts to until it acts or waits again (ib_write_lat sees the reply
+        // land, drains its CQ, then posts the next write, all at the instant of the landing),
+        // so until the thread has posted something the poll acknowledges only the effects
+        // before it; once it has, its reaction carries its time, and a thread that spins on
+        // its CQ for that post's completion lets time run on. Acknowledging an effect no one
+        // has finished reacting to would let time run on while the consumer is about to act.
         if (t_reacting.shown_id != id_) {
             acknowledge(shown_.load(std::memory_order_seq_cst));
             return;
         }
         std::uint64_t upto = t_reacting.last_shown;
         const std::uint64_t placed = last_placement_.load(std::memory_order_seq_cst);
-        if (placed > t_reacting.last_acknowledged && placed <= upto) {
+        if (!t_reacting.acted_since_wait && placed > t_reacting.last_acknowledged &&
+            placed <= upto) {
             upto = placed - 1;
         }
         acknowledge(upto);
@@ -312,8 +319,7 @@ void sync_domain::note_consumer_effect() noexcept {
 
 void sync_domain::data_placed() noexcept {
     if (watchers_.load(std::memory_order_seq_cst) > 0) {
-        effect();
-        last_placement_.store(effects_.load(std::memory_order_seq_cst), std::memory_order_seq_cst);
+        last_placement_.store(effect(), std::memory_order_seq_cst);
     }
 }
 
@@ -378,6 +384,7 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     const std::uint64_t seen = t_reacting.last_shown;
     if (shown_.load(std::memory_order_seq_cst) != seen) {
         t_reacting.last_shown = shown_.load(std::memory_order_seq_cst);
+        t_reacting.acted_since_wait = false;
         return true;
     }
     effect_waiters_.fetch_add(1, std::memory_order_seq_cst);
@@ -392,6 +399,7 @@ bool sync_domain::wait_for_effect(std::chrono::milliseconds timeout) {
     lock.unlock();
     effect_waiters_.fetch_sub(1, std::memory_order_seq_cst);
     t_reacting.last_shown = shown_.load(std::memory_order_seq_cst);
+    t_reacting.acted_since_wait = false;
     return happened;
 }
 

@@ -205,7 +205,8 @@ class sync_domain final : public run_gate {
     void post_deferred() noexcept override;
 
   private:
-    void effect() noexcept;
+    // Counts one effect; returns the count with it.
+    std::uint64_t effect() noexcept;
     /// A consumer thread waits, having reacted to the first `effects` effects.
     void acknowledge(std::uint64_t effects) noexcept;
     void wake_effect_waiters() noexcept;
