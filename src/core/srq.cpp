@@ -68,13 +68,14 @@ status srq::apply_modify(std::uint32_t depth, std::uint32_t notify_threshold) {
     if (notify_threshold == 0) {
         return status::success;
     }
-    const std::uint32_t queued_now = rq_.size();
     std::lock_guard lock(notify_mutex_);
     notify_threshold_ = notify_threshold;
-    armed_.store(true, std::memory_order_release);
+    // Armed first, counted after (both sequentially consistent): an engine take that does not
+    // see the arm (take) took its receive before this count, which then sees it.
+    armed_.store(true, std::memory_order_seq_cst);
     // "If the number of queued receive requests is already below the threshold value at the
     // time of this function call, an SRQ notification must be generated."
-    if (queued_now < notify_threshold_) {
+    if (rq_.size() < notify_threshold_) {
         fire_locked();
     }
     return status::success;
@@ -85,14 +86,13 @@ bool srq::take(received& out) {
         return false;
     }
     // An unarmed SRQ (the common case: a consumer arms it only to learn it runs low) costs the
-    // engine no lock per receive; an arm set while this check runs is the same as one set just
-    // after the take, which NdkModifySrq's own check covers.
-    if (!armed_.load(std::memory_order_acquire)) {
+    // engine no lock per receive. An arm this load misses is counted after this take
+    // (apply_modify arms, then counts), so that count fires for it.
+    if (!armed_.load(std::memory_order_seq_cst)) {
         return true;
     }
-    const std::uint32_t queued_now = rq_.size();
     std::lock_guard lock(notify_mutex_);
-    if (armed_.load(std::memory_order_relaxed) && queued_now < notify_threshold_) {
+    if (armed_.load(std::memory_order_relaxed) && rq_.size() < notify_threshold_) {
         fire_locked();
     }
     return true;
