@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdlib>
+#include <mutex>
 #include <new>
 #include <utility>
 
@@ -57,46 +58,15 @@ read_guard::~read_guard() {
 }
 
 // A control operation's stay: the control lock, so no query reads what it changes, then the
-// gate, so the data path is out.
+// gate, so the data path is out (members leave in the reverse order).
 class translation_unit::exclusive_hold {
   public:
     exclusive_hold(std::shared_mutex& control, util::access_gate& gate) noexcept
-        : control_(control), gate_(gate) {
-        control_.lock();
-        gate_.enter_exclusive();
-    }
-    ~exclusive_hold() {
-        gate_.leave(util::access_gate::entry::exclusive);
-        control_.unlock();
-    }
-    exclusive_hold(const exclusive_hold&) = delete;
-    exclusive_hold& operator=(const exclusive_hold&) = delete;
+        : control_(control), in_(gate, util::access_gate::side::other) {}
 
   private:
-    std::shared_mutex& control_;
-    util::access_gate& gate_;
-};
-
-// A query's stay: the control lock shared (nothing, on a thread inside the gate, which already
-// keeps every control operation out). Queries only read the tables, and the data path only
-// writes the translation cache model, which no query reads: the two run side by side.
-class translation_unit::query_hold {
-  public:
-    explicit query_hold(std::shared_mutex* control) noexcept : control_(control) {
-        if (control_ != nullptr) {
-            control_->lock_shared();
-        }
-    }
-    ~query_hold() {
-        if (control_ != nullptr) {
-            control_->unlock_shared();
-        }
-    }
-    query_hold(const query_hold&) = delete;
-    query_hold& operator=(const query_hold&) = delete;
-
-  private:
-    std::shared_mutex* control_;
+    std::unique_lock<std::shared_mutex> control_;
+    util::access_gate::hold in_;
 };
 
 bool translation_unit::guarded_here() const noexcept {
@@ -123,10 +93,13 @@ translation_unit::exclusive_hold translation_unit::exclusive() const noexcept {
     return exclusive_hold(control_, gate_);
 }
 
-translation_unit::query_hold translation_unit::query() const noexcept {
-    // Taking the control lock inside the gate could wait behind a control operation that
-    // waits for this thread to leave the gate.
-    return query_hold(guarded_here() ? nullptr : &control_);
+std::shared_lock<std::shared_mutex> translation_unit::query() const {
+    // Queries only read the tables, and the data path only writes the translation cache
+    // model, which no query reads: the two run side by side. Taking the control lock inside
+    // the gate could wait behind a control operation that waits for this thread to leave it,
+    // and the gate already keeps every control operation out.
+    return guarded_here() ? std::shared_lock<std::shared_mutex>(control_, std::defer_lock)
+                          : std::shared_lock<std::shared_mutex>(control_);
 }
 
 translation_unit::translation_unit(host_memory& host, unit_config cfg)
@@ -204,13 +177,13 @@ status translation_unit::destroy_pd(pd_id pd) {
 }
 
 std::uint32_t translation_unit::privileged_token(pd_id pd) const {
-    const query_hold hold = query();
+    const auto hold = query();
     const auto it = pds_.find(raw(pd));
     return it == pds_.end() ? 0 : table_.active_token(it->second.privileged_index);
 }
 
 pd_id translation_unit::privileged_owner(std::uint32_t token) const {
-    const query_hold hold = query();
+    const auto hold = query();
     for (const auto& [id, entry] : pds_) {
         if (table_.active_token(entry.privileged_index) == token) {
             return pd_id{id};
@@ -464,7 +437,7 @@ status translation_unit::initialize_fast_register(region_id id, std::uint32_t pa
 }
 
 std::uint32_t translation_unit::local_token(region_id id) const {
-    const query_hold hold = query();
+    const auto hold = query();
     return region_slot(id) == nullptr ? 0 : table_.issued_token(raw(id));
 }
 
@@ -473,7 +446,7 @@ std::uint32_t translation_unit::remote_token(region_id id) const {
 }
 
 region_info translation_unit::describe(region_id id) const {
-    const query_hold hold = query();
+    const auto hold = query();
     const slot* s = region_slot(id);
     if (s == nullptr) {
         return {};
@@ -527,12 +500,12 @@ status translation_unit::destroy_window(window_id id) {
 }
 
 std::uint32_t translation_unit::window_token(window_id id) const {
-    const query_hold hold = query();
+    const auto hold = query();
     return window_slot(id) == nullptr ? 0 : table_.issued_token(raw(id));
 }
 
 window_info translation_unit::describe(window_id id) const {
-    const query_hold hold = query();
+    const auto hold = query();
     const slot* s = window_slot(id);
     if (s == nullptr) {
         return {};
@@ -637,7 +610,7 @@ status translation_unit::execute_bind(pd_id qp_pd, const bind_request& rq, std::
 }
 
 status translation_unit::post_invalidate(pd_id qp_pd, region_id id) const {
-    const query_hold hold = query();
+    const auto hold = query();
     const slot* s = region_slot(id);
     if (s == nullptr) {
         return status::invalid_handle;
@@ -747,17 +720,17 @@ std::uint64_t translation_unit::generation(const read_guard& guard) const noexce
 }
 
 std::uint32_t translation_unit::mapped_pages() const {
-    const query_hold hold = query();
+    const auto hold = query();
     return mmu_.mapped_pages();
 }
 
 std::size_t translation_unit::live_lams() const {
-    const query_hold hold = query();
+    const auto hold = query();
     return lams_.size();
 }
 
 unit_footprint translation_unit::footprint() const {
-    const query_hold hold = query();
+    const auto hold = query();
     return {table_.live(), table_.bytes(), mmu_.mapped_pages(), mmu_.bytes() + page_list_bytes_};
 }
 

@@ -347,7 +347,6 @@ class translation_unit {
     };
 
     class exclusive_hold;
-    class query_hold;
     friend class read_guard;
 
     bool guarded_here() const noexcept;
@@ -355,7 +354,7 @@ class translation_unit {
     // A control operation's stay: control_ exclusively, then the gate exclusively.
     exclusive_hold exclusive() const noexcept;
     // A query's stay: control_ shared (nothing when this thread holds a read_guard).
-    query_hold query() const noexcept;
+    std::shared_lock<std::shared_mutex> query() const;
     slot* region_slot(region_id id) noexcept;
     const slot* region_slot(region_id id) const noexcept;
     slot* window_slot(window_id id) noexcept;

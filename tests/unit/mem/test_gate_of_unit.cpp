@@ -6,6 +6,8 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cstddef>
+#include <deque>
 #include <thread>
 
 #include "mem_test_support.hpp"
@@ -78,6 +80,30 @@ TEST_F(AccessGateOfUnit, AQueryFromAnotherThreadDoesNotWaitForTheDataPath) {
     }
     consumer.join();
     EXPECT_EQ(seen.load(), token);
+}
+
+// One thread inside the gates of more units than it can record would not know, at the next
+// one, that it is inside: a nested guard or a query there would wait for itself. It stops
+// with a message instead of hanging later.
+// Holds a read guard on units[i], then on every later one inside it.
+void guard_each_inside_the_last(const std::deque<translation_unit>& units, std::size_t i) {
+    if (i == units.size()) {
+        return;
+    }
+    const read_guard g = units[i].read();
+    guard_each_inside_the_last(units, i + 1);
+}
+
+TEST_F(AccessGateOfUnit, GuardsOnMoreUnitsThanOneThreadRecordsStopTheProcessWithAMessage) {
+    GTEST_FLAG_SET(death_test_style, "threadsafe");
+    std::deque<translation_unit> units;
+    for (int i = 0; i < 8; ++i) {
+        units.emplace_back(host_, default_config());
+    }
+    guard_each_inside_the_last(units, 0);  // eight are fine
+    units.emplace_back(host_, default_config());
+    EXPECT_DEATH(guard_each_inside_the_last(units, 0),
+                 "read guards on more than 8 units held by one thread");
 }
 
 }  // namespace
