@@ -37,6 +37,9 @@ sim_time bytes_at(std::uint64_t bytes, std::uint64_t bits_per_second) {
 }  // namespace
 
 void cost_model::derive() noexcept {
+    // First: pcie_stream_time, which the values below use, reads it. Kept as a member because
+    // its integer division ran two to three times per packet.
+    pcie_rate = pcie_bits_per_second();
     doorbell = host.doorbell_mmio;
     wqe_fetch = pcie_dma_time(host.wqe_bytes, dma_direction::from_host) + wqe_time();
     packet_pipeline = packet_latency(true);
@@ -61,7 +64,7 @@ std::uint64_t cost_model::pcie_tlps(std::uint64_t bytes, dma_direction direction
 
 sim_time cost_model::pcie_stream_time(std::uint64_t bytes, dma_direction direction) const noexcept {
     const std::uint64_t overhead = pcie.tlp_overhead_bytes + pcie.dllp_overhead_bytes;
-    return bytes_at(bytes + pcie_tlps(bytes, direction) * overhead, pcie_bits_per_second());
+    return bytes_at(bytes + pcie_tlps(bytes, direction) * overhead, pcie_rate);
 }
 
 sim_time cost_model::pcie_dma_time(std::uint64_t bytes, dma_direction direction) const noexcept {

@@ -8,9 +8,9 @@
 // calibration against published measurements.
 //
 // A few first-order values (doorbell, wqe_fetch, packet_pipeline, dma_write, propagation,
-// link_bits_per_second, wire_overhead_bytes, mtu) are kept as plain members for the stages that
-// read them directly; derive() recomputes them from the groups. Change a group, then call
-// derive().
+// link_bits_per_second, wire_overhead_bytes, mtu, pcie_rate) are kept as plain members for the
+// stages that read them directly; derive() recomputes them from the groups. Change a group, then
+// call derive().
 
 #include <cstdint>
 
@@ -105,6 +105,7 @@ struct cost_model {
     std::uint64_t link_bits_per_second = 0;  ///< link rate [bit/s]
     std::uint32_t wire_overhead_bytes = 0;   ///< per packet beyond BTH..ICRC [B]
     std::uint32_t mtu = 0;                   ///< path MTU [bytes of payload]
+    std::uint64_t pcie_rate = 0;             ///< pcie_bits_per_second(), for pcie_stream_time
 
     cost_model() noexcept { derive(); }
 
