@@ -41,11 +41,22 @@ typedef enum ndksim_completion_style {
     NDKSIM_COMPLETE_RANDOM = 2   /**< choose per call by a seeded draw (pending_percent) */
 } ndksim_completion_style;
 
-/** How an idle engine thread waits (threaded mode only). */
+/**
+ * How an idle engine thread waits, or who runs the engine (threaded mode only; docs/timing.md,
+ * "Who runs the engine").
+ */
 typedef enum ndksim_poll_policy {
-    NDKSIM_POLL_BLOCK = 0,          /**< block in the kernel: no CPU when idle, ~50 us wake-up */
-    NDKSIM_POLL_SPIN = 1,           /**< busy-poll: one core per engine, lowest latency */
-    NDKSIM_POLL_SPIN_THEN_BLOCK = 2 /**< spin 50 us after the last work, then block */
+    NDKSIM_POLL_BLOCK = 0,           /**< block in the kernel: no CPU when idle, ~50 us wake-up */
+    NDKSIM_POLL_SPIN = 1,            /**< busy-poll: one core per engine */
+    NDKSIM_POLL_SPIN_THEN_BLOCK = 2, /**< spin 50 us after the last work, then block */
+    /**
+     * The consumer's own threads run the engine: in ndksim_adapter_progress() and while they
+     * wait in ndksim_adapter_wait(). The engine thread runs it only after no thread has called
+     * ndksim_adapter_progress() for 1 ms. A consumer thread that polls then shares nothing
+     * with an engine thread, the lowest latency on a host with fewer cores than polling
+     * threads. Not with NDKSIM_TIME_SYNCHRONIZED.
+     */
+    NDKSIM_POLL_CONSUMER = 3
 } ndksim_poll_policy;
 
 /**
@@ -369,6 +380,17 @@ NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter);
  * STATUS_TIMEOUT (nothing happened in time) or STATUS_INVALID_PARAMETER (NULL adapter).
  */
 NDKSIM_API NTSTATUS ndksim_adapter_wait(ndksim_adapter* adapter, ULONG timeout_ms);
+
+/**
+ * NDKSIM_POLL_CONSUMER: runs the adapter's engine on the calling thread for one pass, as its
+ * engine thread would (frames its socket received, due timers, the events due), without
+ * blocking. Call it where a polling consumer spins (beside NdkGetCqResults, or while it watches
+ * memory a peer writes). Returns the number of handlers run: 0 when nothing was ready, when
+ * another thread runs the engine at that moment (that thread then hands it over), when called
+ * from a callback the engine runs, for NULL, or under any other policy or a deterministic loop
+ * (the loop's driver runs it: ndksim_loop_run_one).
+ */
+NDKSIM_API ULONG ndksim_adapter_progress(ndksim_adapter* adapter);
 
 /**
  * TRUE when the adapter's engine has no event queued or running (in synchronized time, the

@@ -36,7 +36,7 @@ constexpr std::array<const char*, 3> k_test_names{"write", "read", "send"};
 constexpr std::array<const char*, 2> k_mode_names{"lat", "bw"};
 constexpr std::array<const char*, 3> k_wire_names{"inproc", "udp", "tcp"};
 constexpr std::array<const char*, 4> k_role_names{"local", "server", "client", "both"};
-constexpr std::array<const char*, 3> k_poll_names{"spin", "block", "spin-then-block"};
+constexpr std::array<const char*, 4> k_poll_names{"spin", "block", "spin-then-block", "consumer"};
 constexpr std::array<const char*, 3> k_time_names{"virtual", "paced", "synchronized"};
 
 // "a, b or c" for messages; "a|b|c" (joint "|") for help.
@@ -231,8 +231,10 @@ void define(CLI::App& app, options& o, given& g) {
     app.add_flag("--threaded", o.threaded,
                  "engine threads (the default for the socket wires) instead of one loop");
     app.add_option("--poll", g.poll,
-                   "threaded runs: how this tool and the engine threads wait (default: spin for "
-                   "the latency tests, spin-then-block for the bandwidth tests)")
+                   "threaded runs: how this tool and the engine threads wait, or (consumer) this "
+                   "tool's thread runs the engines while it polls (default: consumer for the "
+                   "latency tests, spin with --time synchronized, spin-then-block for the "
+                   "bandwidth tests)")
         ->type_name(listed(k_poll_names, "|"))
         ->check(one_of(k_poll_names));
     app.add_option("--time", g.time,
@@ -362,8 +364,16 @@ std::string resolve(const CLI::App& app, given& g, options& o) {
         to_enum(k_poll_names, g.poll, o.poll);
     } else {
         // A latency run measures the wake-ups too: a sleeping thread costs tens of
-        // microseconds to wake, a polling one a few (docs/perf.md, "--poll").
-        o.poll = bw ? poll_kind::spin_then_block : poll_kind::spin;
+        // microseconds to wake, a polling one a few, and one that runs its engine itself
+        // hands nothing over (docs/perf.md, "--poll"). Synchronized adapters share an engine
+        // thread that only it runs.
+        o.poll = bw                                  ? poll_kind::spin_then_block
+                 : o.time == time_kind::synchronized ? poll_kind::spin
+                                                     : poll_kind::consumer;
+    }
+    if (o.poll == poll_kind::consumer && o.time == time_kind::synchronized) {
+        return "--poll consumer cannot be used with --time synchronized: the synchronized "
+               "adapters of a process share one engine thread";
     }
     if (o.who != role::local && o.wire == wire_kind::inproc) {
         return std::string("--role ") + name_of(o.who) +

@@ -30,8 +30,9 @@ enum class wire_kind { inproc, udp, tcp };
 /// this program re-executed, as the server).
 enum class role { local, server, client, both };
 /// How a waiting thread (the tool's, and the engine threads of a threaded run) waits: polls
-/// without sleeping, sleeps until woken, or polls for a millisecond and then sleeps.
-enum class poll_kind { spin, block, spin_then_block };
+/// without sleeping, sleeps until woken, or polls for a millisecond and then sleeps; or
+/// (consumer) the tool's thread runs its adapters' engines itself while it polls.
+enum class poll_kind { spin, block, spin_then_block, consumer };
 
 /// How simulated time runs in a threaded run (ndksim_time_mode; docs/timing.md): tied to the
 /// wall clock (virtual), held to it (paced), or exact across the engines and processes

@@ -234,11 +234,12 @@ NTSTATUS rig::create_adapter(side& s, const char* address, const options& o, boo
         c.pcap_path = o.pcap.c_str();
     }
     if (o.threaded) {
-        static constexpr ndksim_poll_policy k_policy[] = {NDKSIM_POLL_SPIN, NDKSIM_POLL_BLOCK,
-                                                          NDKSIM_POLL_SPIN_THEN_BLOCK};
+        static constexpr ndksim_poll_policy k_policy[] = {
+            NDKSIM_POLL_SPIN, NDKSIM_POLL_BLOCK, NDKSIM_POLL_SPIN_THEN_BLOCK, NDKSIM_POLL_CONSUMER};
         static_assert(static_cast<int>(poll_kind::spin) == 0 &&
                       static_cast<int>(poll_kind::block) == 1 &&
-                      static_cast<int>(poll_kind::spin_then_block) == 2);
+                      static_cast<int>(poll_kind::spin_then_block) == 2 &&
+                      static_cast<int>(poll_kind::consumer) == 3);
         c.poll_policy = k_policy[static_cast<int>(o.poll)];
         static constexpr ndksim_time_mode k_time[] = {NDKSIM_TIME_VIRTUAL, NDKSIM_TIME_PACED,
                                                       NDKSIM_TIME_SYNCHRONIZED};
@@ -510,6 +511,20 @@ void rig::step(const char* waiting_for) {
     }
     if (synchronized_) {
         wait_synchronized();
+        return;
+    }
+    if (poll_ == poll_kind::consumer) {
+        // This thread runs the engines (NDKSIM_POLL_CONSUMER): a pass of each, and the core
+        // goes to another thread only when neither had anything to do.
+        ULONG ran = 0;
+        for (side* s : {&a_, &b_}) {
+            if (s->nic != nullptr) {
+                ran += ndksim_adapter_progress(s->nic);
+            }
+        }
+        if (ran == 0) {
+            std::this_thread::yield();
+        }
         return;
     }
     if (std::chrono::steady_clock::now() < spin_until_) {

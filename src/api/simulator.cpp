@@ -6,6 +6,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <set>
@@ -72,6 +73,8 @@ timing::poll_policy to_poll(int p, bool& ok) {
             return timing::poll_policy::spin;
         case NDKSIM_POLL_SPIN_THEN_BLOCK:
             return timing::poll_policy::spin_then_block;
+        case NDKSIM_POLL_CONSUMER:
+            return timing::poll_policy::consumer;
     }
     ok = false;
     return timing::poll_policy::block;
@@ -231,6 +234,13 @@ NTSTATUS wire_and_time(const ndksim_adapter_config& config, core::device_config&
             return invalid_config(
                 "NDKSIM_TIME_SYNCHRONIZED needs threaded mode (loop must be NULL): a "
                 "deterministic loop is exact already");
+        }
+        if (cfg.poll == timing::poll_policy::consumer) {
+            // The synchronized adapters of a process share one engine thread, which the gate
+            // paces; a consumer thread cannot take it over.
+            return invalid_config(
+                "NDKSIM_POLL_CONSUMER cannot be used with NDKSIM_TIME_SYNCHRONIZED: the "
+                "process's synchronized adapters share one engine thread");
         }
         cfg.synchronized = true;
         if (config.sync_consumer_grace_ms != 0) {
@@ -647,6 +657,14 @@ NDKSIM_API NTSTATUS ndksim_adapter_wait(ndksim_adapter* adapter, ULONG timeout_m
     timing::scheduler& sched = adapter->dev.sched();
     return sched.wait_until([&sched] { return sched.idle(); }, timeout) ? STATUS_SUCCESS
                                                                         : STATUS_TIMEOUT;
+}
+
+NDKSIM_API ULONG ndksim_adapter_progress(ndksim_adapter* adapter) {
+    if (adapter == nullptr) {
+        return 0;
+    }
+    const std::size_t n = adapter->dev.sched().progress();
+    return static_cast<ULONG>(std::min<std::size_t>(n, std::numeric_limits<ULONG>::max()));
 }
 
 NDKSIM_API BOOLEAN ndksim_adapter_idle(const ndksim_adapter* adapter) {

@@ -39,6 +39,18 @@ constexpr int k_pump_batch = 64;
 // A spin_then_block engine spins this long without work before it blocks.
 constexpr auto k_spin_window = std::chrono::microseconds(50);
 
+// poll_policy::consumer: the engine thread keeps out while a consumer called progress() within
+// options::consumer_hold, and looks again after each nap. A consumer that stops polling (it
+// blocks on something the simulation does not know of) thus still sees its engine run within
+// about consumer_hold + k_consumer_nap, and a polling one keeps its core to itself.
+constexpr auto k_consumer_nap = std::chrono::microseconds(200);
+
+std::int64_t steady_ns() noexcept {
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
 struct running_guard {
     explicit running_guard(const scheduler* s) noexcept : prev(t_running) { t_running = s; }
     ~running_guard() { t_running = prev; }
@@ -346,12 +358,7 @@ void scheduler::pump() {
                     static_cast<std::int64_t>(static_cast<double>(queue_.next_time() - limit) *
                                               opts_.pace_factor / 1000) +
                     1);
-                io_->wake.expires_after(wait);
-                io_->wake.async_wait([this](const boost::system::error_code& ec) {
-                    if (!ec) {
-                        pump();
-                    }
-                });
+                arm_wake(wait);
                 pump_idle();
                 return;
             }
@@ -364,6 +371,25 @@ void scheduler::pump() {
     boost::asio::post(io_->io, [this] { pump(); });
 }
 
+void scheduler::arm_wake(std::chrono::nanoseconds wait) {
+    const auto due = std::chrono::steady_clock::now() + wait;
+    if (wake_armed_ && wake_due_ <= due) {
+        // Armed to fire no later: that pump looks again and re-arms if it is early. Re-arming
+        // here instead cost a timerfd_settime system call each time the engine went idle in
+        // front of a transport timer (three per one-way write in strace of a ping-pong).
+        return;
+    }
+    wake_armed_ = true;
+    wake_due_ = due;
+    io_->wake.expires_at(due);
+    io_->wake.async_wait([this](const boost::system::error_code& ec) {
+        if (!ec) {
+            wake_armed_ = false;
+            pump();
+        }
+    });
+}
+
 bool scheduler::gate_admits() {
     std::chrono::nanoseconds retry{0};
     const sim_time next = queue_.next_time();
@@ -372,12 +398,7 @@ bool scheduler::gate_admits() {
         return true;
     }
     if (retry.count() > 0) {
-        io_->wake.expires_after(retry);
-        io_->wake.async_wait([this](const boost::system::error_code& ec) {
-            if (!ec) {
-                pump();
-            }
-        });
+        arm_wake(retry);
     }
     pump_idle();
     // A kick that came between admit() and pump_idle() saw the pump still posted and posted
@@ -397,6 +418,63 @@ void scheduler::pump_idle() {
     // its task is in the inbox, so a pump is posted for it now.
     if (inbox_pending_.load(std::memory_order_seq_cst)) {
         wake_engine();
+    }
+}
+
+bool scheduler::consumer_drives() const noexcept {
+    return steady_ns() - consumer_seen_.load(std::memory_order_relaxed) <
+           opts_.consumer_hold.count();
+}
+
+std::size_t scheduler::progress() {
+    if (opts_.mode != run_mode::threaded || opts_.poll != poll_policy::consumer || owned_here() ||
+        in_task()) {
+        // A handler or task of this engine calling back in (a completion callback that polls)
+        // is already the engine: running the io_context again from inside it would nest.
+        return 0;
+    }
+    consumer_seen_.store(steady_ns(), std::memory_order_relaxed);
+    std::unique_lock drive(drive_mutex_, std::try_to_lock);
+    if (!drive.owns_lock()) {
+        // The engine thread (or another consumer) runs it. An engine thread blocked in the
+        // io_context wakes for this no-op, sees a consumer polling, and hands over.
+        if (!poke_posted_.exchange(true, std::memory_order_acq_rel)) {
+            boost::asio::post(io_->io,
+                              [this] { poke_posted_.store(false, std::memory_order_release); });
+        }
+        return 0;
+    }
+    if (stopping_.load(std::memory_order_acquire)) {
+        return 0;
+    }
+    const owner_guard owner(this);
+    return io_->io.poll();
+}
+
+// poll_policy::consumer, on the engine thread: runs the io_context only while no consumer
+// polls (spinning 50 us after its last work, then blocking), and naps while one does.
+void scheduler::engine_behind_consumer() {
+    auto last_work = std::chrono::steady_clock::now();
+    while (!stopping_.load(std::memory_order_acquire) && !io_->io.stopped()) {
+        if (consumer_drives()) {
+            std::this_thread::sleep_for(k_consumer_nap);
+            continue;
+        }
+        std::unique_lock drive(drive_mutex_);
+        if (consumer_drives()) {
+            // A consumer came while this thread waited for the lock (it held it): its turn.
+            continue;
+        }
+        if (io_->io.poll() > 0) {
+            last_work = std::chrono::steady_clock::now();
+        } else if (std::chrono::steady_clock::now() - last_work <= k_spin_window) {
+            drive.unlock();
+            std::this_thread::yield();
+        } else {
+            // Blocks until a handler is ready: a socket, a timer, a post, or a consumer's poke.
+            io_->io.run_one();
+            last_work = std::chrono::steady_clock::now();
+        }
     }
 }
 
@@ -430,6 +508,9 @@ void scheduler::engine_main() {
             }
             break;
         }
+        case poll_policy::consumer:
+            engine_behind_consumer();
+            break;
     }
     NDKSIM_DEBUG("{}: engine thread stopped", opts_.name);
 }

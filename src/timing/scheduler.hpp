@@ -58,8 +58,10 @@ namespace ndksim::timing {
 enum class run_mode : std::uint8_t { deterministic, threaded };
 
 /// How an idle engine thread waits (ARCHITECTURE.md: a blocked thread costs ~50 us to wake on
-/// the project's machines, a spinning one ~6 us).
-enum class poll_policy : std::uint8_t { block, spin, spin_then_block };
+/// the project's machines, a spinning one ~6 us), or who runs the engine (consumer: the
+/// consumer's threads, in scheduler::progress and in their waits; the engine thread only steps
+/// in after they pause, so a polling consumer and its engine share one core instead of two).
+enum class poll_policy : std::uint8_t { block, spin, spin_then_block, consumer };
 
 /// Decides, for a threaded scheduler in synchronized time, when its next event may run
 /// (conservative synchronization: an event runs only once nothing can still arrive before it).
@@ -105,6 +107,9 @@ class scheduler {
         /// threaded mode: synchronized time; the gate (which outlives the scheduler) decides
         /// when events run, and the clock is the event clock alone.
         run_gate* gate = nullptr;
+        /// poll_policy::consumer: how long after a consumer's last progress() call the engine
+        /// thread keeps out of the engine.
+        std::chrono::nanoseconds consumer_hold = std::chrono::milliseconds(1);
     };
 
     /// Creates a scheduler; a threaded one starts its engine thread at once.
@@ -211,8 +216,16 @@ class scheduler {
     /// clock to now + duration. Returns the number of events run.
     std::size_t run_for(sim_time duration);
 
+    /// poll_policy::consumer (threaded mode): runs the engine on the calling thread for one pass
+    /// of its io_context (socket handlers, due timers, and the events due), as the engine
+    /// thread would. Returns the handlers run; 0 when nothing was ready, when another thread is
+    /// running the engine (that thread then hands it over), on the engine's own thread, inside
+    /// a task, or under any other policy or mode.
+    std::size_t progress();
+
     /// Waits until `pred()` holds. Deterministic mode drives events on the calling thread until
-    /// pred holds or nothing is left to run; threaded mode blocks up to `timeout` of wall time.
+    /// pred holds or nothing is left to run; threaded mode blocks up to `timeout` of wall time
+    /// (poll_policy::consumer: runs the engine on the calling thread meanwhile).
     /// `pred` is evaluated under the waiters' mutex: it must read atomics only and take no lock.
     /// Returns the final value of pred(). Calling it from inside a task never blocks: it returns
     /// pred() at once, since the engine cannot wait for itself.
@@ -274,8 +287,11 @@ class scheduler {
     sim_time to_sim(sim_time wall) const noexcept;  // wall time [ps] -> simulated, by pace_factor
     void pump();
     void pump_idle();
+    void arm_wake(std::chrono::nanoseconds wait);  // the pump runs again after `wait` at most
     bool gate_admits();
     void engine_main();
+    void engine_behind_consumer();
+    bool consumer_drives() const noexcept;
     void notify_waiters();
 
     options opts_;
@@ -303,6 +319,9 @@ class scheduler {
     // Engine thread only (now() reads them only when owned_here()).
     sim_time held_tie_ = 0;
     int tie_holds_ = 0;
+    // arm_wake: the wake timer is armed, to fire at wake_due_. Owner thread only.
+    bool wake_armed_ = false;
+    std::chrono::steady_clock::time_point wake_due_{};
 
     // wait_until's threaded waiters.
     mutable std::mutex waiters_mutex_;
@@ -315,6 +334,13 @@ class scheduler {
     std::unique_ptr<io_state> io_;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::atomic<bool> stopping_{false};
+    // poll_policy::consumer: whoever runs the io_context holds drive_mutex_ (the engine
+    // thread, or a consumer thread in progress()). consumer_seen_ is when a consumer last
+    // called progress() [steady-clock ns]; poke_posted_ is set while a no-op handler is posted
+    // to wake an engine thread blocked in the io_context so that it hands over.
+    std::mutex drive_mutex_;
+    std::atomic<std::int64_t> consumer_seen_{INT64_MIN / 2};
+    std::atomic<bool> poke_posted_{false};
     std::thread engine_;
 };
 
@@ -354,6 +380,19 @@ bool scheduler::wait_until(Pred pred, std::chrono::milliseconds timeout) {
         while (!pred()) {
             if (!run_one()) {
                 return pred();
+            }
+        }
+        return true;
+    }
+    if (opts_.poll == poll_policy::consumer && opts_.gate == nullptr) {
+        // The waiting thread runs the engine itself (the engine thread keeps out while it does).
+        const auto deadline = std::chrono::steady_clock::now() + timeout;
+        while (!pred()) {
+            if (std::chrono::steady_clock::now() >= deadline) {
+                return pred();
+            }
+            if (progress() == 0) {
+                std::this_thread::yield();
             }
         }
         return true;

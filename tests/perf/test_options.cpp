@@ -53,6 +53,24 @@ TEST(PerfOptions, WriteLatTakesPerftestLatencyDefaults) {
     EXPECT_EQ(p.o.wire, wire_kind::inproc);
 }
 
+// Latency runs let the tool's thread run the engines (nothing is handed between threads);
+// synchronized adapters share an engine thread only it runs, so they spin; bandwidth runs poll
+// and then sleep.
+TEST(PerfOptions, ThePollPolicyDefaultsByModeAndTime) {
+    EXPECT_EQ(parse({"write_lat", "--wire", "udp"}).o.poll, poll_kind::consumer);
+    EXPECT_EQ(parse({"write_lat", "--wire", "udp", "--time", "synchronized"}).o.poll,
+              poll_kind::spin);
+    EXPECT_EQ(parse({"write_bw", "--wire", "udp"}).o.poll, poll_kind::spin_then_block);
+    EXPECT_EQ(parse({"write_lat", "--wire", "udp", "--poll", "spin"}).o.poll, poll_kind::spin);
+}
+
+TEST(PerfOptions, TheConsumerPolicyIsRefusedInSynchronizedTime) {
+    EXPECT_EQ(
+        refusal({"write_lat", "--wire", "udp", "--time", "synchronized", "--poll", "consumer"}),
+        "ndksim-perf: --poll consumer cannot be used with --time synchronized: the "
+        "synchronized adapters of a process share one engine thread\n");
+}
+
 TEST(PerfOptions, BandwidthTestsTakePerftestBandwidthDefaults) {
     for (const char* name : {"write_bw", "read_bw", "send_bw"}) {
         const parsed p = parse({name});

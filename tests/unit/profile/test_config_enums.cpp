@@ -43,7 +43,7 @@ TEST(ConfigEnums, AnUnknownCompletionStyleIsInvalidParameter) {
 }
 
 TEST(ConfigEnums, AnUnknownPollPolicyIsInvalidParameter) {
-    expect_refused(&ndksim_adapter_config::poll_policy, NDKSIM_POLL_SPIN_THEN_BLOCK + 1);
+    expect_refused(&ndksim_adapter_config::poll_policy, NDKSIM_POLL_CONSUMER + 1);
 }
 
 TEST(ConfigEnums, AnUnknownWireIsInvalidParameter) {
@@ -56,7 +56,8 @@ TEST(ConfigEnums, EveryKnownValueIsAccepted) {
         EXPECT_EQ(STATUS_SUCCESS, create_with_raw(&ndksim_adapter_config::completion_style, raw))
             << raw;
     }
-    for (const int raw : {NDKSIM_POLL_BLOCK, NDKSIM_POLL_SPIN, NDKSIM_POLL_SPIN_THEN_BLOCK}) {
+    for (const int raw :
+         {NDKSIM_POLL_BLOCK, NDKSIM_POLL_SPIN, NDKSIM_POLL_SPIN_THEN_BLOCK, NDKSIM_POLL_CONSUMER}) {
         EXPECT_EQ(STATUS_SUCCESS, create_with_raw(&ndksim_adapter_config::poll_policy, raw)) << raw;
     }
     for (const int raw : {NDKSIM_WIRE_DEFAULT, NDKSIM_WIRE_INPROC}) {

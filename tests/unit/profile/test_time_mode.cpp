@@ -132,3 +132,28 @@ TEST(TimeMode, TheEnvironmentVariableChoosesTheModeOfThreadedAdapters) {
 }
 
 }  // namespace
+
+// The synchronized adapters of a process share one engine thread that their gate paces: a
+// consumer thread cannot take it over, so the consumer policy is refused there, and accepted
+// in the other threaded modes.
+TEST(TimeMode, TheConsumerPollPolicyIsRefusedInSynchronizedTime) {
+    for (const ndksim_time_mode mode :
+         {NDKSIM_TIME_VIRTUAL, NDKSIM_TIME_PACED, NDKSIM_TIME_SYNCHRONIZED}) {
+        ndksim_adapter_config c;
+        ndksim_adapter_config_init(&c);
+        c.address = "127.0.9.2";
+        c.time_mode = mode;
+        c.poll_policy = NDKSIM_POLL_CONSUMER;
+        ndksim_adapter* a = nullptr;
+        const NTSTATUS st = ndksim_adapter_create(&c, &a);
+        if (mode == NDKSIM_TIME_SYNCHRONIZED) {
+            EXPECT_EQ(STATUS_INVALID_PARAMETER, st);
+            EXPECT_EQ(nullptr, a);
+        } else {
+            EXPECT_EQ(STATUS_SUCCESS, st) << mode;
+            // No thread runs this adapter's engine but its own until someone calls progress.
+            EXPECT_EQ(0U, ndksim_adapter_progress(nullptr));
+            ndksim_adapter_destroy(a);
+        }
+    }
+}
