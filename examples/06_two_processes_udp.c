@@ -8,8 +8,10 @@
  * Exits 0 when every check passed, 1 otherwise (a missing UDP wire is a failure too).
  */
 #define _GNU_SOURCE
+#include <arpa/inet.h>
 #include <ndkpi.h>
 #include <ndksim/ndksim.h>
+#include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -153,6 +156,36 @@ static void close_side(side* s) {
 }
 
 /* The child: listen on 127.0.0.2, accept with the buffer offer, wait for the disconnect. */
+/* 1 when UDP `port` can be bound on the IPv4 address `ip` now. */
+static int udp_port_free(const char* ip, USHORT port) {
+    int fd = socket(AF_INET, SOCK_DGRAM, 0);
+    struct sockaddr_in a;
+    memset(&a, 0, sizeof a);
+    a.sin_family = AF_INET;
+    a.sin_port = htons(port);
+    inet_pton(AF_INET, ip, &a.sin_addr);
+    int ok = fd >= 0 && bind(fd, (struct sockaddr*)&a, sizeof a) == 0;
+    if (fd >= 0) {
+        close(fd);
+    }
+    return ok;
+}
+
+/*
+ * Both processes bind the same wire port, each on its own address. Other programs (tests run in
+ * parallel) may hold a port on either address, so the parent picks one that is free on both
+ * before it forks.
+ */
+static USHORT pick_port(void) {
+    USHORT port = (USHORT)(20000 + getpid() % 30000);
+    for (int i = 0; i < 64; ++i, ++port) {
+        if (udp_port_free("127.0.0.1", port) && udp_port_free("127.0.0.2", port)) {
+            return port;
+        }
+    }
+    return port;
+}
+
 static int listener(USHORT port, int ready_fd) {
     side s;
     atomic_int accepted = STATUS_PENDING, listened = STATUS_PENDING;
@@ -185,7 +218,7 @@ int main(void) {
     if (pipe(ready) != 0) {
         return 1;
     }
-    USHORT port = (USHORT)(20000 + getpid() % 30000);
+    USHORT port = pick_port();
     pid_t child = fork();
     if (child == 0) {
         close(ready[0]);

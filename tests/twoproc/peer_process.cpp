@@ -32,7 +32,7 @@ peer_process::~peer_process() {
     }
 }
 
-void peer_process::run_peer(std::uint16_t port, int ready_fd) {
+bool peer_process::run_peer(std::uint16_t port, int ready_fd) {
     loopback::report out("peer", stderr);
     loopback::endpoint_options o;
     o.name = "peer";
@@ -43,11 +43,18 @@ void peer_process::run_peer(std::uint16_t port, int ready_fd) {
     o.ack_timeout_us = k_patient_ack_timeout_us;
     o.timeout = k_patient_wait;
     loopback::endpoint ep(o);
-    if (ep.open() != STATUS_SUCCESS) {
+    const NTSTATUS opened = ep.open();
+    if (opened == STATUS_ADDRESS_ALREADY_EXISTS) {
+        // Another process holds the peer's address on this port: the test picks another.
+        const char busy = k_busy;
+        (void)!::write(ready_fd, &busy, 1);
+        return false;
+    }
+    if (opened != STATUS_SUCCESS) {
         out.check(false, "{}", ep.error());
         thread_result_ = 1;
         ::close(ready_fd);
-        return;
+        return true;
     }
     loopback::listener_options lo;
     lo.on_listening = [&] {
@@ -58,6 +65,7 @@ void peer_process::run_peer(std::uint16_t port, int ready_fd) {
     lo.abandoned = &abandoned_;
     thread_result_ = loopback::run_listener(ep, lo, out) == 0 ? 0 : 1;
     ::close(ready_fd);
+    return true;
 }
 
 std::string peer_process::start(loopback::endpoint_options self_options,
@@ -76,31 +84,22 @@ std::string peer_process::start(loopback::endpoint_options self_options,
         if (child == 0) {
             ::close(port_pipe[1]);
             ::close(ready_pipe[0]);
-            std::uint16_t port = 0;
-            if (!read_within(port_pipe[0], &port, sizeof port, k_start_timeout)) {
-                std::_Exit(3);
+            // One port after another, until one is free on the peer's address too.
+            for (;;) {
+                std::uint16_t port = 0;
+                if (!read_within(port_pipe[0], &port, sizeof port, k_start_timeout)) {
+                    std::_Exit(3);
+                }
+                if (run_peer(port, ready_pipe[1])) {
+                    std::_Exit(thread_result_);
+                }
             }
-            run_peer(port, ready_pipe[1]);
-            std::_Exit(thread_result_);
         }
         child_ = tools::child_process::adopt(child);
         ::close(port_pipe[0]);
         ::close(ready_pipe[1]);
     }
-    std::uint16_t port = static_cast<std::uint16_t>(20000 + (::getpid() * 7) % 30000);
-    NTSTATUS s = STATUS_ADDRESS_ALREADY_EXISTS;
-    for (int attempt = 0; attempt < 64 && s == STATUS_ADDRESS_ALREADY_EXISTS; ++attempt, ++port) {
-        self_options.port = port;
-        *self = std::make_unique<loopback::endpoint>(self_options);
-        s = (*self)->open();
-        if (s == STATUS_ADDRESS_ALREADY_EXISTS) {
-            (*self)->close();
-        }
-    }
-    --port;
-    if (s != STATUS_SUCCESS) {
-        const std::string why = (*self)->error();
-        (*self)->close();
+    auto fail = [&](const std::string& why) {
         if (forked()) {
             ::close(port_pipe[1]);  // the child sees end-of-file and exits
             ::close(ready_pipe[0]);
@@ -110,18 +109,46 @@ std::string peer_process::start(loopback::endpoint_options self_options,
         }
         joined_ = !forked();
         return why;
-    }
-    if (forked()) {
+    };
+    std::uint16_t port = static_cast<std::uint16_t>(20000 + (::getpid() * 7) % 30000);
+    for (int attempt = 0; attempt < 64; ++attempt, ++port) {
+        self_options.port = port;
+        *self = std::make_unique<loopback::endpoint>(self_options);
+        const NTSTATUS s = (*self)->open();
+        if (s == STATUS_ADDRESS_ALREADY_EXISTS) {
+            (*self)->close();
+            continue;
+        }
+        if (s != STATUS_SUCCESS) {
+            const std::string why = (*self)->error();
+            (*self)->close();
+            return fail(why);
+        }
+        if (!forked()) {
+            // The in-process wire binds no socket: the peer's address is this process's.
+            ::close(port_pipe[0]), ::close(port_pipe[1]);
+            thread_ = std::thread([this, port, fd = ready_pipe[1]] { run_peer(port, fd); });
+            char ready = 0;
+            const bool ok = read_within(ready_pipe[0], &ready, 1, k_start_timeout);
+            ::close(ready_pipe[0]);
+            return ok ? "" : "the peer did not start listening within 30 s";
+        }
         (void)!::write(port_pipe[1], &port, sizeof port);
-        ::close(port_pipe[1]);
-    } else {
-        ::close(port_pipe[0]), ::close(port_pipe[1]);
-        thread_ = std::thread([this, port, fd = ready_pipe[1]] { run_peer(port, fd); });
+        char ready = 0;
+        if (!read_within(ready_pipe[0], &ready, 1, k_start_timeout)) {
+            ::close(port_pipe[1]);
+            ::close(ready_pipe[0]);
+            return "the peer did not start listening within 30 s";
+        }
+        if (ready != k_busy) {
+            ::close(port_pipe[1]);
+            ::close(ready_pipe[0]);
+            return "";
+        }
+        // The port is free on this side's address but taken on the peer's: both move on.
+        (*self)->close();
     }
-    char ready = 0;
-    const bool ok = read_within(ready_pipe[0], &ready, 1, k_start_timeout);
-    ::close(ready_pipe[0]);
-    return ok ? "" : "the peer did not start listening within 10 s";
+    return fail("no port free on both addresses after 64 attempts");
 }
 
 bool peer_process::join(std::chrono::milliseconds timeout) {

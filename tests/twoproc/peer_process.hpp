@@ -6,7 +6,8 @@
 //
 // Port choice: tests run in parallel, so the test picks a wire port from its pid and retries
 // the next one while its adapter's create says STATUS_ADDRESS_ALREADY_EXISTS; only then does it
-// hand the port to the peer (through a pipe), and it connects only once the peer reported that
+// hand the port to the peer (through a pipe). A peer whose own address is taken on that port
+// says so, and both move to the next port. The test connects only once the peer reported that
 // it listens. Every wait has a bound and fails loudly.
 
 #include <sys/types.h>
@@ -51,7 +52,11 @@ class peer_process {
     bool forked() const { return wire_ != NDKSIM_WIRE_INPROC; }
 
   private:
-    void run_peer(std::uint16_t port, int ready_fd);
+    /// What the peer writes on the ready pipe when its address is taken on the port offered.
+    static constexpr char k_busy = 'B';
+    /// Runs the peer on `port`; false, after telling the test (k_busy), when the peer's address
+    /// is taken on that port, so it may be offered another.
+    bool run_peer(std::uint16_t port, int ready_fd);
 
     ndksim_wire wire_;
     std::uint64_t data_size_;
