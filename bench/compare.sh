@@ -67,9 +67,12 @@ json_get() {  # file python-expression-on-d
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# The perf tool's latency runs busy-poll where it can: sockperf and fi_pingpong spin too.
+# The perf tool's latency runs busy-poll where it can: sockperf and fi_pingpong spin too, and
+# fi_pingpong's thread drives its provider's progress itself, as --poll consumer does.
 poll=()
-if "$perf" --help 2>/dev/null | grep -q -- '--poll'; then
+if "$perf" --help 2>/dev/null | grep -q -- 'spin-then-block|consumer'; then
+    poll=(--poll consumer)
+elif "$perf" --help 2>/dev/null | grep -q -- '--poll'; then
     poll=(--poll spin)
 fi
 
