@@ -67,8 +67,9 @@ json_get() {  # file python-expression-on-d
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# The perf tool's latency runs busy-poll where it can: sockperf and fi_pingpong spin too, and
-# fi_pingpong's thread drives its provider's progress itself, as --poll consumer does.
+# The perf tool's latency and message-rate runs busy-poll where it can: sockperf, fi_pingpong
+# and ucx_perftest spin too, and fi_pingpong's and ucx_perftest's threads drive their
+# transport's progress themselves, as --poll consumer does.
 poll=()
 if "$perf" --help 2>/dev/null | grep -q -- 'spin-then-block|consumer'; then
     poll=(--poll consumer)
@@ -107,8 +108,8 @@ m_wire_bw() {  # wire -> MB/s, 16 writes outstanding (the figure's definition)
     perf_run "$1" bw 1M "$bw_n" --outstanding 16 &&
         json_get "$work/perf.json" "d['results'][0]['host']['mb_per_sec']"
 }
-m_wire_rate() {  # wire -> writes/s
-    perf_run "$1" bw 64 "$rate_n" && json_get "$work/perf.json" "d['results'][0]['host']['msg_per_s']"
+m_wire_rate() {  # wire -> writes/s; polling, as ucx_perftest's thread does
+    perf_run "$1" bw 64 "$rate_n" "${poll[@]}" && json_get "$work/perf.json" "d['results'][0]['host']['msg_per_s']"
 }
 m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round trip)
     perf_run "$1" lat 8 "$lat_n" "${poll[@]}" &&

@@ -291,7 +291,7 @@ class scheduler {
     bool gate_admits();
     void engine_main();
     void engine_behind_consumer();
-    bool consumer_drives() const noexcept;
+    bool consumer_drives() noexcept;  // engine thread only
     void notify_waiters();
 
     options opts_;
@@ -335,11 +335,14 @@ class scheduler {
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::atomic<bool> stopping_{false};
     // poll_policy::consumer: whoever runs the io_context holds drive_mutex_ (the engine
-    // thread, or a consumer thread in progress()). consumer_seen_ is when a consumer last
-    // called progress() [steady-clock ns]; poke_posted_ is set while a no-op handler is posted
-    // to wake an engine thread blocked in the io_context so that it hands over.
+    // thread, or a consumer thread in progress()). consumer_calls_ counts progress() calls;
+    // the engine thread keeps the count it last saw and when it saw it move. poke_posted_ is
+    // set while a no-op handler is posted to wake an engine thread blocked in the io_context
+    // so that it hands over.
     std::mutex drive_mutex_;
-    std::atomic<std::int64_t> consumer_seen_{INT64_MIN / 2};
+    std::atomic<std::uint64_t> consumer_calls_{0};
+    std::uint64_t consumer_calls_seen_ = 0;                     // engine thread only
+    std::chrono::steady_clock::time_point consumer_seen_at_{};  // engine thread only
     std::atomic<bool> poke_posted_{false};
     std::thread engine_;
 };
