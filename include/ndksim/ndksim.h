@@ -50,11 +50,13 @@ typedef enum ndksim_poll_policy {
     NDKSIM_POLL_SPIN = 1,            /**< busy-poll: one core per engine */
     NDKSIM_POLL_SPIN_THEN_BLOCK = 2, /**< spin 50 us after the last work, then block */
     /**
-     * The consumer's own threads run the engine: in ndksim_adapter_progress() and while they
-     * wait in ndksim_adapter_wait(). The engine thread runs it only after no thread has called
-     * ndksim_adapter_progress() for 1 ms. A consumer thread that polls then shares nothing
-     * with an engine thread, the lowest latency on a host with fewer cores than polling
-     * threads. Not with NDKSIM_TIME_SYNCHRONIZED.
+     * The consumer's own threads run the engine: in ndksim_adapter_progress() and in every
+     * wait of the library (ndksim_adapter_wait, and the waits of closes and of
+     * ndksim_adapter_destroy), so callbacks run on those threads, inside those calls: a caller
+     * must not hold a lock its callbacks take. The engine thread runs the engine only after it
+     * has seen no call of ndksim_adapter_progress() for about 1 ms. A consumer thread that
+     * polls then shares nothing with an engine thread, the lowest latency on a host with
+     * fewer cores than polling threads. Not with NDKSIM_TIME_SYNCHRONIZED.
      */
     NDKSIM_POLL_CONSUMER = 3
 } ndksim_poll_policy;
@@ -376,19 +378,22 @@ NDKSIM_API ULONG64 ndksim_adapter_now(const ndksim_adapter* adapter);
  * may move on; a consumer thread that blocks on anything the simulation does not know of (a
  * socket, a lock another thread holds long, a join) should call it, or poll an empty CQ,
  * before it blocks. In the other modes it waits until the engine has nothing left to run (a
- * deterministic loop is run until idle on the calling thread). Returns STATUS_SUCCESS,
+ * deterministic loop is run until idle on the calling thread; with NDKSIM_POLL_CONSUMER the
+ * calling thread runs the engine until then, busy, instead of blocking). Returns STATUS_SUCCESS,
  * STATUS_TIMEOUT (nothing happened in time) or STATUS_INVALID_PARAMETER (NULL adapter).
  */
 NDKSIM_API NTSTATUS ndksim_adapter_wait(ndksim_adapter* adapter, ULONG timeout_ms);
 
 /**
- * NDKSIM_POLL_CONSUMER: runs the adapter's engine on the calling thread for one pass, as its
- * engine thread would (frames its socket received, due timers, the events due), without
- * blocking. Call it where a polling consumer spins (beside NdkGetCqResults, or while it watches
- * memory a peer writes). Returns the number of handlers run: 0 when nothing was ready, when
- * another thread runs the engine at that moment (that thread then hands it over), when called
- * from a callback the engine runs, for NULL, or under any other policy or a deterministic loop
- * (the loop's driver runs it: ndksim_loop_run_one).
+ * NDKSIM_POLL_CONSUMER: runs the adapter's engine on the calling thread for one bounded pass,
+ * as its engine thread would (frames its socket received, due timers, batches of the events
+ * due), without blocking; callbacks run on the calling thread, inside the call. Call it where
+ * a polling consumer spins (beside NdkGetCqResults, or while it watches memory a peer writes).
+ * Returns the number of handlers run (socket reads, timers, batches of events): 0 when nothing
+ * was ready, when another thread kept the engine for more than 100 us (the engine thread hands
+ * over once it sees a consumer calling), when called from a callback of this adapter, for
+ * NULL, or under any other policy or a deterministic loop (the loop's driver runs it:
+ * ndksim_loop_run_one).
  */
 NDKSIM_API ULONG ndksim_adapter_progress(ndksim_adapter* adapter);
 

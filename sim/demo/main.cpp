@@ -70,7 +70,8 @@ lb::endpoint_options endpoint_for(const cli_options& o, const std::string& name,
     static const std::map<std::string, ndksim_poll_policy> polls = {
         {"spin", NDKSIM_POLL_SPIN},
         {"block", NDKSIM_POLL_BLOCK},
-        {"spin-then-block", NDKSIM_POLL_SPIN_THEN_BLOCK}};
+        {"spin-then-block", NDKSIM_POLL_SPIN_THEN_BLOCK},
+        {"consumer", NDKSIM_POLL_CONSUMER}};
     e.poll = polls.at(o.poll);
     e.time_mode = o.time == "synchronized" ? NDKSIM_TIME_SYNCHRONIZED : NDKSIM_TIME_VIRTUAL;
     e.peer_silence_ms = o.peer_silence_ms;
@@ -271,9 +272,10 @@ int main(int argc, char** argv) {
         ->check(CLI::Range(1u, 60u))
         ->capture_default_str();
     app.add_option("--poll", o.poll,
-                   "how the engine threads and the waits for completions wait: spin (lowest "
-                   "latency, a core each), block, or spin-then-block (1 ms, then block)")
-        ->check(CLI::IsMember({"spin", "block", "spin-then-block"}))
+                   "how the engine threads and the waits for completions wait: spin (a core "
+                   "each), block, spin-then-block (1 ms, then block), or consumer (the waiting "
+                   "thread runs its adapter's engine: the lowest latency; docs/timing.md)")
+        ->check(CLI::IsMember({"spin", "block", "spin-then-block", "consumer"}))
         ->capture_default_str();
     app.add_option("--time", o.time,
                    "how simulated time runs: virtual (tied to the wall clock; its modelled "
@@ -290,6 +292,12 @@ int main(int argc, char** argv) {
     CLI11_PARSE(app, argc, argv);
     if (!o.log.empty()) {
         ::setenv("NDKSIM_LOG", o.log.c_str(), 1);
+    }
+    if (o.poll == "consumer" && o.time == "synchronized") {
+        std::fprintf(stderr,
+                     "--poll consumer cannot be used with --time synchronized: the synchronized "
+                     "adapters of a process share one engine thread\n");
+        return 2;
     }
     if (o.wire == "inproc" && o.role != "both") {
         std::fprintf(stderr, "--wire inproc needs --role both (both adapters in one process)\n");

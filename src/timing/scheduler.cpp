@@ -45,6 +45,11 @@ constexpr auto k_spin_window = std::chrono::microseconds(50);
 // about consumer_hold + k_consumer_nap, and a polling one keeps its core to itself.
 constexpr auto k_consumer_nap = std::chrono::microseconds(200);
 
+// poll_policy::consumer: how long progress() waits for the engine thread to hand over, and how
+// many handlers (socket reads, timers, batches of up to k_pump_batch events) one call runs.
+constexpr auto k_handover_wait = std::chrono::microseconds(100);
+constexpr std::size_t k_progress_handlers = 16;
+
 struct running_guard {
     explicit running_guard(const scheduler* s) noexcept : prev(t_running) { t_running = s; }
     ~running_guard() { t_running = prev; }
@@ -367,10 +372,11 @@ void scheduler::pump() {
 
 void scheduler::arm_wake(std::chrono::nanoseconds wait) {
     const auto due = std::chrono::steady_clock::now() + wait;
-    if (wake_armed_ && wake_due_ <= due) {
+    if (opts_.gate == nullptr && wake_armed_ && wake_due_ <= due) {
         // Armed to fire no later: that pump looks again and re-arms if it is early. Re-arming
         // here instead cost a timerfd_settime system call each time the engine went idle in
-        // front of a transport timer (three per one-way write in strace of a ping-pong).
+        // front of a transport timer (three per one-way write in strace of a ping-pong). A gate
+        // (synchronized time) sets the retry afresh each time, as it always has.
         return;
     }
     wake_armed_ = true;
@@ -432,10 +438,11 @@ bool scheduler::consumer_drives() noexcept {
 }
 
 std::size_t scheduler::progress() {
-    if (opts_.mode != run_mode::threaded || opts_.poll != poll_policy::consumer || owned_here() ||
-        in_task()) {
-        // A handler or task of this engine calling back in (a completion callback that polls)
-        // is already the engine: running the io_context again from inside it would nest.
+    if (!consumer_driven() || opts_.gate != nullptr || owned_here() || in_task() ||
+        io_->io.get_executor().running_in_this_thread()) {
+        // A handler or task of this engine calling back in (a completion callback that polls,
+        // directly or through another adapter's engine it runs) is already this engine:
+        // running the io_context again from inside it would nest, and its lock is held.
         return 0;
     }
     consumer_calls_.store(consumer_calls_.load(std::memory_order_relaxed) + 1,
@@ -443,18 +450,35 @@ std::size_t scheduler::progress() {
     std::unique_lock drive(drive_mutex_, std::try_to_lock);
     if (!drive.owns_lock()) {
         // The engine thread (or another consumer) runs it. An engine thread blocked in the
-        // io_context wakes for this no-op, sees a consumer polling, and hands over.
+        // io_context wakes for this no-op, sees a consumer polling, and hands over within
+        // microseconds, so this call waits that long for it: a consumer that calls only now
+        // and then would otherwise find the engine thread holding the lock every time. It
+        // does not wait longer, since a handler running there may wait for a lock of the
+        // caller's.
         if (!poke_posted_.exchange(true, std::memory_order_acq_rel)) {
             boost::asio::post(io_->io,
                               [this] { poke_posted_.store(false, std::memory_order_release); });
         }
-        return 0;
+        const auto until = std::chrono::steady_clock::now() + k_handover_wait;
+        while (!drive.try_lock()) {
+            if (std::chrono::steady_clock::now() > until) {
+                return 0;
+            }
+            std::this_thread::yield();
+        }
     }
     if (stopping_.load(std::memory_order_acquire)) {
         return 0;
     }
     const owner_guard owner(this);
-    return io_->io.poll();
+    // A bounded pass: io_context::poll() would go on while handlers keep coming (a pump
+    // re-posts itself after each batch of events, a busy socket stays readable), and the
+    // consumer would not get back to what it polls for.
+    std::size_t ran = 0;
+    while (ran < k_progress_handlers && io_->io.poll_one() > 0) {
+        ++ran;
+    }
+    return ran;
 }
 
 // poll_policy::consumer, on the engine thread: runs the io_context only while no consumer

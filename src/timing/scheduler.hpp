@@ -216,12 +216,19 @@ class scheduler {
     /// clock to now + duration. Returns the number of events run.
     std::size_t run_for(sim_time duration);
 
-    /// poll_policy::consumer (threaded mode): runs the engine on the calling thread for one pass
-    /// of its io_context (socket handlers, due timers, and the events due), as the engine
-    /// thread would. Returns the handlers run; 0 when nothing was ready, when another thread is
-    /// running the engine (that thread then hands it over), on the engine's own thread, inside
-    /// a task, or under any other policy or mode.
+    /// poll_policy::consumer (threaded mode): runs the engine on the calling thread for one
+    /// bounded pass of its io_context (socket handlers, due timers, batches of the events due),
+    /// as the engine thread would. Returns the handlers run; 0 when nothing was ready, when
+    /// another thread kept the engine for more than 100 us (the engine thread hands over once
+    /// it sees a consumer calling), on the engine's own thread, inside a task or handler of
+    /// this engine, or under any other policy, mode, or a gate.
     std::size_t progress();
+
+    /// True for a threaded scheduler with poll_policy::consumer: its engine runs in
+    /// progress() on the consumer's threads.
+    bool consumer_driven() const noexcept {
+        return opts_.mode == run_mode::threaded && opts_.poll == poll_policy::consumer;
+    }
 
     /// Waits until `pred()` holds. Deterministic mode drives events on the calling thread until
     /// pred holds or nothing is left to run; threaded mode blocks up to `timeout` of wall time
@@ -387,8 +394,12 @@ bool scheduler::wait_until(Pred pred, std::chrono::milliseconds timeout) {
         }
         return true;
     }
-    if (opts_.poll == poll_policy::consumer && opts_.gate == nullptr) {
+    if (consumer_driven() && opts_.gate == nullptr) {
+        if (owned_here()) {
+            return pred();  // a handler of this engine (a socket's, a timer's) cannot wait for it
+        }
         // The waiting thread runs the engine itself (the engine thread keeps out while it does).
+        // pred is read outside the waiters' mutex: it reads atomics only.
         const auto deadline = std::chrono::steady_clock::now() + timeout;
         while (!pred()) {
             if (std::chrono::steady_clock::now() >= deadline) {

@@ -5,8 +5,10 @@
 #include <boost/asio/post.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <future>
 #include <span>
+#include <thread>
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -202,7 +204,18 @@ void run_on_engine_thread(timing::scheduler& sched, const std::function<void()>&
         fn();
         done.set_value();
     });
-    done.get_future().wait();
+    std::future<void> ran = done.get_future();
+    if (sched.consumer_driven()) {
+        // The engine thread keeps out while a consumer runs the engine (poll_policy::consumer),
+        // and this thread has just been one: it runs the engine until fn has run.
+        while (ran.wait_for(std::chrono::seconds(0)) != std::future_status::ready) {
+            if (sched.progress() == 0) {
+                std::this_thread::yield();
+            }
+        }
+        return;
+    }
+    ran.wait();
 }
 
 void log_socket_error_once(std::atomic<bool>& flag, const std::string& who, const char* what,

@@ -212,7 +212,8 @@ socket_body deliver_from_socket(const std::shared_ptr<socket_receiver>& rx, fram
                                 std::size_t length, const ip_address& source);
 
 /// Runs `fn` on `sched`'s engine thread and returns once it has run (at once when called on
-/// that thread), so a transport's sockets are closed where their handlers run.
+/// that thread), so a transport's sockets are closed where their handlers run. Under
+/// poll_policy::consumer the calling thread runs the engine meanwhile, and `fn` with it.
 void run_on_engine_thread(timing::scheduler& sched, const std::function<void()>& fn);
 
 /// Logs a socket transport's error the first time `flag` sees it (later ones are only

@@ -151,8 +151,9 @@ TEST(TimeMode, TheConsumerPollPolicyIsRefusedInSynchronizedTime) {
             EXPECT_EQ(nullptr, a);
         } else {
             EXPECT_EQ(STATUS_SUCCESS, st) << mode;
-            // No thread runs this adapter's engine but its own until someone calls progress.
-            EXPECT_EQ(0U, ndksim_adapter_progress(nullptr));
+            // ndksim_adapter_wait runs the engine on this thread until it has nothing to do.
+            EXPECT_EQ(STATUS_SUCCESS, ndksim_adapter_wait(a, 10000)) << mode;
+            EXPECT_EQ(TRUE, ndksim_adapter_idle(a)) << mode;
             ndksim_adapter_destroy(a);
         }
     }

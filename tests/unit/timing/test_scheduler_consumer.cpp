@@ -6,6 +6,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <thread>
 #include <vector>
 
@@ -122,12 +123,17 @@ TEST(ConsumerPolicy, WaitUntilRunsTheEngineAndItsTimersOnTheWaitingThread) {
 }
 
 // A task that calls progress() (a completion callback that polls) is the engine already: the
-// call does nothing rather than running the io_context inside itself.
+// call does nothing rather than running the io_context inside itself (where it would wait for
+// the lock its own thread holds).
 TEST(ConsumerPolicy, ProgressInsideATaskDoesNothing) {
     scheduler s(consumer_driven(std::chrono::hours(1)));
+    ASSERT_TRUE(eventually([&] { return post_and_progress(s) == ran_on::caller; }));
+    const auto caller = std::this_thread::get_id();
     std::atomic<std::size_t> inner{99};
+    std::atomic<bool> on_caller{false};
     std::atomic<bool> done{false};
     s.post([&] {
+        on_caller.store(std::this_thread::get_id() == caller, std::memory_order_relaxed);
         inner.store(s.progress(), std::memory_order_relaxed);
         done.store(true, std::memory_order_release);
     });
@@ -135,7 +141,30 @@ TEST(ConsumerPolicy, ProgressInsideATaskDoesNothing) {
         s.progress();
         return done.load(std::memory_order_acquire);
     }));
+    EXPECT_TRUE(on_caller.load(std::memory_order_relaxed));
     EXPECT_EQ(0U, inner.load(std::memory_order_relaxed));
+}
+
+// One call runs a bounded number of handlers, so a consumer gets back to what it polls even
+// while the engine always has more to do: here a task that posts itself again forever.
+TEST(ConsumerPolicy, OneCallRunsABoundedPass) {
+    scheduler s(consumer_driven(std::chrono::hours(1)));
+    ASSERT_TRUE(eventually([&] { return post_and_progress(s) == ran_on::caller; }));
+    std::atomic<bool> stop{false};
+    std::atomic<std::uint64_t> runs{0};
+    std::function<void()> again = [&] {
+        runs.fetch_add(1, std::memory_order_relaxed);
+        if (!stop.load(std::memory_order_relaxed)) {
+            s.post(again);
+        }
+    };
+    s.post(again);
+    for (int i = 0; i < 100; ++i) {
+        s.progress();  // returns although a task is always due
+    }
+    EXPECT_GT(runs.load(std::memory_order_relaxed), 0U);
+    stop.store(true, std::memory_order_relaxed);
+    ASSERT_TRUE(eventually([&] { return s.progress() == 0 && s.idle(); }));
 }
 
 TEST(ConsumerPolicy, ProgressDoesNothingUnderTheOtherPoliciesAndModes) {

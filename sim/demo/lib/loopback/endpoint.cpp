@@ -129,6 +129,24 @@ void endpoint::on_disconnect_event(PVOID ctx) {
 }
 
 bool endpoint::wait_until(auto&& predicate) {
+    if (options_.poll == NDKSIM_POLL_CONSUMER && nic_ != nullptr) {
+        // This thread runs the engine whose callbacks it waits for.
+        const auto deadline = std::chrono::steady_clock::now() + options_.timeout;
+        for (;;) {
+            {
+                std::lock_guard lock(mutex_);
+                if (predicate()) {
+                    return true;
+                }
+            }
+            if (std::chrono::steady_clock::now() >= deadline) {
+                return false;
+            }
+            if (ndksim_adapter_progress(nic_) == 0) {
+                std::this_thread::yield();
+            }
+        }
+    }
     if (options_.time_mode != NDKSIM_TIME_SYNCHRONIZED || nic_ == nullptr) {
         std::unique_lock lock(mutex_);
         return changed_.wait_for(lock, options_.timeout, predicate);
@@ -476,9 +494,10 @@ std::optional<NDK_RESULT_EX> endpoint::next(bool until_disconnect,
     const auto deadline = start + wait.value_or(options_.timeout);
     // A polling wait sees a completion as soon as the engine thread queued it; a sleeping one
     // pays the wake-up, tens of microseconds on a loaded host.
-    const auto spin_until = options_.poll == NDKSIM_POLL_SPIN    ? deadline
-                            : options_.poll == NDKSIM_POLL_BLOCK ? start
-                                                                 : start + k_spin_window;
+    const bool drives = options_.poll == NDKSIM_POLL_CONSUMER;
+    const auto spin_until = options_.poll == NDKSIM_POLL_SPIN || drives ? deadline
+                            : options_.poll == NDKSIM_POLL_BLOCK        ? start
+                                                                        : start + k_spin_window;
     for (;;) {
         NDK_RESULT_EX r{};
         if (cq_->Dispatch->NdkGetCqResultsEx(cq_, &r, 1) == 1) {
@@ -491,7 +510,9 @@ std::optional<NDK_RESULT_EX> endpoint::next(bool until_disconnect,
                            ? std::optional<NDK_RESULT_EX>(r)
                            : std::nullopt;
             }
-            std::this_thread::yield();
+            if (!drives || ndksim_adapter_progress(nic_) == 0) {
+                std::this_thread::yield();
+            }
             continue;
         }
         if (now >= deadline) {

@@ -39,7 +39,8 @@ struct endpoint_options {
     ULONG retry_limit = 0;                     ///< 0: the adapter's default
     /// How the engine thread and next() wait: NDKSIM_POLL_SPIN polls the CQ without sleeping,
     /// NDKSIM_POLL_BLOCK sleeps until the CQ's notification, NDKSIM_POLL_SPIN_THEN_BLOCK polls
-    /// for k_spin_window first.
+    /// for k_spin_window first, NDKSIM_POLL_CONSUMER polls and runs the adapter's engine
+    /// between looks (every wait of the endpoint does).
     ndksim_poll_policy poll = NDKSIM_POLL_BLOCK;
     /// How simulated time runs (docs/timing.md): NDKSIM_TIME_SYNCHRONIZED gives the NIC
     /// model's exact figures across the two processes; NDKSIM_TIME_VIRTUAL ties it to the wall
