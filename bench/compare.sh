@@ -67,14 +67,18 @@ json_get() {  # file python-expression-on-d
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
-# The perf tool's latency and message-rate runs busy-poll where it can: sockperf, fi_pingpong
-# and ucx_perftest spin too, and fi_pingpong's and ucx_perftest's threads drive their
-# transport's progress themselves, as --poll consumer does.
+# The perf tool's latency and message-rate runs busy-poll where it can, as sockperf,
+# fi_pingpong and ucx_perftest do. Latency: fi_pingpong's thread drives its transport's
+# progress itself, as --poll consumer does. Rate: with a window of writes in flight, a spinning
+# engine thread beside the tool's works in parallel with it.
 poll=()
+rate_poll=()
 if "$perf" --help 2>/dev/null | grep -q -- 'spin-then-block|consumer'; then
     poll=(--poll consumer)
+    rate_poll=(--poll spin)
 elif "$perf" --help 2>/dev/null | grep -q -- '--poll'; then
     poll=(--poll spin)
+    rate_poll=(--poll spin)
 fi
 
 # ---- in-process (bench_inproc: Google Benchmark, CPU time of the calling thread) ----------
@@ -109,7 +113,7 @@ m_wire_bw() {  # wire -> MB/s, 16 writes outstanding (the figure's definition)
         json_get "$work/perf.json" "d['results'][0]['host']['mb_per_sec']"
 }
 m_wire_rate() {  # wire -> writes/s; polling, as ucx_perftest's thread does
-    perf_run "$1" bw 64 "$rate_n" "${poll[@]}" && json_get "$work/perf.json" "d['results'][0]['host']['msg_per_s']"
+    perf_run "$1" bw 64 "$rate_n" "${rate_poll[@]}" && json_get "$work/perf.json" "d['results'][0]['host']['msg_per_s']"
 }
 m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round trip)
     perf_run "$1" lat 8 "$lat_n" "${poll[@]}" &&
