@@ -495,6 +495,7 @@ void scheduler::engine_behind_consumer() {
             // A consumer came while this thread waited for the lock (it held it): its turn.
             continue;
         }
+        const owner_guard owner(this);
         if (io_->io.poll() > 0) {
             last_work = std::chrono::steady_clock::now();
         } else if (std::chrono::steady_clock::now() - last_work <= k_spin_window) {
@@ -510,8 +511,15 @@ void scheduler::engine_behind_consumer() {
 
 void scheduler::engine_main() {
     pthread_setname_np(pthread_self(), opts_.name.substr(0, 15).c_str());
-    const owner_guard owner(this);
     NDKSIM_DEBUG("{}: engine thread started", opts_.name);
+    if (opts_.poll == poll_policy::consumer) {
+        // Owner only while it holds the engine: outside, a consumer may be running it, and
+        // this thread's now() (a log line's clock) must not read the owner's state then.
+        engine_behind_consumer();
+        NDKSIM_DEBUG("{}: engine thread stopped", opts_.name);
+        return;
+    }
+    const owner_guard owner(this);
     switch (opts_.poll) {
         case poll_policy::block:
             io_->io.run();
@@ -539,8 +547,7 @@ void scheduler::engine_main() {
             break;
         }
         case poll_policy::consumer:
-            engine_behind_consumer();
-            break;
+            break;  // above
     }
     NDKSIM_DEBUG("{}: engine thread stopped", opts_.name);
 }
