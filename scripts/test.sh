@@ -64,6 +64,8 @@ run_suite() {
 # start threads, and these are the threaded tests among them).
 load_tests='Threaded|Wires/|TcpTransport\.|UdpTransport\.|SchedulerAdvanceTo\.|DisconnectStress\.'
 load_tests+='|^Concurrency\.|StatsBlock\.Snapshots|CqClose\.|TimeMode\.Paced'
+# The consumer poll policy: consumer threads and the engine thread hand the engine over.
+load_tests+='|^ConsumerPolicy\.|^ConsumerProgress\.|^RcConsumerDriven\.'
 # Synchronized time: the sync domain's engine and the threaded synchronized trace.
 load_tests+='|^SyncDomainEngine\.|^SynchronizedTrace\.'
 # The kernel runtime's waits, spin locks and interlocked operations, which run threads too.
