@@ -46,7 +46,8 @@ constexpr auto k_spin_window = std::chrono::microseconds(50);
 constexpr auto k_consumer_nap = std::chrono::microseconds(200);
 
 // poll_policy::consumer: how long progress() waits for the engine thread to hand over, and how
-// many handlers (socket reads, timers, batches of up to k_pump_batch events) one call runs.
+// many handlers (socket reads, timers, batches of up to k_pump_batch events) one pass of
+// progress() or of the engine thread runs.
 constexpr auto k_handover_wait = std::chrono::microseconds(100);
 constexpr std::size_t k_progress_handlers = 16;
 
@@ -422,8 +423,8 @@ void scheduler::pump_idle() {
 }
 
 bool scheduler::consumer_drives() noexcept {
-    // The consumer only counts its calls (a clock read per call was 10 % of a polling
-    // consumer's samples); this thread notes when it last saw the count move.
+    // The consumer only counts its calls (the clock already took 10 % of a polling consumer's
+    // samples without a read per call); this thread notes when it last saw the count move.
     const std::uint64_t calls = consumer_calls_.load(std::memory_order_relaxed);
     if (calls == 0) {
         return false;  // no consumer has called yet
@@ -471,9 +472,13 @@ std::size_t scheduler::progress() {
         return 0;
     }
     const owner_guard owner(this);
-    // A bounded pass: io_context::poll() would go on while handlers keep coming (a pump
-    // re-posts itself after each batch of events, a busy socket stays readable), and the
-    // consumer would not get back to what it polls for.
+    return run_pass();
+}
+
+std::size_t scheduler::run_pass() {
+    // Bounded: io_context::poll() would go on while handlers keep coming (a pump re-posts
+    // itself after each batch of events, a busy socket stays readable), and the runner would
+    // not get back to what it polls for, nor the engine thread to seeing a consumer call.
     std::size_t ran = 0;
     while (ran < k_progress_handlers && io_->io.poll_one() > 0) {
         ++ran;
@@ -496,7 +501,7 @@ void scheduler::engine_behind_consumer() {
             continue;
         }
         const owner_guard owner(this);
-        if (io_->io.poll() > 0) {
+        if (run_pass() > 0) {
             last_work = std::chrono::steady_clock::now();
         } else if (std::chrono::steady_clock::now() - last_work <= k_spin_window) {
             drive.unlock();

@@ -298,6 +298,7 @@ class scheduler {
     bool gate_admits();
     void engine_main();
     void engine_behind_consumer();
+    std::size_t run_pass();           // poll_policy::consumer: a bounded pass of the io_context
     bool consumer_drives() noexcept;  // engine thread only
     void notify_waiters();
 
