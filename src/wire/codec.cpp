@@ -136,12 +136,10 @@ bool fields_in_range(const packet_headers& h, const opcode_info& info) noexcept 
     return !info.has(ext::aeth) || h.aeth.msn <= msn_mask;
 }
 
-decode_result refuse(decode_error e, std::size_t size) noexcept {
+void refuse(decode_result& r, decode_error e, std::size_t size) noexcept {
     NDKSIM_TRACE("wire decode: {}-byte frame refused: {}", size, decode_error_name(e));
     (void)size;
-    decode_result r;
     r.error = e;
-    return r;
 }
 
 }  // namespace
@@ -249,42 +247,51 @@ encode_result encode_frame(const packet_headers& h, std::span<const std::byte> p
 
 decode_result decode_frame(std::span<const std::byte> frame, const flow& f,
                            bool icrc_checked) noexcept {
+    // One result for every return, built in the caller's storage (a refusal returned as
+    // another object made every decode copy the whole result out).
+    decode_result r;
     const std::size_t n = frame.size();
     // 1. A BTH is there.
     if (n < bth_size) {
-        return refuse(decode_error::truncated, n);
+        refuse(r, decode_error::truncated, n);
+        return r;
     }
     const std::byte* p = frame.data();
     const auto flags = u8(load_be<1>(p + offsetof(bth_layout, flags)));
     // 2. Transport version.
     if ((flags & bth_tver_mask) != transport_version) {
-        return refuse(decode_error::bad_version, n);
+        refuse(r, decode_error::bad_version, n);
+        return r;
     }
     // 3. Opcode through the table.
     const opcode_info& info = opcode_lookup(load_be<1>(p + offsetof(bth_layout, opcode)));
     if (!info.valid) {
-        return refuse(decode_error::bad_opcode, n);
+        refuse(r, decode_error::bad_opcode, n);
+        return r;
     }
     // 4. Length: the opcode's headers and the ICRC are inside, the frame is whole words, and
     //    only data-carrying opcodes have bytes between the headers and the ICRC.
     if (n < info.header_size + icrc_size || n > max_frame_size || n % word_size != 0) {
-        return refuse(decode_error::bad_length, n);
+        refuse(r, decode_error::bad_length, n);
+        return r;
     }
     const std::size_t body = n - info.header_size - icrc_size;
     if (!info.has_payload && body != 0) {
-        return refuse(decode_error::bad_length, n);
+        refuse(r, decode_error::bad_length, n);
+        return r;
     }
     // 5. Pad: only the last packet of a message is padded, and never by more than its payload.
     const std::size_t pad = (flags & bth_pad_mask) >> bth_pad_shift;
     if (pad != 0 && (!info.ends_message() || pad > body)) {
-        return refuse(decode_error::bad_pad, n);
+        refuse(r, decode_error::bad_pad, n);
+        return r;
     }
     // 6. ICRC.
     const std::size_t covered = n - icrc_size;
     if (!icrc_checked && compute_icrc(f, frame.first(covered)) != load_icrc(p + covered)) {
-        return refuse(decode_error::bad_icrc, n);
+        refuse(r, decode_error::bad_icrc, n);
+        return r;
     }
-    decode_result r;
     read_bth(p, r.packet.headers.bth);
     for (std::size_t e = 0; e < ext_count; ++e) {
         if ((info.headers & (1u << e)) != 0) {
