@@ -5,7 +5,10 @@
 # ring handoff (bench_inproc), and two-process RDMA writes over the UDP and TCP wires against
 # iperf3, ucx_perftest, sockperf and fi_pingpong on loopback. Each figure and its baseline run
 # back to back, the whole set --runs times (interleaved, so a change in the host's load touches
-# both sides of a ratio alike); the table gives medians. Figures only: nothing is asserted.
+# both sides of a ratio alike); the table gives medians. A second table sets the two-process
+# message rate and latency beside their floor: the same datagrams sent and received on loopback
+# with nothing else done (bench_roce_floor), which no implementation of the wire can beat on
+# this host. Figures only: nothing is asserted.
 #
 #   bench/compare.sh [--runs N] [--build DIR] [--quick]
 #
@@ -40,9 +43,10 @@ source scripts/deps.sh
 ndksim_install_deps iperf3 sockperf ucx-utils libfabric-bin python3
 
 source bench/release_build.sh
-ndksim_release_build "$build" bench_inproc ndksim-perf
+ndksim_release_build "$build" bench_inproc ndksim-perf bench_roce_floor
 inproc="$build/bench/engine/bench_inproc"
 perf="$build/sim/perf/ndksim-perf"
+floor="$build/bench/wire/bench_roce_floor"
 
 work=$(mktemp -d)
 cleanup() {
@@ -119,6 +123,14 @@ m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round tri
     perf_run "$1" lat 8 "$lat_n" "${poll[@]}" &&
         json_get "$work/perf.json" \
             "d['results'][0]['host']['wall_s'] / d['results'][0]['messages'] / 2 * 1e6"
+}
+
+# ---- the floor: the same datagrams without the simulator (bench/wire/roce_floor.cpp) -------
+m_floor_rate() {  # 64 B writes/s, the perf tool's default window of 128, UDP GSO/GRO
+    bounded "$floor" rate -p "$(free_port)" -n "$rate_n" -s 64 -w 128
+}
+m_floor_lat() {  # 8 B writes, ping-pong; one way, us
+    bounded "$floor" lat -p "$(free_port)" -n "$lat_n" -s 8
 }
 
 # ---- baselines on loopback --------------------------------------------------------------
@@ -218,10 +230,12 @@ for round in $(seq "$runs"); do
     record tcp_bw m_wire_bw tcp
     record udp_rate m_wire_rate udp
     record ucx_rate m_ucx_rate
+    record floor_rate m_floor_rate
     record udp_lat m_wire_lat udp
     record sockperf m_sockperf
     record fi_pingpong m_fi_pingpong
     record ucx_lat m_ucx_lat
+    record floor_lat m_floor_lat
 done
 
 median() {  # key -> median of the recorded values (nan when any run failed)
@@ -269,3 +283,10 @@ row "two-process 64 B writes/s, UDP" udp_rate "/s" "ucx_perftest tcp put 8 B rat
 row "two-process 8 B write latency, one way" udp_lat "us" "sockperf TCP busy-poll 64 B" sockperf 1 "<= 1.5"
 row "  (same)" udp_lat "us" "fi_pingpong tcp 64 B" fi_pingpong 1 "< 1"
 row "  (same)" udp_lat "us" "ucx_perftest tcp put 8 B" ucx_lat 1 "< 1"
+echo
+echo "The floor: the same datagrams on loopback without the simulator (bench_roce_floor):"
+echo
+echo "| figure | ndksim | floor (same run) | ratio |"
+echo "|---|---|---|---|"
+row "two-process 64 B writes/s, UDP" udp_rate "/s" "64 B write datagrams and ACKs, window 128" floor_rate 1 "" | sed 's/ | *|$/ |/'
+row "two-process 8 B write latency, one way" udp_lat "us" "request and ACK datagrams, ping-pong" floor_lat 1 "" | sed 's/ | *|$/ |/'
