@@ -6,9 +6,9 @@
 # iperf3, ucx_perftest, sockperf and fi_pingpong on loopback. Each figure and its baseline run
 # back to back, the whole set --runs times (interleaved, so a change in the host's load touches
 # both sides of a ratio alike); the table gives medians. A second table sets the two-process
-# message rate and latency beside their floor: the same datagrams sent and received on loopback
-# with nothing else done (bench_roce_floor), which no implementation of the wire can beat on
-# this host. Figures only: nothing is asserted.
+# rows beside their floor: the same frames sent, checked and placed on loopback with nothing
+# else done (bench_roce_floor), which no implementation of the wire can beat on this host.
+# Figures only: nothing is asserted.
 #
 #   bench/compare.sh [--runs N] [--build DIR] [--quick]
 #
@@ -129,6 +129,9 @@ m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round tri
 m_floor_rate() {  # 64 B writes/s, the perf tool's default window of 128, UDP GSO/GRO
     bounded "$floor" rate -p "$(free_port)" -n "$rate_n" -s 64 -w 128
 }
+m_floor_bw() {  # wire -> MB/s, 1 MiB writes, 16 outstanding (as the 1 MiB rows)
+    bounded "$floor" bw --wire "$1" -p "$(free_port)" -n "$bw_n" -w 16
+}
 m_floor_lat() {  # 8 B writes, ping-pong; one way, us
     bounded "$floor" lat -p "$(free_port)" -n "$lat_n" -s 8
 }
@@ -228,6 +231,8 @@ for round in $(seq "$runs"); do
     record udp_bw m_wire_bw udp
     record iperf3 m_iperf3
     record tcp_bw m_wire_bw tcp
+    record floor_udp_bw m_floor_bw udp
+    record floor_tcp_bw m_floor_bw tcp
     record udp_rate m_wire_rate udp
     record ucx_rate m_ucx_rate
     record floor_rate m_floor_rate
@@ -284,9 +289,11 @@ row "two-process 8 B write latency, one way" udp_lat "us" "sockperf TCP busy-pol
 row "  (same)" udp_lat "us" "fi_pingpong tcp 64 B" fi_pingpong 1 "< 1"
 row "  (same)" udp_lat "us" "ucx_perftest tcp put 8 B" ucx_lat 1 "< 1"
 echo
-echo "The floor: the same datagrams on loopback without the simulator (bench_roce_floor):"
+echo "The floor: the same frames on loopback without the simulator (bench_roce_floor):"
 echo
 echo "| figure | ndksim | floor (same run) | ratio |"
 echo "|---|---|---|---|"
+row "two-process UDP wire, 1 MiB writes" udp_bw "MB/s" "frames checked and placed, 16 outstanding" floor_udp_bw 1 "" | sed 's/ | *|$/ |/'
+row "two-process TCP wire, 1 MiB writes" tcp_bw "MB/s" "records checked and placed, 16 outstanding" floor_tcp_bw 1 "" | sed 's/ | *|$/ |/'
 row "two-process 64 B writes/s, UDP" udp_rate "/s" "64 B write datagrams and ACKs, window 128" floor_rate 1 "" | sed 's/ | *|$/ |/'
 row "two-process 8 B write latency, one way" udp_lat "us" "request and ACK datagrams, ping-pong" floor_lat 1 "" | sed 's/ | *|$/ |/'

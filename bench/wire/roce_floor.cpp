@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// The floor under the two-process figures of bench/compare.sh: the datagrams an RC RDMA write
-// puts on the UDP wire, sent and received by two processes on loopback with nothing else done,
-// so the kernel's cost of the protocol's datagrams is measured apart from the simulator's.
+// The floor under the two-process figures of bench/compare.sh: the frames an RC RDMA write
+// puts on the socket wires, sent and received by two processes on loopback with nothing else
+// done, so the cost of the wire's format is measured apart from the simulator's.
 //
 // On the UDP wire every RoCE packet is one datagram (docs/wire-format.md): a write of 8 or 64
 // bytes is a request (BTH, RETH, payload, ICRC, the socket trailer) and an RC request completes
@@ -18,6 +18,10 @@
 //         them: A sends requests in sendmmsg batches while fewer than the window wait for an
 //         ACK; B receives with recvmmsg and sends one ACK per batch received (the responder's
 //         ACK coalescing at its best). Prints writes per second.
+//   bw    writes of --bytes (1 MiB) with --window (16) outstanding over --wire udp or tcp:
+//         the sender computes each 4 KiB frame's CRC and hands the payload to the kernel
+//         from the source buffer, the receiver checks the CRC and copies the payload to the
+//         destination (roce_floor_bulk.cpp). Prints MB/s.
 //
 // Both sides busy-poll (non-blocking reads in a loop), as the latency and rate rows do. The
 // tool forks: the parent is A on 127.0.0.1:PORT, the child B on 127.0.0.1:PORT+1. A side that
@@ -31,6 +35,8 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+
+#include "roce_floor_bulk.hpp"
 
 #include <array>
 #include <cerrno>
@@ -378,22 +384,39 @@ double run_side(const options& o, bool first) {
 
 int main(int argc, char** argv) {
     options o;
-    CLI::App app{"The kernel's cost of an RC write's datagrams on loopback, without the simulator"};
-    app.add_option("mode", o.mode, "lat (one-way latency, us) or rate (writes per second)")
+    std::string wire = "udp";
+    std::size_t bulk_size = 1024 * 1024;
+    CLI::App app{"The kernel's cost of an RC write's frames on loopback, without the simulator"};
+    app.add_option("mode", o.mode,
+                   "lat (one-way latency, us), rate (small writes per second) or bw (large "
+                   "writes, MB/s)")
         ->required()
-        ->check(CLI::IsMember({"lat", "rate"}));
-    app.add_option("-p,--port", o.port, "A's UDP port on 127.0.0.1; B takes the next one")
+        ->check(CLI::IsMember({"lat", "rate", "bw"}));
+    app.add_option("-p,--port", o.port, "A's port on 127.0.0.1; B takes the next one")
         ->required()
         ->check(CLI::Range(1024, 65534));
     app.add_option("-n,--iterations", o.iterations, "writes (round trips for lat)")
         ->check(CLI::Range(1, 100'000'000));
-    app.add_option("-s,--size", o.size, "payload bytes of a write")->check(CLI::Range(0, 1024));
-    app.add_option("-w,--window", o.window, "rate: writes outstanding at most")
+    app.add_option("-s,--size", o.size, "lat, rate: payload bytes of a write")
+        ->check(CLI::Range(0, 1024));
+    app.add_option("-w,--window", o.window, "rate, bw: writes outstanding at most")
         ->check(CLI::Range(1, 4096));
+    app.add_option("--wire", wire, "bw: udp (datagrams) or tcp (records)")
+        ->check(CLI::IsMember({"udp", "tcp"}));
+    app.add_option("--bytes", bulk_size, "bw: bytes of a write")
+        ->check(CLI::Range(std::size_t{1}, std::size_t{64} * 1024 * 1024));
     app.add_option("--timeout", o.timeout_s,
                    "seconds a side waits for a datagram before it gives up")
         ->check(CLI::Range(0.1, 600.0));
     CLI11_PARSE(app, argc, argv);
+    const bool bulk = o.mode == "bw";
+    ndksim::bench::bulk_options b;
+    b.tcp = wire == "tcp";
+    b.port = o.port;
+    b.message = bulk_size;
+    b.window = app.count("--window") > 0 ? o.window : b.window;
+    b.messages = app.count("--iterations") > 0 ? o.iterations : b.messages;
+    b.timeout_s = o.timeout_s;
 
     const pid_t child = ::fork();
     if (child < 0) {
@@ -403,7 +426,7 @@ int main(int argc, char** argv) {
     const bool a = child != 0;
     double seconds = 0;
     try {
-        seconds = run_side(o, a);
+        seconds = bulk ? ndksim::bench::bulk_side(b, a) : run_side(o, a);
     } catch (const std::exception& e) {
         std::fprintf(stderr, "bench_roce_floor (%s): %s\n", a ? "A" : "B", e.what());
         if (!a) {
@@ -420,6 +443,11 @@ int main(int argc, char** argv) {
     if (::waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::fprintf(stderr, "bench_roce_floor: side B failed\n");
         return 1;
+    }
+    if (bulk) {
+        const double bytes = static_cast<double>(b.messages) * static_cast<double>(b.message);
+        std::printf("%.0f\n", bytes / seconds / 1e6);  // MB/s
+        return 0;
     }
     const double n = static_cast<double>(o.iterations);
     if (o.mode == "lat") {
