@@ -37,6 +37,7 @@
 #include <CLI/CLI.hpp>
 
 #include "roce_floor_bulk.hpp"
+#include "udp_segment.hpp"
 
 #include <array>
 #include <cerrno>
@@ -220,18 +221,9 @@ class side {
     // Every queued datagram has one size here (the stream's requests): one message that the
     // kernel cuts into them.
     void send_segmented() {
-        msghdr h{};
-        h.msg_iov = tx_iov_.data();
-        h.msg_iovlen = queued_;
-        alignas(cmsghdr) std::byte segment_control[CMSG_SPACE(sizeof(std::uint16_t))]{};
-        h.msg_control = segment_control;
-        h.msg_controllen = sizeof segment_control;
-        cmsghdr* c = CMSG_FIRSTHDR(&h);
-        c->cmsg_level = SOL_UDP;
-        c->cmsg_type = UDP_SEGMENT;
-        c->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
-        const auto segment = static_cast<std::uint16_t>(tx_iov_[0].iov_len);
-        std::memcpy(CMSG_DATA(c), &segment, sizeof segment);
+        ndksim::bench::segment_control segment_room;
+        const msghdr h = ndksim::bench::segmented(
+            tx_iov_.data(), queued_, static_cast<std::uint16_t>(tx_iov_[0].iov_len), segment_room);
         while (::sendmsg(fd_, &h, 0) < 0) {
             retry_or_throw("sendmsg");
         }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "roce_floor_bulk.hpp"
 
+#include "udp_segment.hpp"
+
 // What the bulk floor does, and why each step is there: a write of `message` bytes leaves as
 // packets of at most 4096 payload bytes (the MTU the NIC profiles use), each a frame of
 // headers, payload, ICRC and the socket trailer (docs/wire-format.md). The sender does what
@@ -227,7 +229,7 @@ class bulk {
 
     void send_udp() {
         std::array<iovec, 3 * k_gso_segments> iov{};
-        alignas(cmsghdr) std::byte control[CMSG_SPACE(sizeof(std::uint16_t))]{};
+        segment_control control;
         for (std::size_t first = 0; first < packets_; first += k_gso_segments) {
             const std::size_t count = std::min(k_gso_segments, packets_ - first);
             for (std::size_t k = 0; k < count; ++k) {
@@ -237,17 +239,8 @@ class bulk {
                 iov[3 * k + 1] = {&data_[i * k_mtu], n};
                 iov[3 * k + 2] = {&tails_[i * k_tail], k_tail};
             }
-            msghdr h{};
-            h.msg_iov = iov.data();
-            h.msg_iovlen = 3 * count;
-            h.msg_control = control;
-            h.msg_controllen = sizeof control;
-            cmsghdr* c = CMSG_FIRSTHDR(&h);
-            c->cmsg_level = SOL_UDP;
-            c->cmsg_type = UDP_SEGMENT;
-            c->cmsg_len = CMSG_LEN(sizeof(std::uint16_t));
-            const auto segment = static_cast<std::uint16_t>(k_frame_max);
-            std::memcpy(CMSG_DATA(c), &segment, sizeof segment);
+            const msghdr h =
+                segmented(iov.data(), 3 * count, static_cast<std::uint16_t>(k_frame_max), control);
             for (std::uint32_t spins = 0; ::sendmsg(fd_, &h, 0) < 0; ++spins) {
                 if (errno != EAGAIN && errno != ENOBUFS && errno != EINTR) {
                     fail("sendmsg");
