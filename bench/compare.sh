@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=3
-build=build-rel
+build="build-rel"
 quick=0
 while [ $# -gt 0 ]; do
     case "$1" in
@@ -66,6 +66,30 @@ limit=$((secs * 20 + 60))  # wall seconds any one command may take
 bounded() { timeout --kill-after=5 "$limit" "$@"; }
 free_port() {  # a port the kernel says is free now (RANDOM would repeat in each subshell)
     python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+free_port_pair() {  # a port P with P and P+1 free now (bench_roce_floor's sides A and B)
+    python3 -c '
+import socket
+for _ in range(100):
+    held = []
+    try:
+        s = socket.socket()
+        s.bind(("127.0.0.1", 0))
+        held.append(s)
+        p = s.getsockname()[1]
+        for port, kind in ((p, socket.SOCK_DGRAM), (p + 1, socket.SOCK_STREAM),
+                           (p + 1, socket.SOCK_DGRAM)):
+            t = socket.socket(socket.AF_INET, kind)
+            held.append(t)
+            t.bind(("127.0.0.1", port))
+    except OSError:
+        continue
+    finally:
+        for t in held:
+            t.close()
+    print(p)
+    break
+'
 }
 json_get() {  # file python-expression-on-d
     python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
@@ -127,13 +151,13 @@ m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round tri
 
 # ---- the floor: the same datagrams without the simulator (bench/wire/roce_floor.cpp) -------
 m_floor_rate() {  # 64 B writes/s, the perf tool's default window of 128, UDP GSO/GRO
-    bounded "$floor" rate -p "$(free_port)" -n "$rate_n" -s 64 -w 128
+    bounded "$floor" rate -p "$(free_port_pair)" -n "$rate_n" -s 64 -w 128
 }
 m_floor_bw() {  # wire -> MB/s, 1 MiB writes, 16 outstanding (as the 1 MiB rows)
-    bounded "$floor" bw --wire "$1" -p "$(free_port)" -n "$bw_n" -w 16
+    bounded "$floor" bw --wire "$1" -p "$(free_port_pair)" -n "$bw_n" -w 16
 }
 m_floor_lat() {  # 8 B writes, ping-pong; one way, us
-    bounded "$floor" lat -p "$(free_port)" -n "$lat_n" -s 8
+    bounded "$floor" lat -p "$(free_port_pair)" -n "$lat_n" -s 8
 }
 
 # ---- baselines on loopback --------------------------------------------------------------
