@@ -410,6 +410,14 @@ int main(int argc, char** argv) {
     b.messages = app.count("--iterations") > 0 ? o.iterations : b.messages;
     b.timeout_s = o.timeout_s;
 
+    if (bulk) {
+        try {
+            ndksim::bench::bulk_check(b);
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "bench_roce_floor: %s\n", e.what());
+            return 1;
+        }
+    }
     const pid_t child = ::fork();
     if (child < 0) {
         std::perror("fork");

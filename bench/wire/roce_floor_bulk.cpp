@@ -89,6 +89,22 @@ void big_buffers(int fd) {
     }
 }
 
+// Datagrams have no retransmission here: B's receive buffer must hold a whole window, or the
+// run loses frames and times out. Linux reports twice the size it granted.
+void check_receive_buffer(int fd, const bulk_options& o) {
+    int granted = 0;
+    socklen_t size = sizeof granted;
+    ::getsockopt(fd, SOL_SOCKET, SO_RCVBUF, &granted, &size);
+    const std::size_t packets = (o.message + k_mtu - 1) / k_mtu;
+    const std::size_t window_bytes = o.window * packets * k_frame_max;
+    if (static_cast<std::size_t>(granted) / 2 < window_bytes) {
+        throw std::runtime_error(
+            "the kernel grants a UDP receive buffer of " + std::to_string(granted / 2) +
+            " bytes, less than the window's " + std::to_string(window_bytes) +
+            "; run with CAP_NET_ADMIN, raise net.core.rmem_max, or lower --window");
+    }
+}
+
 // One side's socket, buffers and counters.
 class bulk {
   public:
@@ -137,6 +153,9 @@ class bulk {
         const int one = 1;
         if (!first_ && ::setsockopt(fd_, SOL_UDP, UDP_GRO, &one, sizeof one) != 0) {
             fail("UDP_GRO");
+        }
+        if (!first_) {
+            check_receive_buffer(fd_, o_);
         }
         const sockaddr_in me = loopback(first_ ? o_.port : o_.port + 1);
         if (::bind(fd_, reinterpret_cast<const sockaddr*>(&me), sizeof me) != 0) {
@@ -464,6 +483,24 @@ class bulk {
 };
 
 }  // namespace
+
+void bulk_check(const bulk_options& o) {
+    if (o.tcp) {
+        return;
+    }
+    const int fd = ::socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+    if (fd < 0) {
+        fail("socket");
+    }
+    big_buffers(fd);
+    try {
+        check_receive_buffer(fd, o);
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+}
 
 double bulk_side(const bulk_options& o, bool first) {
     bulk b(o, first);

@@ -18,6 +18,10 @@ struct bulk_options {
     double timeout_s = 10;              ///< a side that sees nothing this long gives up
 };
 
+/// Checks, before the sides start, what a run needs of the host: over UDP, a receive buffer
+/// that holds the whole window. Throws std::runtime_error saying what is missing.
+void bulk_check(const bulk_options& o);
+
 /// Runs one side: A (`first`) sends, B receives and acknowledges. Returns the seconds from A's
 /// first send to the ACK of its last write (B: 0). Throws std::runtime_error on a socket error,
 /// a frame that fails its CRC, or the timeout.
