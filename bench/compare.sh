@@ -77,6 +77,8 @@ for _ in range(100):
         s.bind(("127.0.0.1", 0))
         held.append(s)
         p = s.getsockname()[1]
+        if p >= 65535:
+            continue
         for port, kind in ((p, socket.SOCK_DGRAM), (p + 1, socket.SOCK_STREAM),
                            (p + 1, socket.SOCK_DGRAM)):
             t = socket.socket(socket.AF_INET, kind)
@@ -150,11 +152,13 @@ m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round tri
 }
 
 # ---- the floor: the same datagrams without the simulator (bench/wire/roce_floor.cpp) -------
+# The floor runs ten (rate) and four (bw) times as many writes as ndksim's rows: at its speed
+# the same count would take tens of milliseconds, where one preemption moves the figure.
 m_floor_rate() {  # 64 B writes/s, the perf tool's default window of 128, UDP GSO/GRO
-    bounded "$floor" rate -p "$(free_port_pair)" -n "$rate_n" -s 64 -w 128
+    bounded "$floor" rate -p "$(free_port_pair)" -n "$((rate_n * 10))" -s 64 -w 128
 }
 m_floor_bw() {  # wire -> MB/s, 1 MiB writes, 16 outstanding (as the 1 MiB rows)
-    bounded "$floor" bw --wire "$1" -p "$(free_port_pair)" -n "$bw_n" -w 16
+    bounded "$floor" bw --wire "$1" -p "$(free_port_pair)" -n "$((bw_n * 4))" -w 16
 }
 m_floor_lat() {  # 8 B writes, ping-pong; one way, us
     bounded "$floor" lat -p "$(free_port_pair)" -n "$lat_n" -s 8

@@ -3,11 +3,11 @@
 # Instructions per in-process RDMA write, counted by callgrind (valgrind): a figure of the
 # simulator's host cost that the host's load does not move, for comparing two builds on a
 # shared machine where timings of one binary swing by 10-30 % between runs. bench_inproc's
-# BM_InprocWrite runs twice under callgrind with two run lengths; the instructions executed
-# inside its timed loop (set-up and teardown of its adapter pair left out), over the writes
-# between the two runs, give the marginal count per write, so the fixed costs of a run cancel.
-# Instructions are not time (a cache miss costs more than an add): the figure shows work
-# removed or added, not the time a change saves. Nothing is asserted.
+# BM_InprocWrite runs under callgrind, which counts only inside its batches of writes
+# (pair::write_batch: the posts, the loop's events, the CQ polls), leaving out the set-up and
+# teardown of its adapter pair; the frame and event pools' one-time growth inside a batch is
+# taken out too. Instructions are not time (a cache miss costs more than an add): the figure
+# shows work removed or added, not the time a change saves. Nothing is asserted.
 #
 #   bench/instructions.sh [--build DIR] [SIZE...]
 #
@@ -42,13 +42,15 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 # size min_time -> "writes instructions": the writes posted (NdkWrite calls) and the
-# instructions of the timed loops, set-up, teardown and pool growth taken out.
+# instructions of the batches that posted and completed them, the pools' one-time growth
+# taken out.
 count() {
-    local out="$work/cg.$1.$2"
-    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='*run_writes*' \
+    local out="$work/cg.$1"
+    valgrind --tool=callgrind --callgrind-out-file="$out" --toggle-collect='*write_batch*' \
         "$inproc" --benchmark_filter="BM_InprocWrite/$1\$" --benchmark_min_time="$2" \
         >/dev/null 2>&1
-    callgrind_annotate --inclusive=yes --tree=calling "$out" 2>/dev/null | python3 -c '
+    callgrind_annotate --inclusive=yes --tree=calling --threshold=100 "$out" 2>/dev/null |
+        python3 -c '
 import re, sys
 text = sys.stdin.read().splitlines()
 def inclusive(pattern):
@@ -62,9 +64,7 @@ for line in text:
     if m:
         writes = int(m.group(1).replace(",", ""))
         break
-work = (inclusive(r"\(anonymous namespace\)::run_writes")
-        - inclusive(r"\(anonymous namespace\)::pair::pair")
-        - inclusive(r"\(anonymous namespace\)::pair::~pair")
+work = (inclusive(r"\(anonymous namespace\)::pair::write_batch")
         - inclusive(r"ndksim::wire::frame_pool::grow")
         - inclusive(r"ndksim::timing::event_queue::add_chunk"))
 print(writes, work)
@@ -76,16 +76,15 @@ echo
 echo "| write size | instructions per write | writes counted |"
 echo "|---|---|---|"
 for size in "${sizes[@]}"; do
-    # Two run lengths: large writes take longer each, so fewer of them fill the time.
-    if [ "$size" -ge 65536 ]; then short=0.05 long=0.3; else short=0.1 long=0.6; fi
-    read -r w1 i1 <<<"$(count "$size" "$short")"
-    read -r w2 i2 <<<"$(count "$size" "$long")"
-    python3 - "$size" "$w1" "$i1" "$w2" "$i2" <<'EOF'
+    # Large writes take longer each, so a shorter run holds enough of them.
+    if [ "$size" -ge 65536 ]; then min_time=0.3; else min_time=0.5; fi
+    read -r writes instructions <<<"$(count "$size" "$min_time")"
+    python3 - "$size" "$writes" "$instructions" <<'EOF'
 import sys
-size, w1, i1, w2, i2 = (int(x) for x in sys.argv[1:])
-if w2 <= w1:
-    print(f"| {size} B | failed: the runs posted {w1} and {w2} writes | |")
+size, writes, instructions = (int(x) for x in sys.argv[1:])
+if writes == 0 or instructions <= 0:
+    print(f"| {size} B | failed: nothing counted | |")
 else:
-    print(f"| {size} B | {(i2 - i1) / (w2 - w1):,.0f} | {w2 - w1:,} |")
+    print(f"| {size} B | {instructions / writes:,.0f} | {writes:,} |")
 EOF
 done

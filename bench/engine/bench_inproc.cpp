@@ -142,8 +142,9 @@ struct pair {
     }
 
     // Posts `count` writes of `bytes` and runs the loop until all have completed; returns the
-    // simulated time it took [ps].
-    ULONG64 write_batch(ULONG bytes, int count) {
+    // simulated time it took [ps]. Not inlined: bench/instructions.sh counts the instructions
+    // executed inside it.
+    [[gnu::noinline]] ULONG64 write_batch(ULONG bytes, int count) {
         side& a = s[0];
         side& b = s[1];
         NDK_SGE sge{};

@@ -11,9 +11,10 @@
 //
 //   lat   ping-pong of writes, as `ndksim-perf --test write --mode lat` runs it: A sends a
 //         request; B, once it has it, sends its own request and the ACK of A's in one
-//         sendmmsg (the order that puts the least before the reply); A, once it has B's
-//         request, sends the ACK of it and its next request in one sendmmsg. Prints the
-//         one-way time (half a round trip) in microseconds.
+//         sendmmsg; A, once it has B's request, sends its next request and the ACK of B's in
+//         one sendmmsg. Each side puts the request the other waits for first, the order that
+//         puts the least before the reply. Prints the one-way time (half a round trip) in
+//         microseconds.
 //   rate  a stream of writes with `--window` outstanding, as `ndksim-perf --mode bw` keeps
 //         them: A sends requests in sendmmsg batches while fewer than the window wait for an
 //         ACK; B receives with recvmmsg and sends one ACK per batch received (the responder's
@@ -36,6 +37,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "peer_watch.hpp"
 #include "roce_floor_bulk.hpp"
 #include "udp_segment.hpp"
 
@@ -57,6 +59,7 @@ constexpr std::size_t k_request_overhead = 12 + 16 + 4 + 8;
 constexpr std::size_t k_ack_size = 12 + 4 + 4 + 8;
 constexpr std::size_t k_batch = 64;  // datagrams per sendmmsg / recvmmsg at most
 constexpr std::size_t k_max_datagram = 2048;
+constexpr std::size_t k_max_udp_payload = 65'507;  // an IPv4 datagram's largest payload
 
 // First byte of each datagram: what it is. Bytes 4-7: the request's sequence number, or the
 // last one an ACK covers.
@@ -174,6 +177,9 @@ class side {
             if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ECONNREFUSED) {
                 throw std::runtime_error(std::string("recvmmsg: ") + std::strerror(errno));
             }
+            if ((spins & 1023U) == 0 && ndksim::bench::peer_failed()) {
+                throw std::runtime_error("side B failed");
+            }
             if ((spins & 1023U) == 0 && clock_type::now() > deadline) {
                 throw std::runtime_error("nothing received for the timeout");
             }
@@ -220,12 +226,19 @@ class side {
 
     // Every queued datagram has one size here (the stream's requests): one message that the
     // kernel cuts into them.
+    // The kernel takes at most one UDP datagram's worth (65,507 bytes) per message, so large
+    // requests go in several.
     void send_segmented() {
-        ndksim::bench::segment_control segment_room;
-        const msghdr h = ndksim::bench::segmented(
-            tx_iov_.data(), queued_, static_cast<std::uint16_t>(tx_iov_[0].iov_len), segment_room);
-        while (::sendmsg(fd_, &h, 0) < 0) {
-            retry_or_throw("sendmsg");
+        const std::size_t segment = tx_iov_[0].iov_len;
+        const std::size_t per_message = std::max<std::size_t>(1, k_max_udp_payload / segment);
+        for (std::size_t at = 0; at < queued_; at += per_message) {
+            const std::size_t count = std::min(per_message, queued_ - at);
+            ndksim::bench::segment_control segment_room;
+            const msghdr h = ndksim::bench::segmented(
+                tx_iov_.data() + at, count, static_cast<std::uint16_t>(segment), segment_room);
+            while (::sendmsg(fd_, &h, 0) < 0) {
+                retry_or_throw("sendmsg");
+            }
         }
     }
 
@@ -264,11 +277,12 @@ double ping_pong(side& s, const options& o, bool first) {
         }
         const auto seq = static_cast<std::uint32_t>(i);
         if (first) {
-            // A: the ACK of B's request i, then its own request i + 1 (none after the last).
-            s.queue(k_ack, seq, k_ack_size);
+            // A: its request i + 1 first (the reply B waits for; none after the last), then
+            // the ACK of B's request i.
             if (i + 1 < o.iterations) {
                 s.queue(k_request, seq + 1, request);
             }
+            s.queue(k_ack, seq, k_ack_size);
         } else {
             // B: its request i first (the reply A waits for), then the ACK of A's.
             s.queue(k_request, seq, request);
@@ -312,6 +326,12 @@ double stream(side& s, const options& o, bool sender) {
                 last = s.last_seq(k, request);
                 received += s.segments(k);
                 any = true;
+                // Nothing is sent again here: a datagram the kernel dropped (a receive buffer
+                // too small for the window) ends the run rather than being acknowledged.
+                if (std::uint64_t{last} + 1 != received) {
+                    throw std::runtime_error(
+                        "datagrams were lost: the receive buffer is too small for --window");
+                }
             }
         }
         if (any) {
@@ -334,6 +354,9 @@ void meet(int fd, side& s, bool first, const options& o) {
             const ssize_t n = ::recv(fd, d.data(), d.size(), MSG_DONTWAIT);
             if (n > 0) {
                 return d[0];
+            }
+            if (ndksim::bench::peer_failed()) {
+                throw std::runtime_error("side B failed");
             }
             if (clock_type::now() > deadline) {
                 throw std::runtime_error("the peer did not come up");
@@ -424,6 +447,11 @@ int main(int argc, char** argv) {
         return 1;
     }
     const bool a = child != 0;
+    if (a) {
+        ndksim::bench::watch_peer(child);
+    } else {
+        ndksim::bench::die_with_parent();
+    }
     double seconds = 0;
     try {
         seconds = bulk ? ndksim::bench::bulk_side(b, a) : run_side(o, a);
@@ -433,14 +461,14 @@ int main(int argc, char** argv) {
             ::_exit(1);
         }
         ::kill(child, SIGKILL);
-        ::waitpid(child, nullptr, 0);
+        ndksim::bench::peer_exit_status();
         return 1;
     }
     if (!a) {
         ::_exit(0);
     }
-    int status = 0;
-    if (::waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    const int status = ndksim::bench::peer_exit_status();
+    if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         std::fprintf(stderr, "bench_roce_floor: side B failed\n");
         return 1;
     }

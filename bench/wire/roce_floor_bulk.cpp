@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "roce_floor_bulk.hpp"
 
+#include "peer_watch.hpp"
 #include "udp_segment.hpp"
 
 // What the bulk floor does, and why each step is there: a write of `message` bytes leaves as
@@ -78,13 +79,15 @@ sockaddr_in loopback(std::uint16_t port) {
     return a;
 }
 
-void big_buffers(int fd) {
+// The FORCE variants pass net.core.*mem_max with CAP_NET_ADMIN. Without it, UDP asks for the
+// capped size (bulk_check then says whether it holds the window); TCP keeps the kernel's own
+// sizing, which a fixed size below the cap would switch off (tcp(7)).
+void big_buffers(int fd, bool tcp) {
     const int bytes = static_cast<int>(k_buffer_bytes);
-    // The FORCE variants pass net.core.*mem_max with CAP_NET_ADMIN; the plain ones are capped.
-    if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0) {
+    if (::setsockopt(fd, SOL_SOCKET, SO_RCVBUFFORCE, &bytes, sizeof bytes) != 0 && !tcp) {
         ::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bytes, sizeof bytes);
     }
-    if (::setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof bytes) != 0) {
+    if (::setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &bytes, sizeof bytes) != 0 && !tcp) {
         ::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes, sizeof bytes);
     }
 }
@@ -138,6 +141,10 @@ class bulk {
         return std::chrono::duration_cast<clock_type::duration>(std::chrono::duration<double>(s));
     }
     void check_deadline(std::uint32_t spins, const char* waiting_for) const {
+        if ((spins & 1023U) == 0 && peer_failed()) {
+            throw std::runtime_error(std::string("side B failed while A waited for ") +
+                                     waiting_for);
+        }
         if ((spins & 1023U) == 0 && clock_type::now() > deadline_) {
             throw std::runtime_error(std::string("nothing for the timeout while waiting for ") +
                                      waiting_for);
@@ -149,7 +156,7 @@ class bulk {
         if (fd_ < 0) {
             fail("socket");
         }
-        big_buffers(fd_);
+        big_buffers(fd_, false);
         const int one = 1;
         if (!first_ && ::setsockopt(fd_, SOL_UDP, UDP_GRO, &one, sizeof one) != 0) {
             fail("UDP_GRO");
@@ -215,9 +222,31 @@ class bulk {
         }
         const int one = 1;
         ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-        big_buffers(fd_);
+        big_buffers(fd_, true);
         if (::fcntl(fd_, F_SETFL, ::fcntl(fd_, F_GETFL) | O_NONBLOCK) != 0) {
             fail("O_NONBLOCK");
+        }
+        // B greets A first, so that A never streams into another program's listener that
+        // happened to hold PORT+1.
+        unsigned char hello[k_prefix + k_header]{};
+        put32(hello, k_header);
+        hello[k_prefix] = k_hello;
+        std::size_t done = 0;
+        touch();
+        for (std::uint32_t spins = 0; done < sizeof hello; ++spins) {
+            const ssize_t n = first_ ? ::recv(fd_, hello + done, sizeof hello - done, 0)
+                                     : ::send(fd_, hello + done, sizeof hello - done, 0);
+            if (n > 0) {
+                done += static_cast<std::size_t>(n);
+            } else if (n == 0 || (errno != EAGAIN && errno != EINTR)) {
+                fail(first_ ? "reading side B's greeting" : "greeting side A");
+            } else {
+                check_deadline(spins, "side B's greeting");
+            }
+        }
+        if (first_ && (get32(hello) != k_header || hello[k_prefix] != k_hello)) {
+            throw std::runtime_error("127.0.0.1:" + std::to_string(b_port) +
+                                     " answered, but not as side B");
         }
     }
 
@@ -354,6 +383,9 @@ class bulk {
     // Checks one frame and places its payload; acknowledges the write its last packet ends.
     void place(const unsigned char* f, std::size_t length) {
         if (length < k_header + k_tail || f[0] != k_data) {
+            if (o_.tcp) {
+                throw std::runtime_error("a record that is not a frame of this run");
+            }
             return;  // a start-up datagram
         }
         const std::size_t n = length - k_header - k_tail;
@@ -372,8 +404,14 @@ class bulk {
             ack[k_prefix] = k_ack;
             put32(ack + k_prefix + 4, m);
             const unsigned char* out = o_.tcp ? ack : ack + k_prefix;
-            const std::size_t size = o_.tcp ? sizeof ack : k_header;
-            for (std::uint32_t spins = 0; ::send(fd_, out, size, 0) < 0; ++spins) {
+            std::size_t left = o_.tcp ? sizeof ack : k_header;
+            for (std::uint32_t spins = 0; left > 0; ++spins) {
+                const ssize_t sent = ::send(fd_, out, left, 0);
+                if (sent >= 0) {
+                    out += sent;  // TCP may take part of the record
+                    left -= static_cast<std::size_t>(sent);
+                    continue;
+                }
                 if (errno != EAGAIN && errno != ENOBUFS && errno != EINTR) {
                     fail("send");
                 }
@@ -492,7 +530,7 @@ void bulk_check(const bulk_options& o) {
     if (fd < 0) {
         fail("socket");
     }
-    big_buffers(fd);
+    big_buffers(fd, false);
     try {
         check_receive_buffer(fd, o);
     } catch (...) {
