@@ -37,9 +37,9 @@
 
 #include <CLI/CLI.hpp>
 
+#include "floor_socket.hpp"
 #include "peer_watch.hpp"
 #include "roce_floor_bulk.hpp"
-#include "udp_segment.hpp"
 
 #include <array>
 #include <cerrno>
@@ -82,11 +82,8 @@ int open_socket(std::uint16_t port) {
     if (fd < 0) {
         throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
     }
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    const sockaddr_in a = ndksim::bench::loopback(port);
+    if (::bind(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
         throw std::runtime_error("bind 127.0.0.1:" + std::to_string(port) + ": " +
                                  std::strerror(errno));
     }
@@ -94,11 +91,8 @@ int open_socket(std::uint16_t port) {
 }
 
 void connect_to(int fd, std::uint16_t port) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) != 0) {
+    const sockaddr_in a = ndksim::bench::loopback(port);
+    if (::connect(fd, reinterpret_cast<const sockaddr*>(&a), sizeof a) != 0) {
         throw std::runtime_error(std::string("connect: ") + std::strerror(errno));
     }
 }
@@ -186,26 +180,16 @@ class side {
         }
     }
 
-    /// Datagrams in received message `i`: the kernel's segment size, when it coalesced them.
-    std::size_t segments(std::size_t i) const {
-        const msghdr& h = rx_msgs_[i].msg_hdr;
+    /// Datagrams in received message `i` (the kernel may have coalesced several).
+    std::size_t segments(std::size_t i) {
         const std::size_t length = rx_msgs_[i].msg_len;
-        for (const cmsghdr* c = CMSG_FIRSTHDR(&h); c != nullptr;
-             c = CMSG_NXTHDR(const_cast<msghdr*>(&h), const_cast<cmsghdr*>(c))) {
-            if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
-                int size = 0;
-                std::memcpy(&size, CMSG_DATA(c), sizeof size);
-                return size > 0 ? (length + static_cast<std::size_t>(size) - 1) /
-                                      static_cast<std::size_t>(size)
-                                : 1;
-            }
-        }
-        return 1;
+        const std::size_t segment = ndksim::bench::gro_segment(rx_msgs_[i].msg_hdr, length);
+        return segment == 0 ? 1 : (length + segment - 1) / segment;
     }
     /// Kind of message `i` (of its first datagram; a coalesced message is of one kind).
     unsigned char kind(std::size_t i) const { return rx_[i * k_rx_buffer]; }
     /// Sequence number of the last datagram of message `i` (segments of `size` bytes).
-    std::uint32_t last_seq(std::size_t i, std::size_t size) const {
+    std::uint32_t last_seq(std::size_t i, std::size_t size) {
         std::uint32_t s = 0;
         const std::size_t at = i * k_rx_buffer + (segments(i) - 1) * size + 4;
         std::memcpy(&s, rx_.data() + at, sizeof s);
@@ -224,10 +208,8 @@ class side {
         }
     }
 
-    // Every queued datagram has one size here (the stream's requests): one message that the
-    // kernel cuts into them.
-    // The kernel takes at most one UDP datagram's worth (65,507 bytes) per message, so large
-    // requests go in several.
+    // Every queued datagram has one size here (the stream's requests): messages that the
+    // kernel cuts into them, each at most one UDP datagram's worth (65,507 bytes).
     void send_segmented() {
         const std::size_t segment = tx_iov_[0].iov_len;
         const std::size_t per_message = std::max<std::size_t>(1, k_max_udp_payload / segment);

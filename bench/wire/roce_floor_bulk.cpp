@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "roce_floor_bulk.hpp"
 
+#include "floor_socket.hpp"
 #include "peer_watch.hpp"
-#include "udp_segment.hpp"
 
 // What the bulk floor does, and why each step is there: a write of `message` bytes leaves as
 // packets of at most 4096 payload bytes (the MTU the NIC profiles use), each a frame of
@@ -69,14 +69,6 @@ std::uint32_t get32(const unsigned char* p) {
     std::uint32_t v = 0;
     std::memcpy(&v, p, sizeof v);
     return v;
-}
-
-sockaddr_in loopback(std::uint16_t port) {
-    sockaddr_in a{};
-    a.sin_family = AF_INET;
-    a.sin_port = htons(port);
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    return a;
 }
 
 // The FORCE variants pass net.core.*mem_max with CAP_NET_ADMIN. Without it, UDP asks for the
@@ -444,15 +436,7 @@ class bulk {
         touch();
         for (int k = 0; k < n; ++k) {
             const std::size_t length = msgs[k].msg_len;
-            std::size_t segment = length;
-            for (cmsghdr* c = CMSG_FIRSTHDR(&msgs[k].msg_hdr); c != nullptr;
-                 c = CMSG_NXTHDR(&msgs[k].msg_hdr, c)) {
-                if (c->cmsg_level == SOL_UDP && c->cmsg_type == UDP_GRO) {
-                    int size = 0;
-                    std::memcpy(&size, CMSG_DATA(c), sizeof size);
-                    segment = size > 0 ? static_cast<std::size_t>(size) : length;
-                }
-            }
+            const std::size_t segment = gro_segment(msgs[k].msg_hdr, length);
             const unsigned char* base = &rx_[static_cast<std::size_t>(k) * k_rx_slot];
             for (std::size_t at = 0; at < length; at += segment) {
                 place(base + at, std::min(segment, length - at));
