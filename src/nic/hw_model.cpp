@@ -161,7 +161,7 @@ timing::sim_time hw_model::tx_packet(std::uint64_t frame_len, timing::sim_time r
     }
     miss_window_start_ = now;
     const timing::sim_time departure = std::max({ready, port_free_at_, pipeline_free_at_, now});
-    pipeline_free_at_ = departure + costs_.packet_interval();
+    pipeline_free_at_ = departure + costs_.packet_gap;
     port_free_at_ = departure + costs_.serialization(frame_len);
     return port_free_at_;
 }
@@ -238,7 +238,7 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now,
             done += costs_.pcie_stream_time(place, to_host);
         }
         if (completes) {
-            done += costs_.pcie_stream_time(costs_.host.cqe_bytes, to_host);
+            done += costs_.cqe_stream;
         }
         pcie_out_free_at_ = done;
         done += costs_.pcie.crossing;

@@ -3,7 +3,9 @@
 
 #include <algorithm>
 #include <array>
-#include <cmath>
+#include <bit>
+
+#include "timing/round_half_away.hpp"
 
 namespace ndksim::timing {
 namespace {
@@ -30,8 +32,8 @@ constexpr std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) {
 // bytes * 8 / rate in picoseconds, rounded to the nearest picosecond. A double keeps the
 // product in range for any size a message can have, and is deterministic.
 sim_time bytes_at(std::uint64_t bytes, std::uint64_t bits_per_second) {
-    return static_cast<sim_time>(
-        std::llround(static_cast<double>(bytes) * 8.0e12 / static_cast<double>(bits_per_second)));
+    return static_cast<sim_time>(round_half_away(static_cast<double>(bytes) * 8.0e12 /
+                                                 static_cast<double>(bits_per_second)));
 }
 
 }  // namespace
@@ -40,6 +42,15 @@ void cost_model::derive() noexcept {
     // First: pcie_stream_time, which the values below use, reads it. Kept as a member because
     // its integer division ran two to three times per packet.
     pcie_rate = pcie_bits_per_second();
+    const auto shift_of = [](std::uint64_t unit) {
+        return unit != 0 && std::has_single_bit(unit)
+                   ? static_cast<std::uint8_t>(std::countr_zero(unit))
+                   : k_no_shift;
+    };
+    tlp_shift_to_host = shift_of(pcie.max_payload_bytes);
+    tlp_shift_from_host = shift_of(pcie.read_completion_bytes);
+    cqe_stream = pcie_stream_time(host.cqe_bytes, dma_direction::to_host);
+    packet_gap = packet_interval();
     doorbell = host.doorbell_mmio;
     wqe_fetch = pcie_dma_time(host.wqe_bytes, dma_direction::from_host) + wqe_time();
     packet_pipeline = packet_latency(true);
@@ -57,8 +68,13 @@ std::uint64_t cost_model::pcie_bits_per_second() const noexcept {
 }
 
 std::uint64_t cost_model::pcie_tlps(std::uint64_t bytes, dma_direction direction) const noexcept {
-    const std::uint64_t unit =
-        direction == dma_direction::to_host ? pcie.max_payload_bytes : pcie.read_completion_bytes;
+    const bool to_host = direction == dma_direction::to_host;
+    const std::uint8_t shift = to_host ? tlp_shift_to_host : tlp_shift_from_host;
+    if (shift != k_no_shift) {
+        const std::uint64_t mask = (std::uint64_t{1} << shift) - 1;
+        return std::max<std::uint64_t>(1, (bytes >> shift) + ((bytes & mask) != 0 ? 1 : 0));
+    }
+    const std::uint64_t unit = to_host ? pcie.max_payload_bytes : pcie.read_completion_bytes;
     return std::max<std::uint64_t>(1, ceil_div(bytes, unit));
 }
 

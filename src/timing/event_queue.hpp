@@ -84,7 +84,11 @@ class event_queue {
     struct entry {
         sim_time when;
         std::uint64_t seq;
-        std::uint32_t slot;  ///< index of the task in the slab
+        /// Index of the task in the slab. A whole word, though slots fit 32 bits: insert() reads
+        /// the entry its caller has just stored, and a 4-byte store under an 8-byte load (the
+        /// field and its padding, copied as one) cannot be forwarded, a stall that perf put on
+        /// most of insert()'s time.
+        std::uint64_t slot;
     };
     static bool later(const entry& a, const entry& b) noexcept {
         return a.when != b.when ? a.when > b.when : a.seq > b.seq;
@@ -95,7 +99,8 @@ class event_queue {
     template <class F>
     std::uint32_t build(F&& fn);
     static void insert(std::vector<entry>& heap, const entry& e);
-    static entry remove_top(std::vector<entry>& heap) noexcept;
+    /// Removes the top of `heap`; returns its slot, `when` receives its time.
+    static std::uint32_t remove_top(std::vector<entry>& heap, sim_time& when) noexcept;
 
     /// The heap whose top is the earliest event; precondition: !empty().
     const std::vector<entry>& front_heap() const noexcept {

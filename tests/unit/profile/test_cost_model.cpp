@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <utility>
 
 #include "timing/cost_model.hpp"
 #include "timing/cost_model_estimates.hpp"
@@ -91,6 +93,31 @@ TEST(CostModel, DerivedFirstOrderValuesFollowTheGroups) {
     EXPECT_EQ(m.doorbell, m.host.doorbell_mmio);
     EXPECT_EQ(m.wqe_fetch, m.pcie_dma_time(64, dma_direction::from_host) + m.wqe_time());
     EXPECT_EQ(m.dma_write, m.pcie_dma_time(64, dma_direction::to_host));
+}
+
+TEST(CostModel, PerPacketValuesKeptByDeriveEqualTheirFormulas) {
+    cost_model m;
+    const auto tlps = [](std::uint64_t bytes, std::uint64_t unit) {
+        return bytes <= unit ? std::uint64_t{1} : (bytes + unit - 1) / unit;
+    };
+    // TLP units that are powers of two (shifted) and others (divided), each after derive().
+    for (const auto& [mps, rcb] :
+         {std::pair<std::uint32_t, std::uint32_t>{256, 64}, {128, 128}, {200, 100}, {4096, 1}}) {
+        m.pcie.max_payload_bytes = mps;
+        m.pcie.read_completion_bytes = rcb;
+        m.host.cqe_bytes = 32 + mps % 64;
+        m.nic.max_packets_per_second = 150'000'000 + mps;
+        m.derive();
+        for (std::uint64_t bytes :
+             {0U, 1U, 63U, 64U, 65U, 100U, 255U, 256U, 257U, 4096U, 4097U, 1'048'576U}) {
+            EXPECT_EQ(tlps(bytes, mps), m.pcie_tlps(bytes, dma_direction::to_host))
+                << bytes << " B, MPS " << mps;
+            EXPECT_EQ(tlps(bytes, rcb), m.pcie_tlps(bytes, dma_direction::from_host))
+                << bytes << " B, RCB " << rcb;
+        }
+        EXPECT_EQ(m.pcie_stream_time(m.host.cqe_bytes, dma_direction::to_host), m.cqe_stream);
+        EXPECT_EQ(m.packet_interval(), m.packet_gap);
+    }
 }
 
 TEST(CostModel, SaturatedLinkCarriesItsRateMinusHeaders) {
