@@ -49,6 +49,11 @@ void cost_model::derive() noexcept {
     };
     tlp_shift_to_host = shift_of(pcie.max_payload_bytes);
     tlp_shift_from_host = shift_of(pcie.read_completion_bytes);
+    for (const dma_direction d : {dma_direction::to_host, dma_direction::from_host}) {
+        for (std::size_t bytes = 0; bytes < k_small_stream; ++bytes) {
+            small_stream[static_cast<std::size_t>(d)][bytes] = stream_time_of(bytes, d);
+        }
+    }
     cqe_stream = pcie_stream_time(host.cqe_bytes, dma_direction::to_host);
     packet_gap = packet_interval();
     doorbell = host.doorbell_mmio;
@@ -78,7 +83,7 @@ std::uint64_t cost_model::pcie_tlps(std::uint64_t bytes, dma_direction direction
     return std::max<std::uint64_t>(1, ceil_div(bytes, unit));
 }
 
-sim_time cost_model::pcie_stream_time(std::uint64_t bytes, dma_direction direction) const noexcept {
+sim_time cost_model::stream_time_of(std::uint64_t bytes, dma_direction direction) const noexcept {
     const std::uint64_t overhead = pcie.tlp_overhead_bytes + pcie.dllp_overhead_bytes;
     return bytes_at(bytes + pcie_tlps(bytes, direction) * overhead, pcie_rate);
 }

@@ -12,6 +12,8 @@
 // stages that read them directly; derive() recomputes them from the groups. Change a group, then
 // call derive().
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 
 #include "timing/sim_time.hpp"
@@ -116,6 +118,11 @@ struct cost_model {
     std::uint8_t tlp_shift_to_host = 0;
     std::uint8_t tlp_shift_from_host = 0;
     static constexpr std::uint8_t k_no_shift = 0xFF;
+    /// pcie_stream_time of every size below k_small_stream bytes, per direction (index: the
+    /// dma_direction): the sizes of CQEs, WQEs, headers and small payloads, which every small
+    /// operation moves, read from here instead of divided out each time.
+    static constexpr std::size_t k_small_stream = 256;
+    std::array<std::array<sim_time, k_small_stream>, 2> small_stream{};
 
     cost_model() noexcept { derive(); }
 
@@ -139,7 +146,13 @@ struct cost_model {
 
     /// Time the PCIe link is busy carrying `bytes` in `direction` [ps]:
     ///   (bytes + tlps * (tlp_overhead + dllp_overhead)) * 8 / pcie_bits_per_second.
-    sim_time pcie_stream_time(std::uint64_t bytes, dma_direction direction) const noexcept;
+    sim_time pcie_stream_time(std::uint64_t bytes, dma_direction direction) const noexcept {
+        return bytes < k_small_stream ? small_stream[static_cast<std::size_t>(direction)][bytes]
+                                      : stream_time_of(bytes, direction);
+    }
+
+    /// pcie_stream_time computed, for any size (derive() fills small_stream with it).
+    sim_time stream_time_of(std::uint64_t bytes, dma_direction direction) const noexcept;
 
     /// Time from issuing a DMA of `bytes` until its last byte is in place [ps]:
     ///   to_host:   crossing + pcie_stream_time

@@ -13,6 +13,7 @@
 // chapter 9 (transport headers), and its RoCEv2 annex (UDP encapsulation, ICRC).
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -335,7 +336,15 @@ struct ip_address {
         return r;
     }
 
-    friend constexpr bool operator==(const ip_address&, const ip_address&) = default;
+    /// Same family and bytes. The bytes are compared as two words: the defaulted comparison
+    /// called memcmp, and the engine compares a frame's source with its QP's peer for every
+    /// frame it receives.
+    friend constexpr bool operator==(const ip_address& a, const ip_address& b) noexcept {
+        using words = std::array<std::uint64_t, 2>;
+        const auto x = std::bit_cast<words>(a.bytes);
+        const auto y = std::bit_cast<words>(b.bytes);
+        return a.v6 == b.v6 && ((x[0] ^ y[0]) | (x[1] ^ y[1])) == 0;
+    }
     /// An order (family, then bytes) for maps keyed by address.
     friend constexpr auto operator<=>(const ip_address&, const ip_address&) = default;
 };

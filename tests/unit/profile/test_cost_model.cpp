@@ -116,6 +116,13 @@ TEST(CostModel, PerPacketValuesKeptByDeriveEqualTheirFormulas) {
                 << bytes << " B, RCB " << rcb;
         }
         EXPECT_EQ(m.pcie_stream_time(m.host.cqe_bytes, dma_direction::to_host), m.cqe_stream);
+        // The small sizes come from the table derive() filled: equal to the computed time on
+        // both sides of its end.
+        for (const dma_direction d : {dma_direction::to_host, dma_direction::from_host}) {
+            for (std::uint64_t bytes = 0; bytes <= cost_model::k_small_stream + 1; ++bytes) {
+                ASSERT_EQ(m.stream_time_of(bytes, d), m.pcie_stream_time(bytes, d)) << bytes;
+            }
+        }
         EXPECT_EQ(m.packet_interval(), m.packet_gap);
     }
 }
