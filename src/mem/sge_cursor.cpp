@@ -23,7 +23,7 @@ sge_cursor::sge_cursor(const translation_unit& unit, pd_id pd, access_op op,
     touch_cache_ = touch_cache;
 }
 
-copy_result sge_cursor::validate(const read_guard& guard) const noexcept {
+copy_result sge_cursor::validate(const read_guard& guard) noexcept {
     copy_result out;
     for (std::size_t i = index_; i < list_.size(); ++i) {
         const sge& e = list_[i];
@@ -37,6 +37,10 @@ copy_result sge_cursor::validate(const read_guard& guard) const noexcept {
             out.failed = r.failed;
             out.sge_index = i;
             return out;
+        }
+        if (i == index_ && !resolved_) {
+            current_ = r.range;
+            resolved_ = true;
         }
     }
     return out;

@@ -56,8 +56,10 @@ class sge_cursor {
                bool touch_cache) noexcept;
 
     /// Looks up every SGE from the current position on without moving bytes. Returns the first
-    /// refusal (failed, sge_index) or success.
-    [[nodiscard]] copy_result validate(const read_guard& guard) const noexcept;
+    /// refusal (failed, sge_index) or success. The current SGE's translation is kept, so the
+    /// copy that follows under the same generation neither looks it up nor touches the
+    /// translation cache again: a NIC fetches each page's translation once per access.
+    [[nodiscard]] copy_result validate(const read_guard& guard) noexcept;
 
     /// Stores src into host memory at the cursor and advances (receive, RDMA write placement,
     /// read-response placement). Moves min(src.size(), remaining()) bytes unless an SGE is

@@ -203,6 +203,54 @@ TEST_F(SgeCursor, LookupsReportTheirCacheMisses) {
     EXPECT_EQ(second.copy_from_host(g, out).cache_misses, 0u);
 }
 
+TEST_F(SgeCursor, AValidatedTargetIsTranslatedOnce) {
+    // A remote WRITE's target over four pages: the check looks each page up once, and the
+    // placement that follows reuses that translation instead of touching the cache again.
+    const region_id mr =
+        registered(a_.data(), 3 * page_size, access_from_mr_flags(ndk_flags::mr_allow_remote_write),
+                   fake_va(a_.data(), 900));
+    const sge remote{fake_va(a_.data(), 900), 3 * page_size, unit_.remote_token(mr)};
+    sge_cursor c(unit_, pd_, access_op::remote_write, std::span(&remote, 1));
+    const auto src = payload(3 * page_size, 9);
+    const read_guard g = unit_.read();
+    const cache_counters before = unit_.cache_stats();
+    const copy_result checked = c.validate(g);
+    ASSERT_TRUE(checked.ok());
+    EXPECT_EQ(checked.cache_misses, 4u);
+    const cache_counters validated = unit_.cache_stats();
+    EXPECT_EQ(validated.misses - before.misses, 4u);
+    const copy_result placed = c.copy_to_host(g, src);
+    ASSERT_TRUE(placed.ok());
+    EXPECT_EQ(placed.bytes, 3 * page_size);
+    EXPECT_EQ(placed.cache_misses, 0u);
+    const cache_counters after = unit_.cache_stats();
+    EXPECT_EQ(after.hits, validated.hits) << "the placement touched the cache again";
+    EXPECT_EQ(after.misses, validated.misses);
+    EXPECT_EQ(std::memcmp(a_.data(), src.data(), 3 * page_size), 0);
+}
+
+TEST_F(SgeCursor, ATargetDeregisteredAfterItsCheckIsRefusedAtPlacement) {
+    guarded_buffer c_buf(page_size);
+    const region_id mr =
+        registered(c_buf.data(), page_size, access_from_mr_flags(ndk_flags::mr_allow_remote_write),
+                   fake_va(c_buf.data(), 300));
+    const sge remote{fake_va(c_buf.data(), 300), page_size, unit_.remote_token(mr)};
+    sge_cursor c(unit_, pd_, access_op::remote_write, std::span(&remote, 1));
+    {
+        const read_guard g = unit_.read();
+        ASSERT_TRUE(c.validate(g).ok());
+    }
+    ASSERT_EQ(unit_.deregister_region(mr), status::success);
+    const std::vector<std::byte> before(c_buf.data(), c_buf.data() + page_size);
+    const auto src = payload(page_size, 4);
+    const read_guard g = unit_.read();
+    const copy_result r = c.copy_to_host(g, src);
+    EXPECT_FALSE(r.ok());
+    EXPECT_EQ(r.bytes, 0u);
+    EXPECT_EQ(std::memcmp(c_buf.data(), before.data(), page_size), 0);
+    EXPECT_TRUE(c_buf.guards_intact());
+}
+
 TEST_F(SgeCursor, SkipRefusesWhatACopyWouldAndMovesNoByte) {
     // The second SGE leaves region b by one byte.
     const std::vector<sge> list{{va_a_, 100, ta_}, {va_b_ + 10, 2 * page_size - 9, tb_}};
