@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 #include "wire/frame.hpp"
 
+#include <cstdlib>
+
+#include "util/log.hpp"
+
 namespace ndksim::wire {
 
 std::shared_ptr<frame_pool> frame_pool::create(std::size_t block, std::size_t steady) {
@@ -79,9 +83,17 @@ frame* frame_pool::take() {
     if (returned_.load(std::memory_order_relaxed) != nullptr) {
         frame* hot = returned_.exchange(nullptr, std::memory_order_acquire);
         if (hot != nullptr) {
+            // The list holds at most every frame of the pool; a longer walk is a cycle, which
+            // only a frame released twice makes. Stop there, loudly, rather than spin for ever.
             frame* tail = hot;
+            std::size_t steps = 0;
+            const std::size_t bound = allocated();
             while (tail->next != nullptr) {
                 tail = tail->next;
+                if (++steps > bound) [[unlikely]] {
+                    NDKSIM_ERROR("frame pool: a frame was released twice (its free list loops)");
+                    std::abort();
+                }
             }
             tail->next = local_;
             local_ = hot;

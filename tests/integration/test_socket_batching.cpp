@@ -7,9 +7,16 @@
 // (NDKSIM_UDP_BUFFER) loses datagrams in the kernel, and the reliable connection sends them
 // again until every write completed with its bytes in place.
 
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
+#include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -55,8 +62,9 @@ class EnvSocketPair : public SocketPair {
     }
 
     /// Posts k_outstanding writes of k_write bytes, each from and to its own slice of the
-    /// buffers, waits for every completion, and checks their status and the bytes at b.
-    void write_burst() {
+    /// buffers, runs `after_posting`, waits for every completion, and checks their status and
+    /// the bytes at b.
+    void write_burst(const std::function<void()>& after_posting = {}) {
         const std::size_t first = result_count(a_) + 1;
         for (unsigned i = 0; i < k_outstanding; ++i) {
             fill(a_.buf.bytes + i * k_write, k_write, 40 + i);
@@ -65,6 +73,9 @@ class EnvSocketPair : public SocketPair {
             NDK_SGE s = a_.buf.sge(i * k_write, k_write);
             ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(
                 a_.qp, nullptr, &s, 1, b_.buf.address() + i * k_write, b_.buf.remote_token, 0));
+        }
+        if (after_posting) {
+            after_posting();
         }
         const std::vector<NDK_RESULT_EX> got =
             results(a_, first + k_outstanding - 1, "the burst's completions");
@@ -181,13 +192,64 @@ class UdpSmallBuffer : public EnvSocketPair {
     UdpSmallBuffer() : EnvSocketPair("NDKSIM_UDP_BUFFER", "65536") {}
 };
 
+/// Holds an adapter's engine thread, which also reads its socket, in a task of its own until
+/// release() (or destruction): what arrives meanwhile waits in the kernel's receive buffer.
+class engine_hold {
+  public:
+    explicit engine_hold(pair_side& side) : state_(std::make_shared<state>()) {
+        side.nic->dev.sched().post([s = state_] {
+            std::unique_lock lock(s->m);
+            s->holding = true;
+            s->cv.notify_all();
+            s->cv.wait_for(lock, board::k_timeout, [&] { return s->released; });
+        });
+        std::unique_lock lock(state_->m);
+        if (!state_->cv.wait_for(lock, board::k_timeout, [&] { return state_->holding; })) {
+            ADD_FAILURE() << "the engine thread never took the hold";
+        }
+    }
+    engine_hold(const engine_hold&) = delete;
+    engine_hold& operator=(const engine_hold&) = delete;
+    ~engine_hold() { release(); }
+
+    void release() {
+        const std::lock_guard lock(state_->m);
+        state_->released = true;
+        state_->cv.notify_all();
+    }
+
+  private:
+    struct state {
+        std::mutex m;
+        std::condition_variable cv;
+        bool holding = false;
+        bool released = false;
+    };
+    std::shared_ptr<state> state_;
+};
+
 TEST_P(UdpSmallBuffer, DatagramsTheKernelDroppedAreSentAgainUntilEveryWriteCompletes) {
     const std::uint64_t resent_before = a_.nic->engine->counters().retransmitted_packets.load();
-    write_burst();
     // 4 MiB of frames against a receive buffer of 64 KiB (the kernel grants twice that for its
-    // bookkeeping): frames were lost in the kernel and the connection sent them again.
+    // bookkeeping). b's engine, which reads b's socket, is held until a's transport timer has
+    // sent the oldest request again: by then a has long handed the kernel every frame of the
+    // burst, so the buffer overflowed whatever the host's speed. Without the hold a receiver
+    // that kept pace with a slow sender lost nothing, and the test failed about once in fifty.
+    engine_hold hold(b_);
+    write_burst([&] {
+        const auto deadline = std::chrono::steady_clock::now() + board::k_timeout;
+        while (a_.nic->engine->counters().retransmitted_packets.load() == resent_before) {
+            if (std::chrono::steady_clock::now() > deadline) {
+                ADD_FAILURE() << "a's transport timer never resent while b was held";
+                break;
+            }
+            std::this_thread::yield();
+        }
+        hold.release();
+    });
+    // The kernel dropped frames, and every write still completed with its bytes in place
+    // (write_burst): the connection sent the lost frames again.
     EXPECT_GT(socket_stats(b_).receive_overruns.load(), 0U);
-    EXPECT_GT(a_.nic->engine->counters().retransmitted_packets.load(), resent_before);
 }
 
 INSTANTIATE_TEST_SUITE_P(Wires, UdpSmallBuffer, ::testing::Values(NDKSIM_WIRE_UDP), wire_name);

@@ -40,7 +40,8 @@ TEST(FramePool, ReleasedFramesComeBackBeforeTheOlderFreeOnes) {
     for (frame*& f : all) {
         f = pool->take();
     }
-    // Two go back; then every frame is taken again: the two first, then the rest.
+    // Three go back and one is taken again; then a fourth goes back, and every frame is
+    // taken: the one released last first, then the earlier ones, newest first.
     frame_pool::release(all[2]);
     frame_pool::release(all[0]);
     frame_pool::release(all[3]);
@@ -77,6 +78,20 @@ TEST(FramePool, AFrameReleasedOnAnotherThreadIsTakenFirst) {
     EXPECT_EQ(8u, pool->allocated());
     frame_pool::release(a);
     frame_pool::release(b);
+}
+
+TEST(FramePoolDeathTest, AFrameReleasedTwiceStopsTheProcessWithAMessage) {
+    // A frame released twice links the free list to itself: take() names the fault and stops
+    // instead of walking the loop for ever.
+    EXPECT_DEATH(
+        {
+            auto pool = frame_pool::create(4);
+            frame* a = pool->take();
+            frame_pool::release(a);
+            frame_pool::release(a);
+            static_cast<void>(pool->take());
+        },
+        "released twice");
 }
 
 }  // namespace
