@@ -120,7 +120,11 @@ bench_field() {  # name field
     json_get "$work/inproc.json" "next(b['$2'] for b in d['benchmarks'] if b['name'].startswith('$1'))"
 }
 m_inproc_rate() { inproc_run 'BM_InprocWrite/64$' && bench_field BM_InprocWrite/64 items_per_second; }
-m_spsc() { inproc_run 'BM_SpscHandoff' && bench_field BM_SpscHandoff items_per_second; }
+m_spsc() {  # the faster of the ring's two pinned directions (bench_inproc.cpp, two_cpus)
+    inproc_run 'BM_SpscHandoff' &&
+        json_get "$work/inproc.json" \
+            "max(b['items_per_second'] for b in d['benchmarks'] if b['name'].startswith('BM_SpscHandoff'))"
+}
 m_inproc_bw() {  # GB/s, and the real-time factor of the same run into $work/rtf
     inproc_run 'BM_InprocWrite/1048576$'
     bench_field BM_InprocWrite/1048576 rtf >"$work/rtf"
