@@ -1,10 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "wire/frame.hpp"
 
-#include <cstdlib>
-
-#include "util/log.hpp"
-
 namespace ndksim::wire {
 
 std::shared_ptr<frame_pool> frame_pool::create(std::size_t block, std::size_t steady) {
@@ -75,32 +71,11 @@ void frame_pool::grow() {
 }
 
 frame* frame_pool::take() {
-    // The frames released last are still in the caches, so they go out first: taking the
-    // others first cycled every frame of the pool (a megabyte and more at 256 frames) through
-    // each copy, which then ran from L3 instead of L1/L2. The returned list is walked to splice
-    // the older frames behind it; it holds what was released since the last take, and the
-    // walk touches the line of each frame that take() touches next anyway.
-    if (returned_.load(std::memory_order_relaxed) != nullptr) {
-        frame* hot = returned_.exchange(nullptr, std::memory_order_acquire);
-        if (hot != nullptr) {
-            // The list holds at most every frame of the pool; a longer walk is a cycle, which
-            // only a frame released twice makes. Stop there, loudly, rather than spin for ever.
-            frame* tail = hot;
-            std::size_t steps = 0;
-            const std::size_t bound = allocated();
-            while (tail->next != nullptr) {
-                tail = tail->next;
-                if (++steps > bound) [[unlikely]] {
-                    NDKSIM_ERROR("frame pool: a frame was released twice (its free list loops)");
-                    std::abort();
-                }
-            }
-            tail->next = local_;
-            local_ = hot;
-        }
-    }
     if (local_ == nullptr) {
-        grow();
+        local_ = returned_.exchange(nullptr, std::memory_order_acquire);
+        if (local_ == nullptr) {
+            grow();
+        }
     }
     frame* f = local_;
     local_ = f->next;
