@@ -238,7 +238,7 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now,
             done += costs_.pcie_stream_time(place, to_host);
         }
         if (completes) {
-            done += costs_.cqe_stream;
+            done += costs_.pcie_stream_time(costs_.host.cqe_bytes, to_host);
         }
         pcie_out_free_at_ = done;
         done += costs_.pcie.crossing;

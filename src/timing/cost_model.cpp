@@ -54,7 +54,6 @@ void cost_model::derive() noexcept {
             small_stream[static_cast<std::size_t>(d)][bytes] = stream_time_of(bytes, d);
         }
     }
-    cqe_stream = pcie_stream_time(host.cqe_bytes, dma_direction::to_host);
     packet_gap = packet_interval();
     doorbell = host.doorbell_mmio;
     wqe_fetch = pcie_dma_time(host.wqe_bytes, dma_direction::from_host) + wqe_time();

@@ -108,10 +108,8 @@ struct cost_model {
     std::uint32_t wire_overhead_bytes = 0;   ///< per packet beyond BTH..ICRC [B]
     std::uint32_t mtu = 0;                   ///< path MTU [bytes of payload]
     std::uint64_t pcie_rate = 0;             ///< pcie_bits_per_second(), for pcie_stream_time
-    // Kept because the receive and transmit stages need them for every packet, where each cost
-    // an integer or floating-point division (perf: the stream time was 4-6 % of a 64-byte
-    // write's host time).
-    sim_time cqe_stream = 0;  ///< pcie_stream_time(host.cqe_bytes, to_host) [ps]
+    // Kept because the transmit stage needs it for every packet, where it cost an integer
+    // division (perf: with the stream times, 4-6 % of a 64-byte write's host time).
     sim_time packet_gap = 0;  ///< packet_interval() [ps]
     /// log2 of the TLP unit per direction (MPS to the host, RCB from it) when it is a power of
     /// two, so pcie_tlps shifts instead of dividing; k_no_shift otherwise.
