@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: MIT
 // The socket transports' address helpers: the text their log lines and errors name an endpoint
-// by, and the round trip between the wire's ip_address and Boost.Asio's.
+// by, and the round trip between the wire's ip_address and Boost.Asio's; and ip_address
+// equality, by which the engine matches a frame's source to its QP's peer.
 
 #include <gtest/gtest.h>
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
 
 #include <boost/asio/ip/address.hpp>
 
@@ -43,6 +48,30 @@ TEST(SocketAddress, V4MappedIpv6BecomesIpv4) {
     // A dual-stack socket reports an IPv4 peer as ::ffff:a.b.c.d; the wire names it a.b.c.d.
     const auto mapped = boost::asio::ip::make_address("::ffff:127.0.0.2");
     EXPECT_EQ(ip_address::v4(127, 0, 0, 2), from_asio(mapped));
+}
+
+// The engine takes a frame as its QP's peer's only when family and all 16 bytes are equal
+// (ip_address == compares them as two words): a sender differing in any one byte, or only in
+// the family, is a stranger.
+static_assert(ip_address::v4(10, 0, 0, 1) == ip_address::v4(10, 0, 0, 1));
+static_assert(!(ip_address::v4(10, 0, 0, 1) == ip_address::v4(10, 0, 0, 2)));
+
+TEST(IpAddress, EqualOnlyWithTheSameFamilyAndEveryByte) {
+    std::array<std::uint8_t, 16> bytes{};
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        bytes[i] = static_cast<std::uint8_t>(0x20 + i);
+    }
+    const ip_address peer = ip_address::v6_from(bytes);
+    EXPECT_EQ(peer, ip_address::v6_from(bytes));
+    for (std::size_t i = 0; i < bytes.size(); ++i) {
+        std::array<std::uint8_t, 16> other = bytes;
+        other[i] ^= 0x01;
+        EXPECT_FALSE(peer == ip_address::v6_from(other)) << "byte " << i;
+    }
+    ip_address same_bytes_v4 = peer;
+    same_bytes_v4.v6 = false;
+    EXPECT_FALSE(peer == same_bytes_v4) << "the family alone differs";
+    EXPECT_FALSE(ip_address::v4(127, 0, 0, 1) == ip_address::v4(127, 0, 0, 2));
 }
 
 }  // namespace
