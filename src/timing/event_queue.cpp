@@ -90,7 +90,7 @@ std::uint32_t event_queue::remove_top(std::vector<entry>& heap, sim_time& when) 
             }
         }
         const entry& b = heap[best];
-        if (last_when != b.when ? last_when < b.when : last_seq < b.seq) {
+        if (!later(last_when, last_seq, b)) {
             break;
         }
         heap[i] = b;

@@ -90,9 +90,11 @@ class event_queue {
         /// most of insert()'s time.
         std::uint64_t slot;
     };
-    static bool later(const entry& a, const entry& b) noexcept {
-        return a.when != b.when ? a.when > b.when : a.seq > b.seq;
+    /// True when the event (when, seq) runs after `b`.
+    static bool later(sim_time when, std::uint64_t seq, const entry& b) noexcept {
+        return when != b.when ? when > b.when : seq > b.seq;
     }
+    static bool later(const entry& a, const entry& b) noexcept { return later(a.when, a.seq, b); }
 
     std::uint32_t take_slot();
     void add_chunk();
