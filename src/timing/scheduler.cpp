@@ -341,7 +341,11 @@ void scheduler::pump() {
             pump_idle();
             notify_waiters();
             if (opts_.gate != nullptr) {
-                opts_.gate->went_idle();
+                std::chrono::nanoseconds retry{0};
+                opts_.gate->went_idle(retry);
+                if (retry.count() > 0) {
+                    arm_wake(retry);
+                }
             }
             return;
         }

@@ -83,8 +83,9 @@ class run_gate {
     /// A thread other than the engine posted a task: a consumer acting on the simulation.
     virtual void consumer_acts() noexcept = 0;
 
-    /// The engine found no event left to run.
-    virtual void went_idle() noexcept = 0;
+    /// The engine found no event left to run. `retry` as for admit: the wall time after which
+    /// to look again (the gate may have to move time on by then), or 0.
+    virtual void went_idle(std::chrono::nanoseconds& retry) noexcept = 0;
 
     /// The earliest time a task posted by another thread may run at [ps]: what the gate has
     /// promised others it would not act before.

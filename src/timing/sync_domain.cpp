@@ -218,8 +218,17 @@ void sync_domain::wake_effect_waiters() noexcept {
     }
 }
 
-void sync_domain::went_idle() noexcept {
+void sync_domain::went_idle(std::chrono::nanoseconds& retry) noexcept {
     next_ = std::numeric_limits<sim_time>::max();
+    retry = std::chrono::nanoseconds(0);
+    if (!peers_.empty() && !gate_open()) {
+        // With nothing to run, a consumer holding time holds this side's promise at the clock,
+        // and a peer waiting for a frame already sent from here (or for an answer) waits with
+        // it: both would stop for good. The grace runs here as it does in front of an event.
+        (void)consumer_grace_over(sched_->now(), retry);
+    } else {
+        consumer_stalled_.store(false, std::memory_order_relaxed);
+    }
     advance_idle_clock();
     publish();
     wake_effect_waiters();
@@ -441,6 +450,13 @@ bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept
         if (!horizon_stalled_.exchange(true, std::memory_order_relaxed)) {
             horizon_waits_.fetch_add(1, std::memory_order_relaxed);
         }
+        if (!gate_open()) {
+            // The consumer holds this side's promise at the clock meanwhile: if the peer
+            // waits for this side too, only the grace lets either go on.
+            (void)consumer_grace_over(next, retry);
+        } else {
+            consumer_stalled_.store(false, std::memory_order_relaxed);
+        }
         advance_idle_clock();
         publish();
         wake_effect_waiters();
@@ -454,6 +470,16 @@ bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept
         consumer_stalled_.store(false, std::memory_order_relaxed);
         return true;
     }
+    if (consumer_grace_over(next, retry)) {
+        return true;
+    }
+    publish();
+    wake_effect_waiters();
+    return false;
+}
+
+bool sync_domain::consumer_grace_over([[maybe_unused]] sim_time at,
+                                      std::chrono::nanoseconds& retry) noexcept {
     if (!consumer_stalled_.exchange(true, std::memory_order_relaxed)) {
         consumer_stalls_.fetch_add(1, std::memory_order_relaxed);
         stall_wall_ns_.store(wall_ns(), std::memory_order_relaxed);
@@ -465,14 +491,12 @@ bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept
         // shown so far. The run is no longer exact, and the counter says so.
         raise_to(forced_, effects_.load(std::memory_order_seq_cst) + 1);
         inexact_steps_.fetch_add(1, std::memory_order_relaxed);
-        NDKSIM_DEBUG("synchronized time: consumer grace expired at {} ps; inexact step", next);
+        NDKSIM_DEBUG("synchronized time: consumer grace expired at {} ps; inexact step", at);
         consumer_stalled_.store(false, std::memory_order_relaxed);
         wake_effect_waiters();
         return true;
     }
     retry = grace - std::chrono::nanoseconds(waited);
-    publish();
-    wake_effect_waiters();
     return false;
 }
 

@@ -200,7 +200,7 @@ class sync_domain final : public run_gate {
     // ---- run_gate ------------------------------------------------------------------------
     bool admit(sim_time next, std::chrono::nanoseconds& retry) noexcept override;
     void running(sim_time when) noexcept override;
-    void went_idle() noexcept override;
+    void went_idle(std::chrono::nanoseconds& retry) noexcept override;
     sim_time post_floor() const noexcept override;
     void post_deferred() noexcept override;
 
@@ -213,6 +213,10 @@ class sync_domain final : public run_gate {
     void start_reacting() noexcept;
     bool gate_open() const noexcept;
     bool consumer_quiet() const noexcept;
+    /// The engine cannot go on while the gate is closed: true once the consumer has held
+    /// time for the whole grace since the engine began to wait for it (time then moves on
+    /// without it: an inexact step); else false, with `retry` the grace left.
+    bool consumer_grace_over(sim_time at, std::chrono::nanoseconds& retry) noexcept;
     void recompute_horizon();
     sim_time own_earliest() const noexcept;
     void check_silence();

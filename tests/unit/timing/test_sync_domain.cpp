@@ -123,7 +123,9 @@ TEST(SyncDomainGate, ReportingAPeersFramesSeenPromisesDownToTheirArrivalAndNoLow
     on_engine(d, [&] {
         sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
         EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
-        d.went_idle();
+        std::chrono::nanoseconds retry{};
+        d.went_idle(retry);
+        EXPECT_EQ(retry.count(), 0) << "the consumer waits: nothing to ask again about";
         // Idle, its consumer waiting: it promises its clock plus the idle lookahead.
         EXPECT_EQ(ch.promised.load(), milliseconds(1));
         EXPECT_EQ(d.post_floor(), milliseconds(1));
@@ -135,6 +137,33 @@ TEST(SyncDomainGate, ReportingAPeersFramesSeenPromisesDownToTheirArrivalAndNoLow
         EXPECT_EQ(ch.promised.load(), microseconds(2));
         EXPECT_EQ(d.post_floor(), microseconds(2));
     });
+}
+
+// Idle with a consumer that has not reacted yet: the promise stays at the clock, and the
+// engine is told to look again when the grace runs out (a peer may be waiting for exactly
+// this side, with nothing queued here to bring the grace's check round).
+TEST(SyncDomainGate, IdleWithTheConsumerHoldingTimeAsksAgainWhenTheGraceRunsOut) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain d(long_grace());
+    on_engine(d, [&] {
+        std::chrono::nanoseconds retry{};
+        d.went_idle(retry);
+        EXPECT_EQ(retry.count(), 0) << "no peer waits for this side";
+        sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
+        // A new domain's consumer is setting up until it first waits: it holds time.
+        d.went_idle(retry);
+        EXPECT_GT(retry, std::chrono::seconds(59)) << "the grace left, about a minute";
+        EXPECT_EQ(ch.promised.load(), 0) << "the consumer holds the promise at the clock";
+    });
+    d.consumer_waits();
+    on_engine(d, [&] {
+        std::chrono::nanoseconds retry{};
+        d.went_idle(retry);
+        EXPECT_EQ(retry.count(), 0);
+        EXPECT_EQ(ch.promised.load(), milliseconds(1)) << "the clock plus the idle lookahead";
+    });
+    EXPECT_EQ(d.counters().inexact_steps, 0U);
 }
 
 TEST(SyncDomainGate, ARecordCountsThePeersFramesLostOnTheWayAsRead) {
@@ -309,6 +338,26 @@ TEST(SyncDomainEngine, AConsumerThatDoesNotReactWithinTheGraceCostsAnInexactStep
     EXPECT_GE(d.counters().inexact_steps, 1U);
     EXPECT_LE(d.counters().inexact_steps, 2U);
     EXPECT_EQ(d.sched().now(), nanoseconds(20));
+}
+
+// Two processes whose consumers both wait on something the simulation cannot see (their own
+// condition variables) once stopped for good: each domain, with nothing queued, promised its
+// clock, and the frame one had sent could not arrive at the other below that promise. The
+// grace runs out while the domain is idle too, so time moves on (an inexact step).
+TEST(SyncDomainEngine, TheGraceRunsOutWhileTheDomainHasNothingToRun) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain::options o;
+    o.consumer_grace = std::chrono::milliseconds(1);
+    sync_domain d(o);
+    on_engine(d, [&] {
+        sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
+    });
+    // The consumer never waits, and nothing is queued: only the grace can move time.
+    d.sched().kick();
+    ASSERT_TRUE(eventually([&] { return ch.promised.load() > 0; }, "a promise past the clock"));
+    EXPECT_GE(d.counters().inexact_steps, 1U);
+    EXPECT_EQ(d.counters().horizon_violations, 0U);
 }
 
 TEST(SyncDomainEngine, AWaitForTheSimulationReturnsAtTheNextEffect) {
