@@ -128,8 +128,21 @@ timing::sim_time hw_model::staged(timing::sim_time issued, std::uint64_t offset,
 timing::sim_time hw_model::dma_read(timing::sim_time issued, std::uint64_t bytes) {
     const timing::sim_time start =
         std::max(issued + 2 * costs_.pcie.crossing + costs_.host.memory_read, pcie_in_free_at_);
-    pcie_in_free_at_ = start + costs_.pcie_stream_time(bytes, timing::dma_direction::from_host);
+    pcie_in_free_at_ = start + stream_time(bytes, timing::dma_direction::from_host);
     return pcie_in_free_at_;
+}
+
+timing::sim_time hw_model::stream_time(std::uint64_t bytes,
+                                       timing::dma_direction direction) noexcept {
+    if (bytes < timing::cost_model::k_small_stream) {
+        return costs_.pcie_stream_time(bytes, direction);
+    }
+    stream_memo& m = stream_memo_[static_cast<std::size_t>(direction)];
+    if (m.bytes != bytes) {
+        m.time = costs_.stream_time_of(bytes, direction);
+        m.bytes = bytes;
+    }
+    return m.time;
 }
 
 timing::sim_time hw_model::packet_ready(timing::sim_time read) const noexcept {
@@ -235,7 +248,7 @@ timing::sim_time hw_model::rx_packet(const wire::frame& f, timing::sim_time now,
         const auto to_host = timing::dma_direction::to_host;
         done = std::max(pcie_out_free_at_, received);
         if (place > 0) {
-            done += costs_.pcie_stream_time(place, to_host);
+            done += stream_time(place, to_host);
         }
         if (completes) {
             done += costs_.pcie_stream_time(costs_.host.cqe_bytes, to_host);
