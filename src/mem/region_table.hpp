@@ -15,6 +15,7 @@
 #include "mem/region.hpp"
 #include "mem/token.hpp"
 #include "mem/window.hpp"
+#include "util/huge_page_allocator.hpp"
 
 namespace ndksim::mem {
 
@@ -72,7 +73,9 @@ class region_table {
 
   private:
     std::uint32_t capacity_;
-    std::vector<slot> slots_;  // slots_[0] is reserved: index 0 never names an object
+    // slots_[0] is reserved: index 0 never names an object. Read at random by every lookup,
+    // so huge pages keep a large table within the TLB's reach (util/huge_page_allocator.hpp).
+    std::vector<slot, util::huge_page_allocator<slot>> slots_;
     std::uint32_t free_head_ = 0;
     std::uint32_t free_tail_ = 0;
     std::uint32_t live_ = 0;
