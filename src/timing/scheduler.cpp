@@ -377,11 +377,12 @@ void scheduler::pump() {
 
 void scheduler::arm_wake(std::chrono::nanoseconds wait) {
     const auto due = std::chrono::steady_clock::now() + wait;
-    if (opts_.gate == nullptr && wake_armed_ && wake_due_ <= due) {
+    if (wake_armed_ && wake_due_ <= due) {
         // Armed to fire no later: that pump looks again and re-arms if it is early. Re-arming
         // here instead cost a timerfd_settime system call each time the engine went idle in
-        // front of a transport timer (three per one-way write in strace of a ping-pong). A gate
-        // (synchronized time) sets the retry afresh each time, as it always has.
+        // front of a transport timer (three per one-way write in strace of a ping-pong). A
+        // gate's retry (synchronized time) is kept the same way: while the consumer holds
+        // time every pump asks it again, and the grace's end does not move.
         return;
     }
     wake_armed_ = true;

@@ -224,8 +224,9 @@ void sync_domain::went_idle(std::chrono::nanoseconds& retry) noexcept {
     if (!peers_.empty() && !gate_open()) {
         // With nothing to run, a consumer holding time holds this side's promise at the clock,
         // and a peer waiting for a frame already sent from here (or for an answer) waits with
-        // it: both would stop for good. The grace runs here as it does in front of an event.
-        (void)consumer_grace_over(sched_->now(), retry);
+        // it: both would stop for good. The grace runs here as it does in front of an event
+        // (see held_grace).
+        (void)consumer_grace_over(sched_->now(), held_grace(), retry);
     } else {
         consumer_stalled_.store(false, std::memory_order_relaxed);
     }
@@ -453,7 +454,7 @@ bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept
         if (!gate_open()) {
             // The consumer holds this side's promise at the clock meanwhile: if the peer
             // waits for this side too, only the grace lets either go on.
-            (void)consumer_grace_over(next, retry);
+            (void)consumer_grace_over(next, held_grace(), retry);
         } else {
             consumer_stalled_.store(false, std::memory_order_relaxed);
         }
@@ -470,7 +471,7 @@ bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept
         consumer_stalled_.store(false, std::memory_order_relaxed);
         return true;
     }
-    if (consumer_grace_over(next, retry)) {
+    if (consumer_grace_over(next, opts_.consumer_grace, retry)) {
         return true;
     }
     publish();
@@ -479,14 +480,22 @@ bool sync_domain::admit(sim_time next, std::chrono::nanoseconds& retry) noexcept
 }
 
 bool sync_domain::consumer_grace_over([[maybe_unused]] sim_time at,
+                                      std::chrono::milliseconds grace_ms,
                                       std::chrono::nanoseconds& retry) noexcept {
-    if (!consumer_stalled_.exchange(true, std::memory_order_relaxed)) {
+    // A consumer that acknowledged more effects since the stall began answered in time: what
+    // holds time now is a new reaction, and its grace starts afresh (the engine may not have
+    // seen the gate open in between). Waits that acknowledge nothing new (a thread that waits
+    // again and again while another holds time) do not restart it: effects grow only while
+    // events run, so a stall restarts at most once this way.
+    const std::uint64_t waited = waited_.load(std::memory_order_seq_cst);
+    if (!consumer_stalled_.exchange(true, std::memory_order_relaxed) || waited != stall_waited_) {
         consumer_stalls_.fetch_add(1, std::memory_order_relaxed);
         stall_wall_ns_.store(wall_ns(), std::memory_order_relaxed);
+        stall_waited_ = waited;
     }
-    const auto grace = std::chrono::duration_cast<std::chrono::nanoseconds>(opts_.consumer_grace);
-    const std::int64_t waited = wall_ns() - stall_wall_ns_.load(std::memory_order_relaxed);
-    if (waited >= grace.count()) {
+    const auto grace = std::chrono::duration_cast<std::chrono::nanoseconds>(grace_ms);
+    const std::int64_t held = wall_ns() - stall_wall_ns_.load(std::memory_order_relaxed);
+    if (held >= grace.count()) {
         // The consumer did not react in time: time moves on without it, past the effects
         // shown so far. The run is no longer exact, and the counter says so.
         raise_to(forced_, effects_.load(std::memory_order_seq_cst) + 1);
@@ -496,7 +505,7 @@ bool sync_domain::consumer_grace_over([[maybe_unused]] sim_time at,
         wake_effect_waiters();
         return true;
     }
-    retry = grace - std::chrono::nanoseconds(waited);
+    retry = grace - std::chrono::nanoseconds(held);
     return false;
 }
 
@@ -562,6 +571,21 @@ struct sync_peer {
         }
     }
 };
+
+std::chrono::milliseconds sync_domain::held_grace() const noexcept {
+    // A frame sent from here that a peer has not reported seen may be what it waits for, with
+    // this side's promise short of its arrival: the consumer's grace. Otherwise a peer waits
+    // here only if it needs this side's promise to go on by itself, and a consumer that is
+    // merely slow to react (descheduled on a busy host) should not cost an exact run its
+    // exactness for that: the longer keepalive period, which still ends any such wait.
+    for (const auto& p : peers_) {
+        if (p->has_unseen()) {
+            return opts_.consumer_grace;
+        }
+    }
+    return std::max(opts_.consumer_grace,
+                    std::chrono::duration_cast<std::chrono::milliseconds>(opts_.peer_silence / 4));
+}
 
 sync_peer* sync_domain::add_peer(std::string name, sim_time propagation, sync_channel& channel) {
     auto p = std::make_unique<sync_peer>();

@@ -53,11 +53,12 @@ struct sync_counters {
     std::uint64_t sync_messages_received = 0;  ///< promises received from peers
     std::uint64_t horizon_waits = 0;           ///< times the next event waited for a peer's promise
     std::uint64_t horizon_violations = 0;      ///< events run past the horizon (a defect if not 0)
-    std::uint64_t consumer_stalls = 0;         ///< times the next event waited for the consumer
-    std::uint64_t inexact_steps = 0;           ///< grace expiries: time moved on without a reaction
-    std::uint64_t peers = 0;                   ///< peers now
-    std::uint64_t peers_lost = 0;              ///< peers declared lost (silence or disconnection)
-    std::uint64_t late_frames = 0;  ///< frames that arrived behind the clock (first contact)
+    std::uint64_t consumer_stalls =
+        0;  ///< times the engine (at an event, idle or at its horizon) waited for the consumer
+    std::uint64_t inexact_steps = 0;  ///< grace expiries: time moved on without a reaction
+    std::uint64_t peers = 0;          ///< peers now
+    std::uint64_t peers_lost = 0;     ///< peers declared lost (silence or disconnection)
+    std::uint64_t late_frames = 0;    ///< frames that arrived behind the clock (first contact)
     /// Consumer tasks that ran later than the clock when they were posted, because the domain
     /// had promised its peers to send nothing before then (a consumer acting on its own after
     /// a wait): their timing depended on the host.
@@ -214,9 +215,12 @@ class sync_domain final : public run_gate {
     bool gate_open() const noexcept;
     bool consumer_quiet() const noexcept;
     /// The engine cannot go on while the gate is closed: true once the consumer has held
-    /// time for the whole grace since the engine began to wait for it (time then moves on
+    /// time for the whole `grace` since the engine began to wait for it (time then moves on
     /// without it: an inexact step); else false, with `retry` the grace left.
-    bool consumer_grace_over(sim_time at, std::chrono::nanoseconds& retry) noexcept;
+    bool consumer_grace_over(sim_time at, std::chrono::milliseconds grace,
+                             std::chrono::nanoseconds& retry) noexcept;
+    /// The grace of a consumer holding time while the domain is idle or at its horizon.
+    std::chrono::milliseconds held_grace() const noexcept;
     void recompute_horizon();
     sim_time own_earliest() const noexcept;
     void check_silence();
@@ -244,6 +248,7 @@ class sync_domain final : public run_gate {
     std::atomic<std::int32_t> reacting_{0};
     std::atomic<std::int64_t> stall_wall_ns_{0};
     std::atomic<bool> consumer_stalled_{false};
+    std::uint64_t stall_waited_ = 0;  // waited_ when the stall began (engine thread)
     std::atomic<bool> horizon_stalled_{false};
 
     // ndksim_adapter_wait's waiters.

@@ -5,14 +5,14 @@
 // pages every such read also misses the TLB, whose reach is a few megabytes, and the page walk
 // adds its own cache misses. Blocks of 2 MiB and more are aligned to 2 MiB and marked for
 // transparent huge pages (madvise(MADV_HUGEPAGE)), which the kernel then backs with 2 MiB pages
-// where it can; smaller blocks come from operator new. Where the kernel does not offer huge
-// pages the advice fails silently and the block stays an ordinary one.
+// where it can; they are mappings of their own (mmap). Smaller blocks come from operator new. Where
+// the kernel does not offer huge pages the advice fails silently and the block stays an ordinary
+// one.
 
 #include <sys/mman.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <new>
 
 namespace ndksim::util {
@@ -31,18 +31,33 @@ class huge_page_allocator {
 
     /// Memory for `n` objects: huge-page backed (where the kernel allows) from 2 MiB on.
     T* allocate(std::size_t n) {
-        if (n > SIZE_MAX / sizeof(T)) {
+        if (n > (SIZE_MAX - k_huge_page_bytes) / sizeof(T)) {
             throw std::bad_array_new_length();
         }
         const std::size_t bytes = n * sizeof(T);
         if (!large(bytes)) {
             return static_cast<T*>(::operator new (bytes, std::align_val_t{alignof(T)}));
         }
+        // A mapping of its own, not malloc's: the advice stays with this block and leaves with
+        // it, instead of marking memory malloc hands out again after a free. Mapped with a
+        // huge page to spare, then trimmed to a 2 MiB boundary at both ends.
         const std::size_t rounded = round_up(bytes);
-        void* p = std::aligned_alloc(k_huge_page_bytes, rounded);
-        if (p == nullptr) {
+        void* raw = ::mmap(nullptr, rounded + k_huge_page_bytes, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (raw == MAP_FAILED) {
             throw std::bad_alloc();
         }
+        const auto at = reinterpret_cast<std::uintptr_t>(raw);
+        const std::uintptr_t aligned = (at + k_huge_page_bytes - 1) & ~(k_huge_page_bytes - 1);
+        const std::size_t head = aligned - at;
+        if (head > 0) {
+            ::munmap(raw, head);
+        }
+        const std::size_t tail = k_huge_page_bytes - head;
+        if (tail > 0) {
+            ::munmap(reinterpret_cast<void*>(aligned + rounded), tail);
+        }
+        void* p = reinterpret_cast<void*>(aligned);
         // Advice only: a kernel without transparent huge pages refuses it, and the block
         // works as it is.
         (void)::madvise(p, rounded, MADV_HUGEPAGE);
@@ -51,11 +66,12 @@ class huge_page_allocator {
 
     /// Frees what allocate(n) returned; `n` must be the same.
     void deallocate(T* p, std::size_t n) noexcept {
-        if (!large(n * sizeof(T))) {
+        const std::size_t bytes = n * sizeof(T);
+        if (!large(bytes)) {
             ::operator delete (p, std::align_val_t{alignof(T)});
             return;
         }
-        std::free(p);
+        ::munmap(p, round_up(bytes));
     }
 
     template <class U>

@@ -169,6 +169,61 @@ TEST(SyncDomainGate, IdleWithTheConsumerHoldingTimeAsksAgainWhenTheGraceRunsOut)
     EXPECT_EQ(d.counters().inexact_steps, 0U);
 }
 
+// While idle, the consumer's own grace applies only when a frame sent from here is still unseen
+// by a peer (it may be what the peer waits for); otherwise the longer keepalive period does,
+// so a consumer that is merely slow does not cost an exact run its exactness.
+TEST(SyncDomainGate, AnUnseenFrameGivesTheIdleConsumerTheShortGrace) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain::options o;
+    o.consumer_grace = std::chrono::milliseconds(50);
+    o.peer_silence = std::chrono::milliseconds(40'000);  // keepalive: every 10 s
+    sync_domain d(o);
+    on_engine(d, [&] {
+        sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
+        std::chrono::nanoseconds retry{};
+        d.went_idle(retry);
+        EXPECT_GT(retry, std::chrono::seconds(9)) << "no frame of this side unseen";
+        EXPECT_LE(retry, std::chrono::seconds(10));
+        d.frame_sent(p, nanoseconds(100));
+        d.went_idle(retry);
+        // The rest of the 50 ms since the stall began (0 if a busy host let all of it pass).
+        EXPECT_LE(retry, std::chrono::milliseconds(50)) << "a frame of this side unseen";
+    });
+}
+
+// A consumer that waited since the engine began to wait for it answered in time: when it holds
+// time again, its grace starts afresh, even if the engine never saw the gate open between.
+TEST(SyncDomainGate, AWaitStartsTheNextGraceAfresh) {
+    fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
+    sync_domain::options o;
+    o.consumer_grace = std::chrono::milliseconds(1'000);
+    sync_domain d(o);
+    on_engine(d, [&] {
+        sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
+        EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
+        d.frame_sent(p, nanoseconds(100));  // the consumer's own grace applies
+        std::chrono::nanoseconds retry{};
+        d.went_idle(retry);
+        EXPECT_GT(retry, std::chrono::milliseconds(800));
+    });
+    // Part of the grace passes (wall time is what a grace counts), then the consumer waits and
+    // acts again at once.
+    const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(300);
+    while (std::chrono::steady_clock::now() < until) {
+        std::this_thread::yield();
+    }
+    d.consumer_waits();
+    d.consumer_acts();
+    on_engine(d, [&] {
+        std::chrono::nanoseconds retry{};
+        d.went_idle(retry);
+        EXPECT_GT(retry, std::chrono::milliseconds(800)) << "a grace begun anew, not the rest";
+    });
+    d.consumer_waits();
+    EXPECT_EQ(d.counters().inexact_steps, 0U);
+}
+
 TEST(SyncDomainGate, ARecordCountsThePeersFramesLostOnTheWayAsRead) {
     fake_channel ch;  // outlives the domain, whose engine thread may still promise to it
     sync_domain d(long_grace());
@@ -355,9 +410,10 @@ TEST(SyncDomainEngine, TheGraceRunsOutWhileTheDomainHasNothingToRun) {
     on_engine(d, [&] {
         sync_peer* p = d.add_peer("udp 10.0.0.2", nanoseconds(65), ch);
         EXPECT_TRUE(d.peer_record(p, microseconds(10), 0, 0));
+        // A frame from here the peer has not seen: the consumer's own grace applies.
+        d.frame_sent(p, nanoseconds(100));
     });
     // The consumer never waits, and nothing is queued: only the grace can move time.
-    d.sched().kick();
     ASSERT_TRUE(eventually([&] { return ch.promised.load() > 0; }, "a promise past the clock"));
     EXPECT_GE(d.counters().inexact_steps, 1U);
     EXPECT_EQ(d.counters().horizon_violations, 0U);
