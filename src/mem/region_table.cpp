@@ -7,7 +7,10 @@
 namespace ndksim::mem {
 
 region_table::region_table(std::uint32_t capacity)
-    : capacity_(std::min(capacity, token_index_limit - 1)), slots_(1) {}
+    : capacity_(std::min(capacity, token_index_limit - 1)), slots_(1) {
+    view_.store(slots_.data(), std::memory_order_relaxed);
+    view_extent_.store(1, std::memory_order_relaxed);
+}
 
 std::uint32_t region_table::allocate(slot_kind kind) noexcept {
     if (live_ == capacity_) {
@@ -26,6 +29,10 @@ std::uint32_t region_table::allocate(slot_kind kind) noexcept {
             return 0;
         }
         index = static_cast<std::uint32_t>(slots_.size() - 1);
+        // Published for prefetch(): a reader that pairs the old base with the new size only
+        // gets a useless hint.
+        view_.store(slots_.data(), std::memory_order_relaxed);
+        view_extent_.store(static_cast<std::uint32_t>(slots_.size()), std::memory_order_relaxed);
     }
     slot& s = slots_[index];
     s.kind = kind;

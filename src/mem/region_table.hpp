@@ -9,6 +9,7 @@
 //
 // Not synchronized: translation_unit owns the access gate and the control lock around it.
 
+#include <atomic>
 #include <cstdint>
 #include <vector>
 
@@ -45,6 +46,18 @@ class region_table {
     /// allocation of the slot continues the key sequence.
     void release(std::uint32_t index) noexcept;
 
+    /// A hint that slot `index` is about to be looked up: starts loading it into the cache, so
+    /// that the miss of a table too large to stay cached (a million regions, read at random)
+    /// overlaps other work. Any thread, no gate: it reads only the table's published view, and
+    /// a view that a concurrent growth made stale names memory a prefetch may touch harmlessly
+    /// (a prefetch never faults and changes nothing).
+    void prefetch(std::uint32_t index) const noexcept {
+        const slot* base = view_.load(std::memory_order_relaxed);
+        if (index < view_extent_.load(std::memory_order_relaxed)) {
+            __builtin_prefetch(base + index);
+        }
+    }
+
     /// The live slot at `index`, or nullptr when out of range or free.
     slot* find(std::uint32_t index) noexcept;
     const slot* find(std::uint32_t index) const noexcept;
@@ -76,6 +89,9 @@ class region_table {
     // slots_[0] is reserved: index 0 never names an object. Read at random by every lookup,
     // so huge pages keep a large table within the TLB's reach (util/huge_page_allocator.hpp).
     std::vector<slot, util::huge_page_allocator<slot>> slots_;
+    // slots_' storage and size as of its last growth, for prefetch() from any thread.
+    std::atomic<const slot*> view_{nullptr};
+    std::atomic<std::uint32_t> view_extent_{0};
     std::uint32_t free_head_ = 0;
     std::uint32_t free_tail_ = 0;
     std::uint32_t live_ = 0;

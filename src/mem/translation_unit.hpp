@@ -301,6 +301,11 @@ class translation_unit {
     /// movement: no lock unless a control operation holds the gate (then it waits for it).
     [[nodiscard]] read_guard read() const;
 
+    /// A hint that `token` is about to be looked up (region_table::prefetch): a work request
+    /// posted now, or a request frame arriving now, is translated some events later. Any
+    /// thread, no gate; it checks nothing and changes nothing.
+    void prefetch(std::uint32_t token) const noexcept { table_.prefetch(token_index(token)); }
+
     /// The lookup (lookup.hpp) of `rq` against this unit. `touch_cache` false repeats the
     /// checks of an access the translation cache already saw without touching it again.
     lookup_result lookup(const read_guard& guard, const access_request& rq,

@@ -20,6 +20,7 @@
 #include "timing/sync_domain.hpp"
 #include "util/log.hpp"
 #include "wire/cm_proto.hpp"
+#include "wire/opcode_table.hpp"
 #include "wire/proto.hpp"
 
 namespace ndksim::nic {
@@ -201,11 +202,33 @@ void engine::receive(wire::frame* f, core::ref<core::qp> q) {
     }
     const qp_match m = match_qp(q.get(), f->source);
     const bool from_peer = m == qp_match::peer || m == qp_match::awaiting_rtu;
+    if (from_peer) {
+        prefetch_target(*f);
+    }
     // Always through the queue, even when the time has come (a threaded engine's clock can be
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
     dev_.sched().post_at(hw_.rx_packet(*f, dev_.sched().now(), from_peer),
                          [this, f, q = std::move(q)] { dispatch(f, q); });
+}
+
+void engine::prefetch_target(const wire::frame& f) const noexcept {
+    // A WRITE's first packet or a READ request names its target in a RETH; the responder
+    // translates it when the frame is dispatched, after the receive pipeline's events. A hint
+    // only: the frame is checked in full at dispatch (decode_frame), so a short or odd frame
+    // merely prefetches nothing.
+    if (f.length < wire::bth_size) {
+        return;
+    }
+    const wire::opcode_info& info =
+        wire::opcode_lookup(wire::load_be<1>(f.data + offsetof(wire::bth_layout, opcode)));
+    if (!info.has(wire::ext::reth)) {
+        return;
+    }
+    const std::size_t at = info.offset_of(wire::ext::reth) + offsetof(wire::reth_layout, rkey);
+    if (f.length >= at + 4) {
+        dev_.memory().prefetch(wire::load_be<4>(f.data + at));
+    }
 }
 
 engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) const {

@@ -208,6 +208,9 @@ class engine final : public core::engine_hooks {
         peer,          ///< connected to `source`
         awaiting_rtu,  ///< accepted from `source`, its ready-to-use message not yet here
     };
+    /// Receive side: hints the memory unit at the target of a request frame from a connected
+    /// peer that carries a RETH (mem::translation_unit::prefetch).
+    void prefetch_target(const wire::frame& f) const noexcept;
     qp_match match_qp(core::qp* q, const wire::ip_address& source) const;
     /// True when `p`, for a QP awaiting its ready-to-use message, stands for that message:
     /// an RC request at the PSN the peer announced.

@@ -148,6 +148,9 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
         // not be given even for zero bytes.
         if (a.sge_count > 0) {
             std::memcpy(w->sges, a.sges, sizeof(core::sge) * a.sge_count);
+            // The first SGE is translated when the requester reaches the WQE, some events
+            // from now: with many registered regions its slot would miss the caches then.
+            e.dev().memory().prefetch(a.sges[0].token);
         }
         w->sge_count = a.sge_count;
     }

@@ -65,5 +65,26 @@ TEST(RegionTable, ReleaseClearsThePayload) {
     EXPECT_EQ(t.find(b)->reg.state, region_state::unregistered);
 }
 
+// prefetch() is a hint from any thread: any index, in range or not, before and after the table
+// grew (its storage moved), changes nothing a lookup sees.
+TEST(RegionTable, PrefetchOfAnyIndexChangesNothing) {
+    region_table t(100'000);
+    const std::uint32_t first = t.allocate(slot_kind::region);
+    const std::uint32_t token = t.active_token(first);
+    for (std::uint32_t i : {0U, first, 2U, 1'000U, 0xFFFF'FFFFU}) {
+        t.prefetch(i);
+    }
+    for (int i = 0; i < 50'000; ++i) {  // grows the table past 2 MiB: its storage moves
+        ASSERT_NE(t.allocate(slot_kind::window), 0U);
+    }
+    for (std::uint32_t i : {0U, first, 40'000U, 50'001U, 60'000U, 0xFFFF'FFFFU}) {
+        t.prefetch(i);
+    }
+    EXPECT_EQ(t.live(), 50'001U);
+    ASSERT_NE(t.find(first, slot_kind::region), nullptr);
+    EXPECT_EQ(t.active_token(first), token);
+    EXPECT_EQ(t.find(60'000), nullptr);
+}
+
 }  // namespace
 }  // namespace ndksim::mem
