@@ -7,7 +7,8 @@
 // work request (which issues the token it will install, so the consumer can read it at once)
 // and that request's execution.
 //
-// Not synchronized: translation_unit owns the access gate and the control lock around it.
+// Not synchronized: translation_unit owns the access gate and the control lock around it. The
+// one exception is prefetch(), a hint any thread may give through the table's published view.
 
 #include <atomic>
 #include <cstdint>

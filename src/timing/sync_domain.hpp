@@ -53,8 +53,8 @@ struct sync_counters {
     std::uint64_t sync_messages_received = 0;  ///< promises received from peers
     std::uint64_t horizon_waits = 0;           ///< times the next event waited for a peer's promise
     std::uint64_t horizon_violations = 0;      ///< events run past the horizon (a defect if not 0)
-    std::uint64_t consumer_stalls =
-        0;  ///< times the engine (at an event, idle or at its horizon) waited for the consumer
+    /// Times the engine (in front of an event, idle or at its horizon) waited for the consumer.
+    std::uint64_t consumer_stalls = 0;
     std::uint64_t inexact_steps = 0;  ///< grace expiries: time moved on without a reaction
     std::uint64_t peers = 0;          ///< peers now
     std::uint64_t peers_lost = 0;     ///< peers declared lost (silence or disconnection)
