@@ -430,7 +430,8 @@ NDKSIM_API ULONG64 ndksim_loop_now(const ndksim_loop* loop);
  * Counters kept by the simulated NIC: per operation type, what completed, the bytes moved and a
  * histogram of the modelled latency from post to completion in simulated time; per adapter, the
  * packet, retransmission, drop, link and translation-cache counters. Reading them is safe from
- * any thread at any time; each read returns the counters of one moment. Counters only grow. */
+ * any thread at any time; in each read, an operation type's counters are those of one moment.
+ * Counters only grow. */
 
 /** Operation types of the statistics (index into the ops[] arrays). */
 typedef enum ndksim_stats_op {

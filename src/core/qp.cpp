@@ -43,14 +43,14 @@ status qp::check_create(const adapter_limits& limits, const pd& owner, const cq&
 qp::qp(pd& owner, cq& receive_cq, cq& initiator_cq, srq* shared_rq, const qp_params& p,
        std::uint32_t qpn)
     : object(object_kind::qp, owner.dev(), &owner.handle(), &owner),
-      params_(p),
+      qpn_(qpn),
+      initiator_queue_id_(owner.dev().contexts().new_queue()),
+      receive_queue_id_(shared_rq == nullptr ? owner.dev().contexts().new_queue() : 0),
       pd_(&owner),
       receive_cq_(&receive_cq),
       initiator_cq_(&initiator_cq),
       srq_(shared_rq),
-      qpn_(qpn),
-      initiator_queue_id_(owner.dev().contexts().new_queue()),
-      receive_queue_id_(shared_rq == nullptr ? owner.dev().contexts().new_queue() : 0),
+      params_(p),
       sq_(p.initiator_queue_depth, p.max_initiator_request_sge, p.inline_data_size) {
     if (shared_rq == nullptr) {
         rq_.emplace(p.receive_queue_depth, p.max_receive_request_sge);

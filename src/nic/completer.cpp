@@ -310,6 +310,9 @@ void complete_in_order(engine& e, core::qp& q) {
             --ctx.req.next_wqe;
         }
     }
+    if (sq.outstanding() == 0) {
+        stop_ack_timer(e, q);
+    }
 }
 
 void complete_receive(engine& e, core::qp& q, void* request_context, status result,

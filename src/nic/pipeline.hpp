@@ -61,6 +61,11 @@ bool awaiting_peer(core::qp& q);
 /// already scheduled (or the timer is off).
 void arm_ack_timer(engine& e, core::qp& q, bool was_idle);
 
+/// Nothing of `q` waits for the peer any more (its initiator queue is empty): the scheduled
+/// check, which would find nothing, is cancelled now, while the QP's state is in the cache.
+/// The next transmission arms the timer again (arm_ack_timer).
+void stop_ack_timer(engine& e, core::qp& q);
+
 /// The oldest request waiting for the peer moved (an ACK or read response finished or placed
 /// something, or the peer answered receiver-not-ready): the interval restarts and the
 /// consecutive retry count clears.

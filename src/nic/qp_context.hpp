@@ -56,6 +56,9 @@ struct qp_context final : core::qp_engine_state {
         timing::sim_time progress_at = 0;  ///< last time the oldest unacknowledged request moved
         std::uint32_t retries = 0;         ///< consecutive timer retries without progress
         timing::sim_time check_due = 0;    ///< when the scheduled check was due to run
+        /// The scheduled check while armed (a timing::timer_id, for cancelling it), else none
+        /// (timing::k_no_timer).
+        std::uint32_t id = UINT32_MAX;
         /// Checks of the current deadline put off because the peer's frames waited unread in
         /// the sockets (retransmit.cpp): at most one interval's worth.
         std::uint32_t unread_checks = 0;
@@ -63,11 +66,11 @@ struct qp_context final : core::qp_engine_state {
 
     /// Completer (completer.cpp: ACKs and read responses -> completions).
     struct completer_state {
-        std::optional<mem::sge_cursor> read_cursor;  ///< placement of the oldest outstanding read
-        const core::send_wqe* read_cursor_for = nullptr;  ///< the request read_cursor places into
         /// The request each PSN in flight belongs to; the requester records a request's range
         /// when it starts it.
         psn_index requests;
+        const core::send_wqe* read_cursor_for = nullptr;  ///< the request read_cursor places into
+        std::optional<mem::sge_cursor> read_cursor;  ///< placement of the oldest outstanding read
     };
 
     /// Responder (responder.cpp: requests -> placement, read responses, ACK/NAK).
@@ -92,14 +95,17 @@ struct qp_context final : core::qp_engine_state {
         read_slots replayed_reads;
     };
 
-    requester_state req;
-    timer_state timer;
-    completer_state comp;
-    responder_state resp;
+    // What every packet reads is packed near the front (the connection above, the hardware
+    // state, the statistics, the timer, the requester, the PSN index), and the responder's
+    // scalars come before its cursors and read slots: with thousands of QPs a QP's context is
+    // cold at each packet, and each line it spans is a miss.
     hw_model::qp_state hw;  ///< the QP's WQE engine: the hardware model's, not a stage's
-
     // Statistics (stats_registry.hpp): written by the completer, read from any thread.
     std::shared_ptr<qp_stats> stats;
+    timer_state timer;
+    requester_state req;
+    completer_state comp;
+    responder_state resp;
 };
 
 /// The engine state of `q` (attached when the QP is created).

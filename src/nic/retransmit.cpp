@@ -4,7 +4,9 @@
 //
 // Lazy, one scheduled check per QP at most: the context remembers when the oldest request
 // waiting for the peer last made progress (progress_at). An ACK or read response only moves
-// that time; it never reschedules anything, so the per-packet path stays a store. When the
+// that time; it never reschedules anything, so the per-packet path stays a store. Once the
+// initiator queue is empty the check is cancelled (stop_ack_timer): it would find nothing, and
+// with thousands of QPs it would run on a QP whose state has long left the cache. When the
 // check runs:
 //   nothing is waiting                  -> the timer stops (the next transmission arms it)
 //   the interval has not passed         -> it checks again when it will have
@@ -27,6 +29,8 @@
 // retry_exhaustion_time() (16 ms and 7 retries: 47 x 16 ms = 752 ms of simulated time).
 // IB leaves back-off to the implementation; progress resets the interval to ack_timeout.
 
+#include <type_traits>
+
 #include "core/device.hpp"
 #include "nic/connection_manager.hpp"
 #include "nic/engine.hpp"
@@ -42,6 +46,9 @@ using core::wr_kind;
 // How soon a check that found the peer's frames unread in the sockets looks again [ps]: the
 // engine thread reads them when it next turns to its sockets, within microseconds.
 constexpr timing::sim_time k_unread_recheck = timing::microseconds(20);
+
+// qp_context::timer_state::id holds a timer id without naming the scheduler's types.
+static_assert(std::is_same_v<timing::timer_id, std::uint32_t> && timing::k_no_timer == UINT32_MAX);
 
 // The oldest request sent and not finished, or nullptr. Requests start in queue order, so the
 // first one not started ends the search.
@@ -61,18 +68,18 @@ core::send_wqe* oldest_waiting(core::qp& q) {
 void on_timer(engine& e, core::qp& q);
 
 void schedule_check(engine& e, core::qp& q, timing::sim_time delay) {
-    context_of(q).timer.armed = true;
-    context_of(q).timer.check_due = e.dev().sched().now() + delay;
-    q.add_ref();
-    e.dev().sched().post_timer_after(delay, [&e, qp = &q] {
-        on_timer(e, *qp);
-        qp->release();
-    });
+    qp_context& ctx = context_of(q);
+    ctx.timer.armed = true;
+    ctx.timer.check_due = e.dev().sched().now() + delay;
+    // The task's reference keeps the QP alive until the check has run or been cancelled.
+    ctx.timer.id = e.dev().sched().post_timer_after(
+        delay, [&e, qp = core::ref<core::qp>(&q)] { on_timer(e, *qp); });
 }
 
 void on_timer(engine& e, core::qp& q) {
     qp_context& ctx = context_of(q);
     ctx.timer.armed = false;
+    ctx.timer.id = timing::k_no_timer;
     if (q.state() != core::qp_state::connected) {
         return;  // failed, flushed or disconnected: nothing is retried any more
     }
@@ -171,6 +178,14 @@ void arm_ack_timer(engine& e, core::qp& q, bool was_idle) {
     const timing::sim_time deadline =
         ctx.timer.progress_at + ack_timeout_after(e.config().ack_timeout, ctx.timer.retries);
     schedule_check(e, q, deadline > now ? deadline - now : 0);
+}
+
+void stop_ack_timer(engine& e, core::qp& q) {
+    qp_context& ctx = context_of(q);
+    if (ctx.timer.armed && e.dev().sched().cancel_timer(ctx.timer.id)) {
+        ctx.timer.armed = false;
+        ctx.timer.id = timing::k_no_timer;
+    }
 }
 
 void note_progress(engine& e, core::qp& q) {

@@ -5,9 +5,16 @@
 // (simulated time). Fixed-size arrays of atomics, so recording never allocates.
 //
 // Concurrency: one writer, the engine of the adapter (every completion is queued by an engine
-// task, pipeline.hpp), and any number of readers. The writer brackets each record with a
-// sequence counter (a seqlock), so snapshot() returns the fields of one moment: a reader that
-// overlapped a record reads again. Every field is an atomic, so readers never race on memory.
+// task, pipeline.hpp), and any number of readers. The writer brackets each record with the
+// sequence counter of its operation type (a seqlock per type), so snapshot() returns each
+// type's fields of one moment: a reader that overlapped a record of that type reads it again.
+// Every field is an atomic, so readers never race on memory.
+//
+// Layout: a type's sequence counter and its scalar fields are side by side (56 bytes), apart
+// from the histograms, so a record touches those and the line of its histogram bucket: two or
+// three lines, where one sequence counter for the whole block made it three or four. With
+// thousands of QPs each QP's block is cold when its completion is recorded, and each line is
+// a miss.
 
 #include <array>
 #include <atomic>
@@ -69,23 +76,25 @@ class stats_block {
     void record(stat_op op, bool ok, std::uint64_t bytes, bool timed,
                 std::uint64_t latency_ps) noexcept;
 
-    /// Any thread: a consistent copy of every counter.
+    /// Any thread: a copy of every counter, each operation type's of one moment.
     stats_snapshot snapshot() const noexcept;
 
   private:
     using cell = std::atomic<std::uint64_t>;
-    struct op_cells {
+    /// One operation type's sequence counter and scalar fields, side by side.
+    struct op_head {
+        cell seq{0};  // odd while a record of this type is in progress
         cell completed{0};
         cell errors{0};
         cell bytes{0};
         cell latency_sum{0};
         cell latency_min{UINT64_MAX};  // UINT64_MAX: nothing timed yet
         cell latency_max{0};
-        std::array<cell, k_latency_buckets> latency{};
     };
+    static_assert(sizeof(op_head) == 56);
 
-    std::atomic<std::uint64_t> seq_{0};
-    std::array<op_cells, k_stat_ops> ops_{};
+    std::array<op_head, k_stat_ops> heads_{};
+    std::array<std::array<cell, k_latency_buckets>, k_stat_ops> latency_{};
 };
 
 }  // namespace ndksim::nic

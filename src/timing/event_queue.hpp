@@ -18,6 +18,11 @@
 // message sifted through all its levels. Both heaps share the sequence counter and a pop takes
 // the earlier of the two tops by (time, sequence), so the order of events, and every trace, is
 // the one a single heap gives.
+//
+// A timer can be cancelled (cancel_timer): the timer heap knows where each of its entries is,
+// so the entry leaves at once and its slot is free again. The transport timer of a QP whose
+// requests have all completed is cancelled while the QP's state is still in the cache, instead
+// of running an ACK timeout later to find nothing waiting on a QP long gone cold.
 
 #include <cstdint>
 #include <memory>
@@ -28,6 +33,11 @@
 #include "util/inplace_function.hpp"
 
 namespace ndksim::timing {
+
+/// Names a queued timer (event_queue::push_timer, scheduler::post_timer_after) for cancelling.
+using timer_id = std::uint32_t;
+/// A timer_id that names no timer.
+inline constexpr timer_id k_no_timer = UINT32_MAX;
 
 /// Work scheduled on the simulated clock. 96 bytes of captures is enough for an object
 /// reference plus a few arguments; anything larger fails to compile.
@@ -51,9 +61,20 @@ class event_queue {
     void push(sim_time when, std::uint64_t seq, F&& fn);
 
     /// Adds a timer at simulated time `when` [ps]: an event like push's, kept in the timer heap
-    /// (see above); it runs at its place in the same (time, sequence) order.
+    /// (see above); it runs at its place in the same (time, sequence) order. Returns the
+    /// timer's slot, which names it to cancel_timer until it is popped.
     template <class F>
-    void push_timer(sim_time when, F&& fn);
+    timer_id push_timer(sim_time when, F&& fn);
+
+    /// True when `slot` holds a timer still queued (pushed and neither popped nor cancelled).
+    bool timer_queued(timer_id slot) const noexcept {
+        return slot < timer_pos_.size() && timer_pos_[slot] != k_not_queued;
+    }
+
+    /// Removes the queued timer in `slot` (timer_queued) from the order and destroys its task
+    /// without running it; the slot is free again. Returns false, changing nothing, when `slot`
+    /// holds no queued timer.
+    bool cancel_timer(timer_id slot) noexcept;
 
     /// True when no event is queued.
     bool empty() const noexcept { return heap_.empty() && timers_.empty(); }
@@ -80,6 +101,8 @@ class event_queue {
 
   private:
     static constexpr std::uint32_t k_chunk = 256;  ///< tasks per slab chunk
+    /// timer_pos_ of a slot that holds no queued timer.
+    static constexpr std::uint32_t k_not_queued = k_no_timer;
 
     struct entry {
         sim_time when;
@@ -100,9 +123,17 @@ class event_queue {
     void add_chunk();
     template <class F>
     std::uint32_t build(F&& fn);
-    static void insert(std::vector<entry>& heap, const entry& e);
-    /// Removes the top of `heap`; returns its slot, `when` receives its time.
-    static std::uint32_t remove_top(std::vector<entry>& heap, sim_time& when) noexcept;
+    /// Adds `e` to `heap`. With `Tracked` (the timer heap), `pos` is told the index of every
+    /// entry placed (pos[slot] = index); the event heap tracks nothing, and pays nothing for it.
+    template <bool Tracked>
+    static void insert(std::vector<entry>& heap, const entry& e, std::uint32_t* pos);
+    /// Removes the entry at `index` of `heap`; returns its slot, `when` receives its time.
+    /// `Tracked` and `pos` as for insert; the removed slot's position becomes k_not_queued.
+    template <bool Tracked>
+    static std::uint32_t remove_at(std::vector<entry>& heap, std::size_t index, sim_time& when,
+                                   std::uint32_t* pos) noexcept;
+    /// Adds a timer's entry to timers_ (insert, tracked).
+    void insert_timer(const entry& e);
 
     /// The heap whose top is the earliest event; precondition: !empty().
     const std::vector<entry>& front_heap() const noexcept {
@@ -119,6 +150,7 @@ class event_queue {
     std::vector<entry> timers_;                    // timers, in the same order
     std::vector<std::unique_ptr<task[]>> chunks_;  // slab: a queued event's task, by slot
     std::vector<std::uint32_t> free_;              // slots of the slab not in use
+    std::vector<std::uint32_t> timer_pos_;         // by slot: its index in timers_, or none
     std::uint64_t next_seq_ = 0;
 };
 
@@ -141,13 +173,15 @@ std::uint32_t event_queue::build(F&& fn) {
 
 template <class F>
 void event_queue::push(sim_time when, std::uint64_t seq, F&& fn) {
-    insert(heap_, entry{when, seq, build(std::forward<F>(fn))});
+    insert<false>(heap_, entry{when, seq, build(std::forward<F>(fn))}, nullptr);
 }
 
 template <class F>
-void event_queue::push_timer(sim_time when, F&& fn) {
+timer_id event_queue::push_timer(sim_time when, F&& fn) {
     const std::uint64_t seq = next_seq_++;
-    insert(timers_, entry{when, seq, build(std::forward<F>(fn))});
+    const std::uint32_t slot = build(std::forward<F>(fn));
+    insert_timer(entry{when, seq, slot});
+    return slot;
 }
 
 }  // namespace ndksim::timing

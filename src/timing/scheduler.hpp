@@ -187,9 +187,23 @@ class scheduler {
     /// usually far ahead of the per-packet ones (a transport or connection-management timeout).
     /// It keeps its place in the (time, sequence) order; on the owning thread it waits in the
     /// queue's timer heap (event_queue::push_timer), so many armed timers do not deepen the
-    /// heap every packet event goes through.
+    /// heap every packet event goes through. Returns what names the timer to cancel_timer
+    /// until it runs: k_no_timer when posted off the owning thread (such a timer cannot be
+    /// cancelled; it runs).
     template <class F>
-    void post_timer_after(sim_time delay, F&& fn);
+    timer_id post_timer_after(sim_time delay, F&& fn);
+
+    /// Owner only: the timer `id` (from post_timer_after) will not run: its task is destroyed
+    /// now, and the queue no longer holds it. The caller must know the timer has not run yet
+    /// (its id may name a later timer once it has). Returns false, changing nothing, for
+    /// k_no_timer or an id that names no queued timer.
+    bool cancel_timer(timer_id id) noexcept {
+        if (id == k_no_timer || !owned_here() || !queue_.cancel_timer(id)) {
+            return false;
+        }
+        count_queued(-1);
+        return true;
+    }
 
     /// Owner only (owned_here()): takes the place in the (time, sequence) order that a post
     /// made now would get, for a task posted later with post_reserved. A stage that holds
@@ -371,16 +385,17 @@ void scheduler::post_at(sim_time when, F&& fn) {
 }
 
 template <class F>
-void scheduler::post_timer_after(sim_time delay, F&& fn) {
+timer_id scheduler::post_timer_after(sim_time delay, F&& fn) {
     if (!owned_here()) {
         post_after(delay, std::forward<F>(fn));
-        return;
+        return k_no_timer;
     }
-    queue_.push_timer(now() + delay, std::forward<F>(fn));
+    const timer_id id = queue_.push_timer(now() + delay, std::forward<F>(fn));
     count_queued(1);
     if (opts_.mode == run_mode::threaded && !pumping_) {
         wake_engine();
     }
+    return id;
 }
 
 template <class Pred>

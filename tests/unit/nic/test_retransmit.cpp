@@ -62,6 +62,31 @@ TEST_F(Retransmit, ProgressRestartsTheIntervalAndAnAnsweredRequestIsNotResent) {
     EXPECT_EQ(q().state(), core::qp_state::connected);
 }
 
+// Once the initiator queue is empty the scheduled check is cancelled instead of running an
+// interval later to find nothing; the next request arms the timer again from its own start.
+TEST_F(Retransmit, AnEmptiedQueueCancelsItsCheckAndTheNextRequestArmsItAgain) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    loop_.run_for(k_timeout / 10);
+    // As an engine task, as the engine dispatches a packet: only the scheduler's owner cancels.
+    loop_.post([this] { ack(0); });
+    run();
+    ASSERT_EQ(completions().size(), 1U);
+    EXPECT_LT(loop_.now(), k_timeout) << "a check ran, or waited, after the queue emptied";
+    const timing::sim_time idle_at = loop_.now();
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 8), status::success);
+    run();
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_GE(sent.size(), 3U) << "both sends and a retry of the second";
+    EXPECT_EQ(sent[1].packet.headers.bth.psn, 1U);
+    EXPECT_EQ(sent[2].packet.headers.bth.psn, 1U);
+    EXPECT_GE(sent[1].departure, idle_at);
+    EXPECT_EQ(sent[2].departure - sent[1].departure, k_timeout)
+        << "the interval runs from the second send, not from the first";
+    EXPECT_EQ(counters().ack_timeouts.load(), 5U);
+    EXPECT_EQ(counters().retries_exhausted.load(), 1U);
+}
+
 TEST_F(Retransmit, ALongMessageResumesAfterThePartItsAcksCovered) {
     start(timer(k_timeout, 5));
     const std::uint32_t mtu = e().hw().mtu();

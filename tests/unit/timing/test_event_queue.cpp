@@ -133,5 +133,89 @@ TEST(EventQueue, TimersAndEventsComeOutInOneTimeAndScheduleOrder) {
     EXPECT_EQ(times, expected_times);
 }
 
+// Cancelled timers leave the order at once, from anywhere in the timer heap: random pushes of
+// both kinds, pops and cancels of random queued timers, against a sorted model; the events and
+// timers that were not cancelled come out in the single-queue order, and nothing cancelled runs.
+TEST(EventQueue, CancelledTimersLeaveTheOrderAndNeverRun) {
+    event_queue q(4);
+    std::mt19937 rng(11);
+    std::vector<int> order;
+    std::vector<std::tuple<sim_time, int>> pending;
+    std::vector<std::tuple<timer_id, sim_time, int>> timers;  // queued timers: id, time, number
+    std::vector<int> expected;
+    std::vector<bool> cancelled;
+    int next = 0;
+    sim_time now = 0;
+    for (int step = 0; step < 20'000; ++step) {
+        const unsigned pick = rng() % 6;
+        if (pending.empty() || pick < 3) {
+            const sim_time when = now + rng() % 16;
+            const int id = next++;
+            cancelled.push_back(false);
+            if (rng() % 2 == 0) {
+                const timer_id t = q.push_timer(when, [&order, id] { order.push_back(id); });
+                ASSERT_TRUE(q.timer_queued(t));
+                timers.emplace_back(t, when, id);
+            } else {
+                q.push(when, [&order, id] { order.push_back(id); });
+            }
+            pending.emplace_back(when, id);
+        } else if (pick == 3 && !timers.empty()) {
+            const std::size_t k = rng() % timers.size();
+            const auto [t, when, id] = timers[k];
+            ASSERT_TRUE(q.cancel_timer(t));
+            ASSERT_FALSE(q.timer_queued(t));
+            ASSERT_FALSE(q.cancel_timer(t));  // a second cancel changes nothing
+            cancelled[static_cast<std::size_t>(id)] = true;
+            timers.erase(timers.begin() + static_cast<std::ptrdiff_t>(k));
+            pending.erase(std::find(pending.begin(), pending.end(), std::make_tuple(when, id)));
+        } else {
+            sim_time when = 0;
+            q.pop(when)();
+            now = when;
+            auto first = std::min_element(pending.begin(), pending.end());
+            expected.push_back(std::get<1>(*first));
+            ASSERT_EQ(when, std::get<0>(*first));
+            const int id = std::get<1>(*first);
+            pending.erase(first);
+            std::erase_if(timers, [id](const auto& t) { return std::get<2>(t) == id; });
+        }
+        ASSERT_EQ(q.size(), pending.size());
+        if (!pending.empty()) {
+            ASSERT_EQ(q.next_time(),
+                      std::get<0>(*std::min_element(pending.begin(), pending.end())));
+        }
+    }
+    EXPECT_EQ(order, expected);
+    for (const int id : order) {
+        EXPECT_FALSE(cancelled[static_cast<std::size_t>(id)]) << "cancelled timer " << id << " ran";
+    }
+}
+
+// A cancelled timer's task is destroyed at the cancel (what it holds is let go then), and its
+// slot is handed out again; a plain event's slot is no timer and cannot be cancelled.
+TEST(EventQueue, CancelDestroysTheTaskAndFreesItsSlot) {
+    event_queue q(4);
+    auto held = std::make_shared<int>(1);
+    const timer_id t = q.push_timer(microseconds(5), [held] { ++*held; });
+    EXPECT_EQ(held.use_count(), 2);
+    q.push(microseconds(1), [] {});
+    EXPECT_FALSE(q.timer_queued(k_no_timer));
+    EXPECT_FALSE(q.cancel_timer(k_no_timer));
+    EXPECT_TRUE(q.cancel_timer(t));
+    EXPECT_EQ(held.use_count(), 1);
+    EXPECT_EQ(q.size(), 1U);
+    EXPECT_EQ(q.next_time(), microseconds(1));
+    const timer_id again = q.push_timer(microseconds(2), [] {});
+    EXPECT_EQ(again, t);  // the freed slot is the first handed out again
+    sim_time when = 0;
+    q.pop(when)();
+    EXPECT_EQ(when, microseconds(1));
+    q.pop(when)();
+    EXPECT_EQ(when, microseconds(2));
+    EXPECT_TRUE(q.empty());
+    EXPECT_EQ(*held, 1);
+}
+
 }  // namespace
 }  // namespace ndksim::timing

@@ -216,5 +216,36 @@ INSTANTIATE_TEST_SUITE_P(PollPolicies, ThreadedScheduler,
                          ::testing::Values(poll_policy::block, poll_policy::spin,
                                            poll_policy::spin_then_block));
 
+// A timer cancelled before it is due never runs, leaves the clock where it was and leaves the
+// scheduler idle; only the owner (a task) cancels, and a timer posted from outside a task
+// cannot be cancelled: it gets no id and runs.
+TEST(DeterministicScheduler, ACancelledTimerNeverRunsAndLeavesTheClock) {
+    scheduler s(deterministic());
+    bool fired = false;
+    timer_id id = k_no_timer;
+    s.post([&] { id = s.post_timer_after(microseconds(50), [&] { fired = true; }); });
+    EXPECT_TRUE(s.run_one());
+    ASSERT_NE(id, k_no_timer);
+    EXPECT_FALSE(s.idle());
+    EXPECT_FALSE(s.cancel_timer(id));  // not the owner here
+    bool cancelled = false;
+    bool again = true;
+    s.post([&] {
+        cancelled = s.cancel_timer(id);
+        again = s.cancel_timer(id);
+    });
+    EXPECT_TRUE(s.run_one());
+    EXPECT_TRUE(cancelled);
+    EXPECT_FALSE(again);
+    EXPECT_FALSE(s.run_one());
+    EXPECT_FALSE(fired);
+    EXPECT_EQ(s.now(), 0U);
+    EXPECT_TRUE(s.idle());
+    EXPECT_EQ(s.post_timer_after(microseconds(1), [&] { fired = true; }), k_no_timer);
+    EXPECT_TRUE(s.run_one());
+    EXPECT_TRUE(fired);
+    EXPECT_EQ(s.now(), microseconds(1));
+}
+
 }  // namespace
 }  // namespace ndksim::timing
