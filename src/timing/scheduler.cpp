@@ -124,11 +124,8 @@ void scheduler::wake_engine() {
     }
 }
 
-sim_time scheduler::now() const noexcept {
+sim_time scheduler::now_tied() const noexcept {
     const sim_time events = now_.load(std::memory_order_acquire);
-    if (opts_.mode == run_mode::deterministic || opts_.gate != nullptr) {
-        return events;
-    }
     if (owned_here() && tie_holds_ > 0) {
         return std::max(events, held_tie_);
     }

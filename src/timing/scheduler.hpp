@@ -131,7 +131,14 @@ class scheduler {
     /// Current simulated time [ps]. Never decreases. In threaded mode it is at least the wall
     /// time elapsed since the scheduler started; on the engine thread, while a task runs or a
     /// clock_hold lives, that wall time is the one read when it began (see clock_hold).
-    sim_time now() const noexcept;
+    /// The event clock alone (deterministic mode, synchronized time) is read inline: the
+    /// engine reads the time a few dozen times per packet.
+    sim_time now() const noexcept {
+        if (opts_.mode == run_mode::deterministic || opts_.gate != nullptr) {
+            return now_.load(std::memory_order_acquire);
+        }
+        return now_tied();
+    }
 
     /// Threaded mode, on the engine thread: for its lifetime, now() reads the wall clock once
     /// (when the outermost hold began) instead of at every call. A task is one instant of
@@ -306,6 +313,8 @@ class scheduler {
     }
     sim_time wall_elapsed() const noexcept;
     sim_time wall_tie() const noexcept;
+    /// now() in threaded mode without a gate: the event clock tied to the wall clock.
+    sim_time now_tied() const noexcept;
     sim_time to_sim(sim_time wall) const noexcept;  // wall time [ps] -> simulated, by pace_factor
     void pump();
     void pump_idle();
