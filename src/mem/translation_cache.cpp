@@ -5,16 +5,10 @@
 #include <bit>
 
 #include "mem/token.hpp"
+#include "util/single_writer.hpp"
 
 namespace ndksim::mem {
 namespace {
-
-// Counters change only inside the unit's gate, one holder at a time, so a load and a store
-// suffice (no read-modify-write on the hot path); other threads read them with relaxed loads.
-template <class T>
-void bump(std::atomic<T>& counter) noexcept {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
 
 std::uint64_t mix(std::uint32_t token, std::uint64_t page) noexcept {
     std::uint64_t x = (std::uint64_t{token} << 32) ^ page;
@@ -63,7 +57,7 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
     const std::uint64_t now = ++c.clock_;
     if (c.sets_ == 0) {
         ++misses_;
-        bump(c.misses_);
+        util::single_writer_add(c.misses_);
         return false;
     }
     // Any set count: a profile sizes the cache in entries, not in powers of two.
@@ -73,11 +67,11 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
         entry& e = set[w];
         if (e.epoch == c.epoch_ && e.token == token && e.page == page) {
             if (e.pfn != pfn) {
-                bump(c.stale_hits_);
+                util::single_writer_add(c.stale_hits_);
                 e.pfn = pfn;
             }
             e.last_use = now;
-            bump(c.hits_);
+            util::single_writer_add(c.hits_);
             return true;
         }
         const bool e_free = e.epoch != c.epoch_;
@@ -92,7 +86,7 @@ bool translation_cache::session::touch(std::uint32_t token, std::uint64_t page,
     *victim = entry{page, pfn, c.epoch_, now, token};
     c.count_in(token);
     ++misses_;
-    bump(c.misses_);
+    util::single_writer_add(c.misses_);
     return false;
 }
 

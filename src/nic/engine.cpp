@@ -19,6 +19,7 @@
 #include "nic/qp_context.hpp"
 #include "timing/sync_domain.hpp"
 #include "util/log.hpp"
+#include "util/single_writer.hpp"
 #include "wire/cm_proto.hpp"
 #include "wire/opcode_table.hpp"
 #include "wire/proto.hpp"
@@ -27,7 +28,9 @@ namespace ndksim::nic {
 engine::engine(core::device& dev, engine_config cfg, const transport_factory& make_link)
     : dev_(dev),
       cfg_(std::move(cfg)),
-      frames_(wire::frame_pool::create()),
+      // Its frames come back on this adapter's scheduler thread when the receiver shares it
+      // (one deterministic loop) or is this adapter, and skip the pool's atomics then.
+      frames_(wire::frame_pool::create(256, SIZE_MAX, &dev.sched())),
       hw_(cfg_.costs, cfg_.costs.nic.qpc_cache_entries, core::device::k_max_qps,
           cfg_.zero_cost_hardware) {
     link_ = make_link([this](wire::frame* f) { on_frame(f); });
@@ -140,7 +143,7 @@ void engine::transmit(wire::transport::peer& to, wire::frame* f, timing::sim_tim
 }
 
 timing::sim_time engine::reserve_departure(std::size_t frame_length, timing::sim_time ready) {
-    counters_.packets_sent.fetch_add(1, std::memory_order_relaxed);
+    util::single_writer_add(counters_.packets_sent);
     return hw_.tx_packet(frame_length, ready, dev_.sched().now(),
                          dev_.memory().cache_stats().misses);
 }
@@ -270,7 +273,7 @@ bool engine::establishes(core::qp& q, const wire::decoded_packet& p) const {
 }
 
 void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
-    counters_.packets_received.fetch_add(1, std::memory_order_relaxed);
+    util::single_writer_add(counters_.packets_received);
     if (detached_.load(std::memory_order_acquire)) {
         wire::frame_pool::release(f);
         return;
@@ -290,8 +293,12 @@ void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
     if (wire::is_cm_packet(p)) {
         cm_->on_datagram(p, f->source);
     } else {
-        const core::ref<core::qp> q = found ? found : dev_.find_qp(p.headers.bth.dest_qp);
-        switch (match_qp(q.get(), f->source)) {
+        // The arrival's reference, when it found the QP, serves here: a copy would add and drop
+        // a counted reference (two read-modify-writes) per packet for nothing.
+        const core::ref<core::qp> looked_up =
+            found ? core::ref<core::qp>() : dev_.find_qp(p.headers.bth.dest_qp);
+        core::qp* const q = found ? found.get() : looked_up.get();
+        switch (match_qp(q, f->source)) {
             case qp_match::unknown:
                 counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);
                 NDKSIM_TRACE("{}: frame for unknown QP {:#x} dropped", dev_.name(),

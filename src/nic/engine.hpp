@@ -86,7 +86,8 @@ constexpr timing::sim_time retry_exhaustion_time(timing::sim_time base,
     return total;
 }
 
-/// Counters of one engine (read by statistics and tests; relaxed atomics).
+/// Counters of one engine (read by statistics and tests; relaxed atomics). Only the engine's tasks
+/// write them, so the per-packet ones are added to with util::single_writer_add.
 struct engine_counters {
     std::array<std::atomic<std::uint64_t>, wire::decode_error_count> bad_frames{};
     std::atomic<std::uint64_t> frames_for_unknown_qp{0};

@@ -3,16 +3,9 @@
 
 #include <algorithm>
 
+#include "util/single_writer.hpp"
+
 namespace ndksim::nic {
-namespace {
-
-// Single writer (the engine's tasks): a load and a store, no read-modify-write.
-void bump(std::atomic<std::uint64_t>& counter) noexcept {
-    counter.store(counter.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
-}
-
-}  // namespace
-
 qp_context_cache::qp_context_cache(std::uint32_t entries, std::uint32_t qp_numbers)
     : slots_(std::min(entries, qp_numbers)), slot_of_(qp_numbers, k_none) {}
 
@@ -47,7 +40,7 @@ void qp_context_cache::push_front(std::uint32_t s) noexcept {
 
 bool qp_context_cache::touch(std::uint32_t qpn) noexcept {
     if (qpn >= slot_of_.size() || slots_.empty()) {
-        bump(misses_);
+        util::single_writer_add(misses_);
         return false;
     }
     if (const std::uint32_t s = slot_of_[qpn]; s != k_none) {
@@ -55,7 +48,7 @@ bool qp_context_cache::touch(std::uint32_t qpn) noexcept {
             unlink(s);
             push_front(s);
         }
-        bump(hits_);
+        util::single_writer_add(hits_);
         return true;
     }
     std::uint32_t s = 0;
@@ -69,7 +62,7 @@ bool qp_context_cache::touch(std::uint32_t qpn) noexcept {
     slots_[s].qpn = qpn;
     slot_of_[qpn] = s;
     push_front(s);
-    bump(misses_);
+    util::single_writer_add(misses_);
     return false;
 }
 

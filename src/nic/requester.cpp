@@ -27,6 +27,7 @@
 #include "nic/pipeline.hpp"
 #include "nic/qp_context.hpp"
 #include "util/log.hpp"
+#include "util/single_writer.hpp"
 
 namespace ndksim::nic {
 namespace {
@@ -186,7 +187,7 @@ bool depart_front(engine& e, core::qp& q, std::size_t runs) {
             w.result = fault;
             w.done = true;
         }
-        e.counters().packets_sent.fetch_sub(queue.clear(), std::memory_order_relaxed);
+        util::single_writer_sub(e.counters().packets_sent, queue.clear());
         return false;
     }
     return true;

@@ -24,6 +24,7 @@
 #include "nic/qp_context.hpp"
 #include "nic/responder_faults.hpp"
 #include "util/log.hpp"
+#include "util/single_writer.hpp"
 
 namespace ndksim::nic {
 namespace {
@@ -71,7 +72,7 @@ void schedule_ack(engine& e, core::qp& q, std::uint32_t psn) {
     qp_context& ctx = context_of(q);
     ctx.resp.ack_psn = psn;
     if (ctx.resp.ack_pending) {
-        e.counters().acks_coalesced.fetch_add(1, std::memory_order_relaxed);
+        util::single_writer_add(e.counters().acks_coalesced);
         return;
     }
     ctx.resp.ack_pending = true;
@@ -96,7 +97,7 @@ void flush_ack(engine& e, core::qp& q) {
     // Sent even when the QP left the connected state meanwhile: what was received before a
     // disconnect was delivered, and its sender must see the ACK rather than a timeout. After
     // a NAK the ACK names an earlier PSN, which the requester ignores as stale.
-    e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
+    util::single_writer_add(e.counters().acks_sent);
     wire::packet_headers h;
     h.bth.op = opcode::rc_ack;
     h.bth.psn = ctx.resp.ack_psn;
@@ -381,7 +382,7 @@ void send_ack(engine& e, core::qp& q, std::uint32_t psn, std::uint8_t syndrome) 
     h.aeth.syndrome = syndrome;
     h.aeth.msn = ctx.resp.msn;
     if (wire::syndrome_type(syndrome) == wire::aeth_type::ack) {
-        e.counters().acks_sent.fetch_add(1, std::memory_order_relaxed);
+        util::single_writer_add(e.counters().acks_sent);
     }
     send_packet(e, q, h, e.hw().immediate_ack_ready(e.dev().sched().now()));
 }

@@ -3,17 +3,9 @@
 
 #include <thread>
 
+#include "util/single_writer.hpp"
+
 namespace ndksim::nic {
-namespace {
-
-// The single writer adds with a load and a store: no read-modify-write instruction is needed
-// on the completion path, and readers see whole values either way.
-void bump(std::atomic<std::uint64_t>& c, std::uint64_t by) noexcept {
-    c.store(c.load(std::memory_order_relaxed) + by, std::memory_order_relaxed);
-}
-
-}  // namespace
-
 void stats_block::record(stat_op op, bool ok, std::uint64_t bytes, bool timed,
                          std::uint64_t latency_ps) noexcept {
     const auto k = static_cast<std::size_t>(op);
@@ -22,13 +14,13 @@ void stats_block::record(stat_op op, bool ok, std::uint64_t bytes, bool timed,
     h.seq.store(s + 1, std::memory_order_relaxed);  // odd: a record is in progress
     std::atomic_thread_fence(std::memory_order_release);
     if (!ok) {
-        bump(h.errors, 1);
+        util::single_writer_add(h.errors, 1);
     } else {
-        bump(h.completed, 1);
-        bump(h.bytes, bytes);
+        util::single_writer_add(h.completed, 1);
+        util::single_writer_add(h.bytes, bytes);
         if (timed) {
-            bump(latency_[k][latency_bucket(latency_ps)], 1);
-            bump(h.latency_sum, latency_ps);
+            util::single_writer_add(latency_[k][latency_bucket(latency_ps)], 1);
+            util::single_writer_add(h.latency_sum, latency_ps);
             if (latency_ps < h.latency_min.load(std::memory_order_relaxed)) {
                 h.latency_min.store(latency_ps, std::memory_order_relaxed);
             }

@@ -1,17 +1,33 @@
 // SPDX-License-Identifier: MIT
 #include "wire/frame.hpp"
 
+#include "timing/scheduler.hpp"
+#include "util/single_writer.hpp"
+
 namespace ndksim::wire {
 
-std::shared_ptr<frame_pool> frame_pool::create(std::size_t block, std::size_t steady) {
-    return std::shared_ptr<frame_pool>(new frame_pool(block == 0 ? 1 : block, steady),
+std::shared_ptr<frame_pool> frame_pool::create(std::size_t block, std::size_t steady,
+                                               const timing::scheduler* owner) {
+    return std::shared_ptr<frame_pool>(new frame_pool(block == 0 ? 1 : block, steady, owner),
                                        [](frame_pool* p) { p->retire(); });
 }
 
+// The owner's last reference goes after its last take, so the reserve is final here: it leaves
+// the count with the retired mark, in one step.
 void frame_pool::retire() noexcept {
-    if (out_.fetch_or(k_retired, std::memory_order_acq_rel) == 0) {
+    const std::uint64_t reserve = reserve_.load(std::memory_order_relaxed);
+    std::uint64_t out = out_.load(std::memory_order_relaxed);
+    while (!out_.compare_exchange_weak(out, (out - reserve) | k_retired, std::memory_order_acq_rel,
+                                       std::memory_order_relaxed)) {
+    }
+    reserve_.store(0, std::memory_order_relaxed);
+    if (out == reserve) {
         delete this;  // no frame out: nobody else can reach the pool any more
     }
+}
+
+bool frame_pool::taker_here() const noexcept {
+    return owner_ != nullptr && owner_->owned_here();
 }
 
 namespace {
@@ -84,7 +100,12 @@ frame* frame_pool::take() {
     f->icrc_checked = false;
     f->icrc_elided = false;
     f->stamped = false;
-    out_.fetch_add(1, std::memory_order_acq_rel);
+    if (const std::uint64_t reserve = reserve_.load(std::memory_order_relaxed); reserve > 0) {
+        reserve_.store(reserve - 1, std::memory_order_relaxed);
+    } else {
+        out_.fetch_add(k_count_step, std::memory_order_acq_rel);
+        reserve_.store(k_count_step - 1, std::memory_order_relaxed);
+    }
     return f;
 }
 
@@ -101,6 +122,14 @@ void frame_pool::release(frame* f) noexcept {
         return;
     }
     frame_pool* p = f->pool;
+    // On the taking thread, a pool still in use takes the frame back as its own; once retired,
+    // the count decides who frees it.
+    if ((p->out_.load(std::memory_order_relaxed) & k_retired) == 0 && p->taker_here()) {
+        f->next = p->local_;
+        p->local_ = f;
+        util::single_writer_add(p->reserve_);
+        return;
+    }
     p->push(f);
     // After this decrement the pool may only be touched by whoever frees it.
     if (p->out_.fetch_sub(1, std::memory_order_acq_rel) == (k_retired | 1)) {
