@@ -28,7 +28,7 @@ socket_receiver::socket_receiver(const ip_address& a, std::uint16_t p, timing::s
       sched(s),
       receive(std::move(r)),
       latency(l),
-      rx_pool(frame_pool::create(64, k_rx_steady_frames)) {}
+      rx_pool(frame_pool::create(64, k_rx_steady_frames, &s)) {}
 
 bool append_departure(frame& f, timing::sim_time departure) noexcept {
     if (f.length > sizeof f.data - socket_trailer_size) {

@@ -174,7 +174,8 @@ struct socket_receiver {
     /// frame it read is never dropped for the backlog bound. Set once by the transport.
     bool lossless = false;
     // Receive buffers. Frames are taken on the engine thread only (frame_pool's rule) and go
-    // back to this pool when the engine releases them; the pool outlives the transport while
+    // back to this pool when the engine releases them, on that same thread, so with no atomic
+    // read-modify-write (the pool names the scheduler); the pool outlives the transport while
     // frames are out.
     std::shared_ptr<frame_pool> rx_pool;
     bool trim_armed = false;       ///< a trim check of rx_pool is scheduled (engine thread only)
