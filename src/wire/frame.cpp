@@ -13,14 +13,15 @@ std::shared_ptr<frame_pool> frame_pool::create(std::size_t block, std::size_t st
 }
 
 // The owner's last reference goes after its last take, so the reserve is final here: it leaves
-// the count with the retired mark, in one step.
+// the count with the retired mark, in one step. Nothing of the pool is touched after that step:
+// from then on the thread releasing the last frame may free it.
 void frame_pool::retire() noexcept {
     const std::uint64_t reserve = reserve_.load(std::memory_order_relaxed);
+    reserve_.store(0, std::memory_order_relaxed);
     std::uint64_t out = out_.load(std::memory_order_relaxed);
     while (!out_.compare_exchange_weak(out, (out - reserve) | k_retired, std::memory_order_acq_rel,
                                        std::memory_order_relaxed)) {
     }
-    reserve_.store(0, std::memory_order_relaxed);
     if (out == reserve) {
         delete this;  // no frame out: nobody else can reach the pool any more
     }
