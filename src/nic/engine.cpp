@@ -212,7 +212,7 @@ void engine::receive(wire::frame* f, core::ref<core::qp> q) {
     // ahead of the frame): the dispatch times never decrease, so the (time, sequence) order
     // keeps frames in arrival order behind those still waiting.
     dev_.sched().post_at(hw_.rx_packet(*f, dev_.sched().now(), from_peer),
-                         [this, f, q = std::move(q)]() mutable { dispatch(f, q); });
+                         [this, f, q = std::move(q)] { dispatch(f, q); });
 }
 
 void engine::prefetch_target(const wire::frame& f) const noexcept {
@@ -272,9 +272,7 @@ bool engine::establishes(core::qp& q, const wire::decoded_packet& p) const {
            p.headers.bth.psn == context_of(q).resp.expected_psn;
 }
 
-void engine::dispatch(wire::frame* f, core::ref<core::qp>& found) {
-    // The previous frame's reference goes now, and this one's stays until the next frame.
-    { const core::ref<core::qp> previous = std::exchange(last_dispatched_, std::move(found)); }
+void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
     util::single_writer_add(counters_.packets_received);
     if (detached_.load(std::memory_order_acquire)) {
         wire::frame_pool::release(f);
@@ -298,8 +296,8 @@ void engine::dispatch(wire::frame* f, core::ref<core::qp>& found) {
         // The arrival's reference, when it found the QP, serves here: a copy would add and drop
         // a counted reference (two read-modify-writes) per packet for nothing.
         const core::ref<core::qp> looked_up =
-            last_dispatched_ ? core::ref<core::qp>() : dev_.find_qp(p.headers.bth.dest_qp);
-        core::qp* const q = last_dispatched_ ? last_dispatched_.get() : looked_up.get();
+            found ? core::ref<core::qp>() : dev_.find_qp(p.headers.bth.dest_qp);
+        core::qp* const q = found ? found.get() : looked_up.get();
         switch (match_qp(q, f->source)) {
             case qp_match::unknown:
                 counters_.frames_for_unknown_qp.fetch_add(1, std::memory_order_relaxed);

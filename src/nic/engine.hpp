@@ -182,12 +182,6 @@ class engine final : public core::engine_hooks {
     core::device& dev_;
     engine_config cfg_;
     std::shared_ptr<wire::frame_pool> frames_;
-    // The reference the last dispatched frame came with. It is dropped when the next frame is
-    // dispatched, before that frame's payload is copied, instead of when the dispatch task
-    // ends, right after the copy: a reference count's locked decrement waits until the copy's
-    // stores have left the store buffer (see wire/frame.hpp), which perf put at 15 % of an
-    // in-process 1 MiB write. Engine thread only.
-    core::ref<core::qp> last_dispatched_;
     std::unique_ptr<wire::transport> link_;
     wire::ip_address local_address_;     ///< the link's, kept for frames queued at teardown
     std::atomic<bool> detached_{false};  ///< the engine is going: arriving frames are dropped
@@ -204,8 +198,8 @@ class engine final : public core::engine_hooks {
     /// the QP matches_live found for it.
     void receive(wire::frame* f, core::ref<core::qp> q);
     /// Hands `f` to the stage that takes it; `found`, when set, is its destination QP already
-    /// looked up (else dispatch looks it up). Takes the reference over (last_dispatched_).
-    void dispatch(wire::frame* f, core::ref<core::qp>& found);
+    /// looked up (else dispatch looks it up).
+    void dispatch(wire::frame* f, const core::ref<core::qp>& found);
 
     /// How a data frame from `source` relates to the QP it names (nullptr: no such QP).
     enum class qp_match : std::uint8_t {
