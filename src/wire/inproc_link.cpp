@@ -17,6 +17,7 @@
 #include <stdexcept>
 
 #include "util/log.hpp"
+#include "util/single_writer.hpp"
 #include "wire/socket_common.hpp"
 
 namespace ndksim::wire {
@@ -139,7 +140,7 @@ class inproc_peer final : public transport::peer {
 // The receiver's side of one frame at its arrival time.
 void arrive(inproc_endpoint& ep, frame* f) {
     if (ep.attached.load(std::memory_order_acquire)) {
-        ep.counters.frames_received.fetch_add(1, std::memory_order_relaxed);
+        util::single_writer_add(ep.counters.frames_received);
         ep.receive(f);
     } else {
         ep.counters.frames_unroutable.fetch_add(1, std::memory_order_relaxed);
@@ -290,8 +291,8 @@ std::shared_ptr<transport::peer> inproc_link::resolve(const ip_address& destinat
 
 void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
     auto& dest = static_cast<inproc_peer&>(to).endpoint;
-    self_->counters.frames_sent.fetch_add(1, std::memory_order_relaxed);
-    self_->counters.bytes_sent.fetch_add(f->length, std::memory_order_relaxed);
+    util::single_writer_add(self_->counters.frames_sent);
+    util::single_writer_add(self_->counters.bytes_sent, f->length);
     f->arrival = std::max(departure, sched_.now()) + latency_;
     f->source = self_->address;
     if (!dest->attached.load(std::memory_order_acquire)) {

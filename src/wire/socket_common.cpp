@@ -15,6 +15,7 @@
 #endif
 
 #include "util/log.hpp"
+#include "util/single_writer.hpp"
 #include "wire/codec.hpp"
 #include "wire/sync_link.hpp"
 #include "wire/sync_record.hpp"
@@ -66,7 +67,7 @@ namespace {
 void schedule_delivery(const std::shared_ptr<socket_receiver>& rx, frame* f) {
     rx->sched.post([rx, f] {
         if (rx->attached.load(std::memory_order_acquire)) {
-            rx->counters.frames_received.fetch_add(1, std::memory_order_relaxed);
+            util::single_writer_add(rx->counters.frames_received);
             rx->receive(f);
         } else {
             rx->counters.frames_unroutable.fetch_add(1, std::memory_order_relaxed);

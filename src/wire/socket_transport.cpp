@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "util/single_writer.hpp"
 #include "wire/socket_address.hpp"
 
 namespace ndksim::wire {
@@ -83,8 +84,8 @@ void socket_transport::send(peer& to, frame* f, timing::sim_time departure) {
         }
         rx_->sync->frame_sent(destination, departure);
     }
-    rx_->counters.frames_sent.fetch_add(1, std::memory_order_relaxed);
-    rx_->counters.bytes_sent.fetch_add(f->length, std::memory_order_relaxed);
+    util::single_writer_add(rx_->counters.frames_sent);
+    util::single_writer_add(rx_->counters.bytes_sent, f->length);
     enqueue(to, f);
 }
 

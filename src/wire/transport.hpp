@@ -22,7 +22,9 @@ namespace ndksim::wire {
 /// "192.0.2.1" or "2001:db8::1".
 std::string to_string(const ip_address& a);
 
-/// Per-link counters, read by statistics and tests.
+/// Per-link counters, read by statistics and tests. Each of the first three has one writer, the
+/// engine thread that sends or receives (util::single_writer_add, no read-modify-write on the
+/// per-frame path); frames_unroutable has two (sender and receiver) and adds atomically.
 struct link_counters {
     std::atomic<std::uint64_t> frames_sent{0};
     std::atomic<std::uint64_t> frames_received{0};
