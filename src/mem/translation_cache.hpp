@@ -122,6 +122,8 @@ class translation_cache {
     std::vector<bucket> buckets_;  // a power of two, at least twice the entries
     std::uint64_t epoch_ = 1;
     std::uint64_t clock_ = 0;
+    // Changed only inside the memory unit's gate, one holder at a time, so they add with
+    // util::single_writer_add; other threads read them with relaxed loads.
     std::atomic<std::uint64_t> hits_{0};
     std::atomic<std::uint64_t> misses_{0};
     std::atomic<std::uint64_t> stale_hits_{0};

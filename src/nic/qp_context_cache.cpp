@@ -6,6 +6,7 @@
 #include "util/single_writer.hpp"
 
 namespace ndksim::nic {
+
 qp_context_cache::qp_context_cache(std::uint32_t entries, std::uint32_t qp_numbers)
     : slots_(std::min(entries, qp_numbers)), slot_of_(qp_numbers, k_none) {}
 

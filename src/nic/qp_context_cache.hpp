@@ -62,6 +62,7 @@ class qp_context_cache {
     std::uint32_t used_ = 0;              // slots filled so far (they fill in order)
     std::uint32_t head_ = k_none;
     std::uint32_t tail_ = k_none;
+    // Written by the engine's tasks only (util::single_writer_add); read from any thread.
     std::atomic<std::uint64_t> hits_{0};
     std::atomic<std::uint64_t> misses_{0};
 };

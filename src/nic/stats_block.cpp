@@ -6,6 +6,7 @@
 #include "util/single_writer.hpp"
 
 namespace ndksim::nic {
+
 void stats_block::record(stat_op op, bool ok, std::uint64_t bytes, bool timed,
                          std::uint64_t latency_ps) noexcept {
     const auto k = static_cast<std::size_t>(op);

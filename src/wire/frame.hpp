@@ -18,12 +18,13 @@
 // A pool may name the scheduler whose tasks take from it (its adapter's). A frame released by
 // a thread that owns that scheduler at the time (scheduler::owned_here: the adapter's engine
 // thread, or the thread driving a deterministic loop that adapters share) cannot meet a take,
-// so it goes straight back onto the taker's list, with no atomic read-modify-write. Those
-// instructions wait until every earlier store has left the core; after a packet's payload copy
-// into or out of a frame that made the pool's exchange, compare-exchange and count a quarter
-// of an in-process 1 MiB write's time (perf record). For the same reason the count of frames
-// out moves in steps: the taker counts a step of frames out at once and hands them out from
-// its reserve, and frames coming back on the owning thread go back into the reserve.
+// so it goes straight back onto the taker's list, with no atomic read-modify-write. Such an
+// instruction waits until every earlier store has left the core; right after a packet's
+// payload copy into or out of a frame, the pool's exchange, compare-exchange and count waited
+// for the copy's stores, a quarter of an in-process 1 MiB write's time (perf record). For the
+// same reason the count of frames out moves in steps: the taker counts a step of frames out
+// at once and hands them out from its reserve, and frames coming back on the owning thread go
+// back into the reserve.
 
 #include <atomic>
 #include <cstddef>
