@@ -19,11 +19,21 @@
 
 namespace ndksim::mem {
 
-/// Copies `n` bytes from `src` into consumer memory at `dst` (no overlap). The last byte is
-/// stored once, after every other byte of the run is final: no byte of `dst` is written after
-/// it, and a thread that sees it sees the others.
+/// Copies `n` bytes from `src` into consumer memory at `dst`. The last byte is stored once,
+/// after every other byte of the run is final: no byte of `dst` is written after it, and a
+/// thread that sees it sees the others. The two may overlap: a lent frame's payload is the
+/// sender's memory (wire/lent_frames.hpp), and a write whose source and target overlap places
+/// it over itself (undefined on a NIC; here each packet's bytes are those its source held
+/// when the packet was placed).
 inline void place_bytes(std::byte* dst, const std::byte* src, std::size_t n) noexcept {
     if (n == 0) {
+        return;
+    }
+    if (dst < src + n && src < dst + n) [[unlikely]] {
+        const std::byte last = src[n - 1];
+        std::memmove(dst, src, n - 1);
+        std::atomic_thread_fence(std::memory_order_release);
+        std::atomic_ref<std::byte>(dst[n - 1]).store(last, std::memory_order_relaxed);
         return;
     }
     std::memcpy(dst, src, n - 1);

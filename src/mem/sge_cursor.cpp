@@ -105,6 +105,25 @@ copy_result sge_cursor::transfer(const read_guard& guard, std::span<Byte> buffer
     });
 }
 
+copy_result sge_cursor::borrow_from_host(const read_guard& guard, std::span<std::byte> dst,
+                                         const std::byte*& borrowed) noexcept {
+    borrowed = nullptr;
+    if (op_traits(op_).writes_host) {
+        copy_result out;
+        out.failed = fault::access_denied;
+        out.sge_index = index_;
+        return out;
+    }
+    // A run as long as the whole request can only be the first and only one.
+    return walk(guard, dst.size(), [&](std::span<std::byte> run, std::uint64_t done) {
+        if (run.size() == dst.size()) {
+            borrowed = run.data();
+        } else {
+            std::memmove(dst.data() + done, run.data(), run.size());
+        }
+    });
+}
+
 copy_result sge_cursor::skip(const read_guard& guard, std::uint64_t bytes) noexcept {
     return walk(guard, bytes, [](std::span<std::byte>, std::uint64_t) {});
 }

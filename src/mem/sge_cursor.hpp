@@ -71,6 +71,13 @@ class sge_cursor {
     /// access_denied when op does not read host memory.
     copy_result copy_from_host(const read_guard& guard, std::span<std::byte> dst) noexcept;
 
+    /// copy_from_host into `dst`, except where the bytes form one host-contiguous run: then
+    /// none is copied, and `borrowed` is set to the run's first byte (a lent frame's payload,
+    /// wire/lent_frames.hpp); otherwise it is nullptr. The lookups, refusals and cursor moves
+    /// are those of copy_from_host.
+    copy_result borrow_from_host(const read_guard& guard, std::span<std::byte> dst,
+                                 const std::byte*& borrowed) noexcept;
+
     /// Checks the next `bytes` bytes as copy_from_host or copy_to_host would, and advances over
     /// them without moving any: the lookups, and so the refusals and translation-cache touches,
     /// are the same as those of the copy. copy_result::bytes is the bytes passed over.

@@ -269,6 +269,11 @@ void complete_in_order(engine& e, core::qp& q) {
         if (!depart_through(e, q, w)) {
             core::post_held(q, 0, [&e, qp = &q] { fail_qp(e, *qp); });
         }
+        // Its frames still in flight stop reading the consumer's memory, which the completion
+        // hands back (an ACK can overtake a retransmission's frames; a flush, frames in flight).
+        if (!ctx.req.lent.empty() && w.started && w.packets > 0) {
+            (void)ctx.req.lent.materialize(w.first_psn, last_psn(w));
+        }
         const bool silent =
             (w.flags & core::op_flag::silent_success) != 0 && w.result == status::success;
         if (!silent) {

@@ -279,8 +279,8 @@ void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
         return;
     }
     const wire::flow flow{f->source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
-    const wire::decode_result r = wire::decode_frame(std::span<const std::byte>(f->data, f->length),
-                                                     flow, f->icrc_checked || f->icrc_elided);
+    wire::decode_result r = wire::decode_frame(std::span<const std::byte>(f->data, f->length), flow,
+                                               f->icrc_checked || f->icrc_elided);
     if (!r.ok()) {
         counters_.bad_frames[static_cast<std::size_t>(r.error)].fetch_add(
             1, std::memory_order_relaxed);
@@ -288,6 +288,10 @@ void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
                      wire::decode_error_name(r.error));
         wire::frame_pool::release(f);
         return;
+    }
+    if (f->borrowed != nullptr && r.packet.payload.size() == f->borrowed_size) {
+        // A lent frame (wire/lent_frames.hpp): the payload is placed from the sender's memory.
+        r.packet.payload = std::span<const std::byte>(f->borrowed, f->borrowed_size);
     }
     const wire::decoded_packet& p = r.packet;
     if (wire::is_cm_packet(p)) {

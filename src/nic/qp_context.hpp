@@ -22,6 +22,7 @@
 #include "nic/read_slots.hpp"
 #include "nic/stats_registry.hpp"
 #include "wire/icrc.hpp"
+#include "wire/lent_frames.hpp"
 #include "wire/transport.hpp"
 
 namespace ndksim::nic {
@@ -48,6 +49,10 @@ struct qp_context final : core::qp_engine_state {
         bool window_blocked = false;  ///< stopped by the host window; an ACK resumes it
         /// Packets whose frames are built as they depart (wire::transport::shares_timeline).
         departure_queue departures;
+        /// Frames of this QP in flight that refer to the consumer's memory for their payload
+        /// (wire::transport::lends_payload); each request's are materialized before it
+        /// completes (completer.cpp).
+        wire::lent_frames lent;
     };
 
     /// Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.

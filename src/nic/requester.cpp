@@ -136,12 +136,59 @@ bool fill_payload([[maybe_unused]] core::qp& q, const core::send_wqe& w, std::ui
     return true;
 }
 
+// A payload shorter than this is copied into its frame even where it could be lent: copying a
+// few cache lines costs about what keeping the frame on the list does, and lending 64-byte
+// writes ran no faster (bench_inproc).
+constexpr std::size_t k_lend_min_bytes = 1024;
+
+// True when the frames of `w` to `peer` may be lent (wire/lent_frames.hpp): the link passes
+// them from memory to memory on this thread and timeline, and `w`'s memory is still the
+// provider's (`w` has not finished: an ACK that overtook its frames finishes it right after).
+bool lends(engine& e, const core::send_wqe& w, const wire::transport::peer& peer) {
+    return w.length >= k_lend_min_bytes && (w.flags & core::op_flag::inline_data) == 0 && !w.done &&
+           e.link().lends_payload(peer) && !e.link().wants_icrc();
+}
+
+// Builds packet `i` of `w` (headers `h`), its payload read through `cursor`. With `lend`, a
+// payload that is one host-contiguous run stays in the consumer's memory and the frame is lent
+// (wire/lent_frames.hpp): the receiving engine copies it from there, so an in-process write
+// copies each byte once. The memory unit's checks are the same either way, as the NIC's DMA
+// read would make them. nullptr when an SGE is refused (`fault` then holds the status).
+wire::frame* build_request(engine& e, core::qp& q, const core::send_wqe& w, std::uint32_t i,
+                           wire::packet_headers& h, mem::sge_cursor& cursor,
+                           const mem::read_guard& guard, bool lend, status& fault) {
+    const std::uint32_t mtu = e.hw().mtu();
+    const std::size_t size = payload_of(w, i, mtu);
+    const std::byte* borrowed = nullptr;
+    std::span<std::byte> slot;
+    wire::frame* f = build_frame(e, q, h, size, [&](std::span<std::byte> p) {
+        if (!lend || size < k_lend_min_bytes) {
+            return fill_payload(q, w, i, mtu, cursor, guard, p, fault);
+        }
+        slot = p;
+        const mem::copy_result r = cursor.borrow_from_host(guard, p, borrowed);
+        if (!r.ok()) {
+            fault = r.st();
+            NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn,
+                         r.sge_index, mem::fault_name(r.failed));
+            return false;
+        }
+        return true;
+    });
+    if (f != nullptr && borrowed != nullptr) {
+        context_of(q).req.lent.lend(*f, borrowed, static_cast<std::uint32_t>(slot.data() - f->data),
+                                    static_cast<std::uint32_t>(slot.size()), h.bth.psn);
+    }
+    return f;
+}
+
 // Builds the frames of `run` and hands them over with their reserved departures. False when
 // the memory unit refused the payload, revoked since the message was issued (`fault` then holds
 // the status; no frame of the run left).
 bool depart_run(engine& e, core::qp& q, const departure_run& run, status& fault) {
     const core::send_wqe& w = *run.wqe;
     const std::uint32_t mtu = e.hw().mtu();
+    const bool lend = lends(e, w, *run.peer);
     mem::translation_unit& memory = e.dev().memory();
     // The issue already touched the translation cache for these bytes; this read checks
     // again (the unit's generation) without counting the misses twice.
@@ -153,9 +200,7 @@ bool depart_run(engine& e, core::qp& q, const departure_run& run, status& fault)
     for (std::uint32_t k = 0; k < run.count; ++k) {
         const std::uint32_t i = run.first_packet + k;
         wire::packet_headers h = request_headers(w, i);
-        frames[k] = build_frame(e, q, h, payload_of(w, i, mtu), [&](std::span<std::byte> p) {
-            return fill_payload(q, w, i, mtu, cursor, guard, p, fault);
-        });
+        frames[k] = build_request(e, q, w, i, h, cursor, guard, lend, fault);
         if (frames[k] == nullptr) {
             for (std::uint32_t j = 0; j < k; ++j) {
                 wire::frame_pool::release(frames[j]);
@@ -249,6 +294,7 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
     // A message of one packet is built at once: its frame lives no longer than a run's would,
     // and an event of its own would cost more than it saves.
     const bool at_departure = w.packets > 1 && e.link().shares_timeline(*ctx.peer);
+    const bool lend = !at_departure && lends(e, w, *ctx.peer);
     mem::translation_unit& memory = e.dev().memory();
     mem::sge_cursor cursor(memory, q.memory_pd(), mem::access_op::local_read, payload_sges(w));
     cursor.seek(static_cast<std::uint64_t>(w.resume) * mtu);
@@ -268,15 +314,15 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
             e.hw().request_ready(ready, offset, chunk, w.length, inline_data);
         if (!at_departure) {
             status fault = status::success;
-            if (!send_packet(e, q, h, chunk, leaves, [&](std::span<std::byte> payload) {
-                    return fill_payload(q, w, i, mtu, cursor, guard, payload, fault);
-                })) {
+            wire::frame* f = build_request(e, q, w, i, h, cursor, guard, lend, fault);
+            if (f == nullptr) {
                 if (fault != status::success) {
                     w.result = fault;
                 }
                 out = transmit_outcome::refused;
                 break;
             }
+            e.transmit(*ctx.peer, f, leaves);
         } else {
             // The same lookups as the copy would make, so the same refusals and the same
             // translation-cache touches before the port takes the packet.

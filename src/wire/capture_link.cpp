@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "wire/codec.hpp"
+#include "wire/lent_frames.hpp"
 #include "wire/pcap_writer.hpp"
 
 namespace ndksim::wire {
@@ -97,6 +98,8 @@ transport::receive_fn capture_link::wrap(const std::string& path, const ip_addre
     return [c = capture.get(), address, &sched, next = std::move(receive)](frame* f) {
         // The engine checks the ICRC over the same flow: source the peer, default ports.
         const flow arrived{f->source, address};
+        // A lent frame's payload is still the sender's memory: the record needs the bytes.
+        materialize(*f);
         if (f->icrc_elided) {
             write_icrc(f->data, f->length, arrived);
             f->icrc_elided = false;
@@ -138,6 +141,7 @@ void capture_link::send(peer& to, frame* f, timing::sim_time departure) {
     auto& p = static_cast<capture_peer&>(to);
     // Recorded before the frame is handed over: it belongs to the inner transport afterwards.
     const flow leaving{address_, p.address};
+    materialize(*f);
     if (f->icrc_elided) {
         write_icrc(f->data, f->length, leaving);
         f->icrc_elided = false;

@@ -3,6 +3,8 @@
 
 #include <cstring>
 
+#include "wire/lent_frames.hpp"
+
 namespace ndksim::wire {
 
 faulty_link::faulty_link(const fault_settings& settings, receive_fn receive)
@@ -82,6 +84,14 @@ void faulty_link::send(peer& to, frame* f, timing::sim_time departure) {
     const timing::sim_time delay = delay_ps_.load(std::memory_order_relaxed);
     if (delay != 0) {
         faults_.delayed.fetch_add(1, std::memory_order_relaxed);
+    }
+    // A lent frame reads the sender's memory when it is placed, which is safe only while it
+    // arrives in order, once, ahead of the ACK that completes its request: a frame that may be
+    // held back or copied carries its own payload.
+    if (f->lender != nullptr &&
+        (delay != 0 || duplicate_ppm_.load(std::memory_order_relaxed) != 0 ||
+         reorder_ppm_.load(std::memory_order_relaxed) != 0)) {
+        materialize(*f);
     }
     timing::sim_time when = departure + delay;
     if (draw(duplicate_ppm_.load(std::memory_order_relaxed)) && f->pool != nullptr) {

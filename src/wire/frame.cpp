@@ -3,6 +3,7 @@
 
 #include "timing/scheduler.hpp"
 #include "util/single_writer.hpp"
+#include "wire/lent_frames.hpp"
 
 namespace ndksim::wire {
 
@@ -101,6 +102,7 @@ frame* frame_pool::take() {
     f->icrc_checked = false;
     f->icrc_elided = false;
     f->stamped = false;
+    f->borrowed = nullptr;
     if (const std::uint64_t reserve = reserve_.load(std::memory_order_relaxed); reserve > 0) {
         reserve_.store(reserve - 1, std::memory_order_relaxed);
     } else {
@@ -121,6 +123,10 @@ void frame_pool::push(frame* f) noexcept {
 void frame_pool::release(frame* f) noexcept {
     if (f == nullptr) {
         return;
+    }
+    if (f->lender != nullptr) {
+        // A lent frame that was consumed or dropped: its sender's memory is no longer read.
+        f->lender->forget(*f);
     }
     frame_pool* p = f->pool;
     // On the taking thread, a pool still in use takes the frame back as its own; once retired,

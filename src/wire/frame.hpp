@@ -42,6 +42,7 @@ class scheduler;
 namespace ndksim::wire {
 
 class frame_pool;
+class lent_frames;
 
 /// Largest frame: a 4096-byte MTU payload plus every header a packet can carry, with room to
 /// spare for the connection-management payload [bytes].
@@ -68,6 +69,19 @@ struct frame {
     /// The in-process link's place for the frame's arrival in the receiver's event order
     /// (scheduler::reserve), while it waits in flight behind earlier frames.
     std::uint64_t arrival_seq = 0;
+    /// A lent frame (lent_frames.hpp) carries no copy of its payload: the payload's
+    /// `borrowed_size` bytes are the sender's host memory at `borrowed`, and the bytes
+    /// data[borrowed_offset, borrowed_offset + borrowed_size) are not written. The engine that
+    /// decodes it reads the payload from there; whatever keeps, copies or records the frame
+    /// first copies the payload in (wire::materialize). nullptr: the payload is in data.
+    /// Cleared by take().
+    const std::byte* borrowed = nullptr;
+    std::uint32_t borrowed_offset = 0;
+    std::uint32_t borrowed_size = 0;
+    std::uint32_t lent_psn = 0;     ///< the packet's PSN, while lent
+    lent_frames* lender = nullptr;  ///< the list the frame is lent from, or nullptr
+    frame* lent_prev = nullptr;     ///< links of that list (owned by it)
+    frame* lent_next = nullptr;
     frame* next = nullptr;  ///< free-list link (owned by the pool)
     frame_pool* pool = nullptr;
     bool loose = false;  ///< allocated alone, beyond the pool's steady size (trim() frees it)

@@ -41,6 +41,9 @@ class inproc_link final : public transport {
     /// True when this adapter and `to`'s run on one deterministic loop, whose scheduler orders
     /// every frame between them.
     bool shares_timeline(const peer& to) const noexcept override;
+    /// True where shares_timeline is: a lent frame's payload is read on the loop's thread, by
+    /// the receiving engine, before the sender's request can complete.
+    bool lends_payload(const peer& to) const noexcept override { return shares_timeline(to); }
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

@@ -74,6 +74,16 @@ class transport {
         return false;
     }
 
+    /// True when a frame sent to `to` may be lent (wire/lent_frames.hpp): its payload left in
+    /// the sender's host memory, to be read by the receiving engine when it places it. Only a
+    /// link that shares the sender's timeline and thread (shares_timeline) and passes frames
+    /// from memory to memory may answer true; each layer over it that keeps, copies or records
+    /// a frame materializes a lent one first (wire::materialize).
+    virtual bool lends_payload(const peer& to) const noexcept {
+        (void)to;
+        return false;
+    }
+
     /// A frame from `source` matched a live connection or listener of this adapter (the
     /// engine calls it before the frame may change any state). A socket wire in synchronized
     /// time makes `source` a peer of its sync domain; other links ignore it. Engine thread.

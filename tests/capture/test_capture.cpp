@@ -220,6 +220,56 @@ TEST_F(CaptureRun, SendInvalidateWriteReadAndAcks) {
     settle();
 }
 
+// Only the receiver records: the sender, with no capture of its own, lends its frames (their
+// payload stays in its memory until the receiver places it, wire/lent_frames.hpp), and the
+// receiver's capture copies each payload in before it records the frame. The file is read once
+// the pair is gone and the capture closed.
+class ReceiverOnlyCapture : public CapturingPair {
+  protected:
+    void SetUp() override {
+        path_ = NDKSIM_CAPTURE_PATH ".receiver";
+        std::remove(path_.c_str());
+        ASSERT_NT_SUCCESS(ndksim_loop_create(&loop_));
+        make_side(a_, "10.0.0.1");
+        make_capturing_side(b_, "10.0.0.2");
+        connect_pair();
+    }
+
+    void TearDown() override {
+        RcPair::TearDown();
+        const capture_test::pcap_file f = capture_test::read_pcap(path_);
+        ASSERT_TRUE(f.ok) << f.error;
+        std::vector<std::byte> written;
+        for (const capture_test::pcap_record& r : f.records) {
+            const wire::decode_result d =
+                wire::decode_frame(capture_test::ipv4_frame(r), capture_test::ipv4_flow(r));
+            ASSERT_TRUE(d.ok()) << wire::decode_error_name(d.error)
+                                << ": the ICRC covers the payload recorded";
+            const wire::opcode op = d.packet.headers.bth.op;
+            if (op == wire::opcode::rc_write_first || op == wire::opcode::rc_write_middle ||
+                op == wire::opcode::rc_write_last) {
+                written.insert(written.end(), d.packet.payload.begin(), d.packet.payload.end());
+            }
+        }
+        EXPECT_EQ(written, sent_);
+    }
+
+    std::vector<std::byte> sent_;
+};
+
+TEST_F(ReceiverOnlyCapture, AWriteFromALendingSenderIsRecordedWithItsPayload) {
+    for (std::size_t i = 0; i < k_write_size; ++i) {
+        a_.buf.bytes[i] = static_cast<std::byte>(i * 7 + 1);
+    }
+    sent_.assign(a_.buf.bytes, a_.buf.bytes + k_write_size);
+    NDK_SGE wsge = a_.buf.sge(0, k_write_size);
+    ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(
+        a_.qp, nullptr, &wsge, 1, b_.buf.address() + k_write_offset, b_.buf.remote_token, 0));
+    EXPECT_NT_SUCCESS(next(a_.cq).Status);
+    EXPECT_EQ(std::memcmp(b_.buf.bytes + k_write_offset, a_.buf.bytes, k_write_size), 0);
+    settle();
+}
+
 TEST(CapturePath, UnopenablePathFailsTheCreateWithInvalidParameter) {
     ndksim_loop* loop = nullptr;
     ASSERT_NT_SUCCESS(ndksim_loop_create(&loop));

@@ -133,6 +133,42 @@ TEST_F(SgeCursor, ValidateReportsTheFirstRefusedSge) {
     EXPECT_EQ(c.position(), 0u);
 }
 
+TEST_F(SgeCursor, ABorrowOfOneHostRunCopiesNothingAndPointsAtTheBytes) {
+    const std::vector<sge> list{{va_a_ + 100, 9000, ta_}, {va_b_ + 5, 5000, tb_}};
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    std::vector<std::byte> out(4096, std::byte{0xEE});
+    const read_guard g = unit_.read();
+    // Across a page boundary of region a: its pages lie one after the other in host memory.
+    const std::byte* borrowed = nullptr;
+    copy_result r = c.borrow_from_host(g, out, borrowed);
+    ASSERT_TRUE(r.ok()) << fault_name(r.failed);
+    EXPECT_EQ(r.bytes, 4096u);
+    EXPECT_EQ(borrowed, a_.data() + 100);
+    EXPECT_EQ(out[0], std::byte{0xEE}) << "nothing copied";
+    EXPECT_EQ(c.position(), 4096u);
+    // Across the two SGEs (4904 bytes of a, then b): two runs, copied as copy_from_host would.
+    std::vector<std::byte> both(6000);
+    r = c.borrow_from_host(g, both, borrowed);
+    ASSERT_TRUE(r.ok()) << fault_name(r.failed);
+    EXPECT_EQ(borrowed, nullptr);
+    EXPECT_EQ(std::memcmp(both.data(), a_.data() + 100 + 4096, 4904), 0);
+    EXPECT_EQ(std::memcmp(both.data() + 4904, b_.data() + 5, 1096), 0);
+}
+
+TEST_F(SgeCursor, ABorrowRefusesWhatACopyWould) {
+    const std::vector<sge> list{{va_a_, 100, ta_ + 1}};
+    std::vector<std::byte> out(100);
+    const read_guard g = unit_.read();
+    const std::byte* borrowed = a_.data();
+    sge_cursor c(unit_, pd_, access_op::local_read, list);
+    EXPECT_EQ(c.borrow_from_host(g, out, borrowed).failed, fault::stale_token);
+    EXPECT_EQ(borrowed, nullptr);
+    const std::vector<sge> good{{va_a_, 100, ta_}};
+    sge_cursor writer(unit_, pd_, access_op::local_write, good);
+    EXPECT_EQ(writer.borrow_from_host(g, out, borrowed).failed, fault::access_denied);
+    EXPECT_EQ(borrowed, nullptr);
+}
+
 TEST_F(SgeCursor, CopyDirectionMustMatchTheOperation) {
     const std::vector<sge> list{{va_a_, 100, ta_}};
     std::vector<std::byte> buf(100);

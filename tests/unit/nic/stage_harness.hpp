@@ -42,25 +42,38 @@ struct sent_frame {
 
 /// The engine's link: keeps a copy of every frame sent and delivers nothing. It reports input
 /// waiting unread (transport::input_pending) while `unread` is set, and a timeline shared with
-/// its receivers (transport::shares_timeline) while `shared` is.
+/// its receivers (transport::shares_timeline) while `shared` is. With `lends` as well, it lends
+/// (transport::lends_payload, no ICRC) and keeps each lent frame in `held`, in flight, until
+/// the test releases it.
 class capturing_link final : public wire::transport {
   public:
     capturing_link(const wire::ip_address& local, std::deque<sent_frame>& sent, const bool& unread,
-                   const bool& shared)
-        : local_(local), sent_(sent), unread_(unread), shared_(shared) {}
+                   const bool& shared, const bool& lends, std::vector<wire::frame*>& held)
+        : local_(local),
+          sent_(sent),
+          unread_(unread),
+          shared_(shared),
+          lends_(lends),
+          held_(held) {}
 
     std::shared_ptr<peer> resolve(const wire::ip_address&) override {
         return std::make_shared<peer>();
     }
     void send(peer&, wire::frame* f, timing::sim_time departure) override {
+        counters_.frames_sent.fetch_add(1);
+        if (f->lender != nullptr) {
+            held_.push_back(f);
+            return;
+        }
         sent_frame& s = sent_.emplace_back();
         s.departure = departure;
         s.bytes.assign(f->data, f->data + f->length);
         wire::frame_pool::release(f);
-        counters_.frames_sent.fetch_add(1);
     }
     bool input_pending() const noexcept override { return unread_; }
     bool shares_timeline(const peer&) const noexcept override { return shared_; }
+    bool lends_payload(const peer&) const noexcept override { return shared_ && lends_; }
+    bool wants_icrc() const noexcept override { return !lends_; }
     const wire::ip_address& local_address() const noexcept override { return local_; }
     const wire::link_counters& counters() const noexcept override { return counters_; }
 
@@ -69,6 +82,8 @@ class capturing_link final : public wire::transport {
     std::deque<sent_frame>& sent_;
     const bool& unread_;
     const bool& shared_;
+    const bool& lends_;
+    std::vector<wire::frame*>& held_;
     wire::link_counters counters_;
 };
 
@@ -102,7 +117,8 @@ class stage_harness : public ::testing::Test {
         dev_ = std::make_unique<core::device>(std::move(d), core::connectx_like_limits());
         cfg.zero_cost_hardware = true;
         engine_ = std::make_unique<engine>(*dev_, std::move(cfg), [this](auto) {
-            return std::make_unique<capturing_link>(local_, sent_, link_unread_, link_shared_);
+            return std::make_unique<capturing_link>(local_, sent_, link_unread_, link_shared_,
+                                                    link_lends_, held_);
         });
         handle_ = core::adapter::open(*dev_, core::adapter::k_highest_v2).detach();
         // Each creation's reference is the consumer's, as an NDK handle's is: the close gives
@@ -141,6 +157,7 @@ class stage_harness : public ::testing::Test {
         if (!dev_) {
             return;
         }
+        release_held();
         loop_.run_until_idle();
         (void)qp_->close([] {});
         loop_.run_until_idle();
@@ -221,6 +238,15 @@ class stage_harness : public ::testing::Test {
         return out;
     }
 
+    /// Gives the frames the link holds in flight back to their pool (as a receiver that
+    /// consumed them would).
+    void release_held() {
+        for (wire::frame* f : held_) {
+            wire::frame_pool::release(f);
+        }
+        held_.clear();
+    }
+
     /// The completions queued so far.
     std::vector<core::completion> completions() {
         std::vector<core::completion> out;
@@ -233,8 +259,10 @@ class stage_harness : public ::testing::Test {
     wire::ip_address local_ = wire::ip_address::v4(10, 0, 0, 1);
     wire::ip_address peer_ = wire::ip_address::v4(10, 0, 0, 2);
     std::deque<sent_frame> sent_;
-    bool link_unread_ = false;  ///< the link reports input waiting unread (input_pending)
-    bool link_shared_ = false;  ///< the link shares the sender's timeline (shares_timeline)
+    bool link_unread_ = false;        ///< the link reports input waiting unread (input_pending)
+    bool link_shared_ = false;        ///< the link shares the sender's timeline (shares_timeline)
+    bool link_lends_ = false;         ///< with link_shared_: the link lends (lends_payload)
+    std::vector<wire::frame*> held_;  ///< lent frames the link holds in flight
     std::unique_ptr<core::device> dev_;
     std::unique_ptr<engine> engine_;
     core::adapter* handle_ = nullptr;

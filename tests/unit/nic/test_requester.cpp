@@ -25,6 +25,14 @@ class Requester : public stage_harness {
         const std::vector<std::byte> data(payload, std::byte{0x3C});
         response(h, data);
     }
+
+    // Starts with the transport timer off and a link that shares the timeline, lends its
+    // frames and holds them in flight (stage_harness.hpp, capturing_link).
+    void start_lending() {
+        start(timer_off());
+        link_shared_ = true;
+        link_lends_ = true;
+    }
 };
 
 TEST_F(Requester, ASendIsSegmentedByTheMtuWithConsecutivePsns) {
@@ -316,6 +324,102 @@ TEST_F(Requester, RunsOfLaterMessagesStillLeaveAfterAnAckSentTheFirstOnesEarly) 
     run();
     EXPECT_EQ(take_sent().size(), 20U) << "the second message's runs are built in their turn";
     EXPECT_TRUE(ctx().req.departures.empty());
+}
+
+// A lent frame (wire/lent_frames.hpp) as the harness's link holds it: its payload, wherever
+// it is now.
+std::span<const std::byte> payload_of(const wire::frame& f) {
+    return f.borrowed != nullptr
+               ? std::span<const std::byte>(f.borrowed, f.borrowed_size)
+               : std::span<const std::byte>(f.data + f.borrowed_offset, f.borrowed_size);
+}
+
+TEST_F(Requester, OnALendingLinkEachPacketRefersToTheConsumersMemory) {
+    start_lending();
+    buffer_.fill_pattern(3);
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 20 * mtu), status::success);
+    run();
+    ASSERT_EQ(held_.size(), 20U);
+    EXPECT_TRUE(sent_.empty());
+    for (std::uint32_t i = 0; i < held_.size(); ++i) {
+        EXPECT_EQ(held_[i]->borrowed, buffer_.data() + std::size_t{i} * mtu) << i;
+        EXPECT_EQ(held_[i]->borrowed_size, mtu) << i;
+        EXPECT_TRUE(held_[i]->icrc_elided) << i;
+    }
+    EXPECT_EQ(ctx().req.lent.size(), 20U);
+    EXPECT_TRUE(completions().empty());
+}
+
+TEST_F(Requester, AShortOrInlinePayloadIsCopiedIntoItsFrameOnALendingLink) {
+    start_lending();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 512), status::success);
+    ASSERT_EQ(post(wr_kind::write, 2, 0, 64, core::op_flag::inline_data), status::success);
+    run();
+    EXPECT_TRUE(held_.empty());
+    EXPECT_EQ(sent_.size(), 2U);
+    EXPECT_TRUE(ctx().req.lent.empty());
+}
+
+TEST_F(Requester, AnAckCopiesThePayloadIntoTheFramesInFlightOfTheRequestsItCompletesOnly) {
+    // The bytes a lent frame carries are the consumer's until its request completes; after
+    // that the memory is the consumer's again, and the frames still in flight hold a copy.
+    start_lending();
+    buffer_.fill_pattern(4);
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 20 * mtu), status::success);
+    ASSERT_EQ(post(wr_kind::write, 2, 20 * mtu, 10 * mtu), status::success);
+    run();
+    ASSERT_EQ(held_.size(), 30U);
+    ack(held_[19]->lent_psn);  // the first request's last packet
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::success);
+    for (std::uint32_t i = 0; i < held_.size(); ++i) {
+        const bool completed = i < 20;
+        EXPECT_EQ(held_[i]->borrowed == nullptr, completed) << i;
+        EXPECT_EQ(held_[i]->lender == nullptr, completed) << i;
+        const std::span<const std::byte> p = payload_of(*held_[i]);
+        EXPECT_EQ(std::memcmp(p.data(), buffer_.data() + std::size_t{i} * mtu, mtu), 0) << i;
+    }
+    EXPECT_EQ(ctx().req.lent.size(), 10U);
+    // The consumer reuses the first request's memory: its frames keep what they copied.
+    std::memset(buffer_.data(), 0, 20 * mtu);
+    EXPECT_NE(payload_of(*held_[0])[0], std::byte{0});
+}
+
+TEST_F(Requester, AFailingQpCopiesThePayloadIntoItsLentFramesBeforeItsRequestsComplete) {
+    start_lending();
+    buffer_.fill_pattern(5);
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 20 * mtu), status::success);
+    run();
+    ASSERT_EQ(held_.size(), 20U);
+    fail_qp(e(), q());
+    const std::vector<core::completion> done = completions();
+    ASSERT_EQ(done.size(), 1U);
+    EXPECT_EQ(static_cast<status>(done[0].status), status::cancelled);
+    for (std::uint32_t i = 0; i < held_.size(); ++i) {
+        EXPECT_EQ(held_[i]->borrowed, nullptr) << i;
+        EXPECT_EQ(
+            std::memcmp(payload_of(*held_[i]).data(), buffer_.data() + std::size_t{i} * mtu, mtu),
+            0)
+            << i;
+    }
+    EXPECT_TRUE(ctx().req.lent.empty());
+}
+
+TEST_F(Requester, ALentFrameConsumedInFlightLeavesTheListAndIsNotCopied) {
+    start_lending();
+    const std::uint32_t mtu = e().hw().mtu();
+    ASSERT_EQ(post(wr_kind::write, 1, 0, 20 * mtu), status::success);
+    run();
+    ASSERT_EQ(held_.size(), 20U);
+    const std::uint32_t last = held_.back()->lent_psn;
+    release_held();  // the receiver placed every packet
+    EXPECT_TRUE(ctx().req.lent.empty());
+    ack(last);
+    ASSERT_EQ(completions().size(), 1U);
 }
 
 TEST_F(Requester, AFailingQpSendsWhatThePortHadScheduled) {
