@@ -141,44 +141,66 @@ bool fill_payload([[maybe_unused]] core::qp& q, const core::send_wqe& w, std::ui
 // writes ran no faster (bench_inproc).
 constexpr std::size_t k_lend_min_bytes = 1024;
 
-// True when the frames of `w` to `peer` may be lent (wire/lent_frames.hpp): the link passes
-// them from memory to memory on this thread and timeline, and `w`'s memory is still the
-// provider's (`w` has not finished: an ACK that overtook its frames finishes it right after).
+// True when the frames of `w` to `peer` may be lent (wire/lent_frames.hpp): the link takes
+// lent frames, and `w`'s memory is still the provider's (`w` has not finished: an ACK that
+// overtook its frames finishes it right after).
 bool lends(engine& e, const core::send_wqe& w, const wire::transport::peer& peer) {
     return w.length >= k_lend_min_bytes && (w.flags & core::op_flag::inline_data) == 0 && !w.done &&
-           e.link().lends_payload(peer) && !e.link().wants_icrc();
+           e.link().lends_payload(peer);
 }
 
 // Builds packet `i` of `w` (headers `h`), its payload read through `cursor`. With `lend`, a
 // payload that is one host-contiguous run stays in the consumer's memory and the frame is lent
-// (wire/lent_frames.hpp): the receiving engine copies it from there, so an in-process write
-// copies each byte once. The memory unit's checks are the same either way, as the NIC's DMA
-// read would make them. nullptr when an SGE is refused (`fault` then holds the status).
+// (wire/lent_frames.hpp): the receiving engine, or the socket's gathered write, takes it from
+// there, so the sender copies nothing. The memory unit's checks are the same either way, as
+// the NIC's DMA read would make them, and the ICRC covers the same bytes. nullptr when an SGE
+// is refused (`fault` then holds the status).
 wire::frame* build_request(engine& e, core::qp& q, const core::send_wqe& w, std::uint32_t i,
                            wire::packet_headers& h, mem::sge_cursor& cursor,
                            const mem::read_guard& guard, bool lend, status& fault) {
     const std::uint32_t mtu = e.hw().mtu();
     const std::size_t size = payload_of(w, i, mtu);
-    const std::byte* borrowed = nullptr;
-    std::span<std::byte> slot;
-    wire::frame* f = build_frame(e, q, h, size, [&](std::span<std::byte> p) {
-        if (!lend || size < k_lend_min_bytes) {
+    if (!lend || size < k_lend_min_bytes) {
+        return build_frame(e, q, h, size, [&](std::span<std::byte> p) {
             return fill_payload(q, w, i, mtu, cursor, guard, p, fault);
-        }
-        slot = p;
-        const mem::copy_result r = cursor.borrow_from_host(guard, p, borrowed);
+        });
+    }
+    qp_context& ctx = context_of(q);
+    h.bth.dest_qp = ctx.peer_qpn;
+    wire::frame* f = e.frames().take();
+    const std::span<std::byte> buffer(f->data, sizeof f->data);
+    const wire::encode_result layout = wire::encode_headers(h, size, buffer);
+    const std::byte* borrowed = nullptr;
+    const std::span<std::byte> slot = layout.ok() ? layout.payload(buffer) : std::span<std::byte>();
+    const mem::copy_result r =
+        layout.ok() ? cursor.borrow_from_host(guard, slot, borrowed) : mem::copy_result{};
+    if (!layout.ok() || !r.ok()) {
         if (!r.ok()) {
             fault = r.st();
             NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn,
                          r.sge_index, mem::fault_name(r.failed));
-            return false;
         }
-        return true;
-    });
-    if (f != nullptr && borrowed != nullptr) {
-        context_of(q).req.lent.lend(*f, borrowed, static_cast<std::uint32_t>(slot.data() - f->data),
-                                    static_cast<std::uint32_t>(slot.size()), h.bth.psn);
+        wire::frame_pool::release(f);
+        return nullptr;
     }
+    const bool with_icrc = e.link().wants_icrc();
+    f->length = static_cast<std::uint32_t>(wire::finish_frame(buffer, layout, ctx.flow, false));
+    f->icrc_elided = !with_icrc;
+    if (borrowed == nullptr) {
+        // Not one run: borrow_from_host copied the payload into the frame.
+        if (with_icrc) {
+            wire::write_icrc(f->data, f->length, ctx.flow);
+        }
+        return f;
+    }
+    const auto offset = static_cast<std::uint32_t>(slot.data() - f->data);
+    if (with_icrc) {
+        const std::size_t covered = f->length - wire::icrc_size;
+        wire::store_icrc(f->data + covered,
+                         wire::compute_icrc(ctx.flow, buffer.first(covered), offset,
+                                            std::span<const std::byte>(borrowed, size)));
+    }
+    ctx.req.lent.lend(*f, borrowed, offset, static_cast<std::uint32_t>(size), h.bth.psn);
     return f;
 }
 

@@ -66,6 +66,16 @@ void faulty_link::send(peer& to, frame* f, timing::sim_time departure) {
         frame_pool::release(f);
         return;
     }
+    // A lent frame reads the sender's memory when it is placed or written to a socket, which
+    // is safe only while it travels in order, once, ahead of the ACK that completes its
+    // request, and a flipped bit must land in the bytes the ICRC covers: a frame that may be
+    // held back, copied or corrupted carries its own payload.
+    if (f->lender != nullptr && (delay_ps_.load(std::memory_order_relaxed) != 0 ||
+                                 duplicate_ppm_.load(std::memory_order_relaxed) != 0 ||
+                                 reorder_ppm_.load(std::memory_order_relaxed) != 0 ||
+                                 corrupt_ppm_.load(std::memory_order_relaxed) != 0)) {
+        materialize(*f);
+    }
     // A frame without its ICRC (built before corruption was turned on, on a link that needs
     // none) is left intact: flipping a bit the receiver cannot detect would pass corrupt data
     // as good. The draw still happens, so the sequence of the other faults does not move.
@@ -84,14 +94,6 @@ void faulty_link::send(peer& to, frame* f, timing::sim_time departure) {
     const timing::sim_time delay = delay_ps_.load(std::memory_order_relaxed);
     if (delay != 0) {
         faults_.delayed.fetch_add(1, std::memory_order_relaxed);
-    }
-    // A lent frame reads the sender's memory when it is placed, which is safe only while it
-    // arrives in order, once, ahead of the ACK that completes its request: a frame that may be
-    // held back or copied carries its own payload.
-    if (f->lender != nullptr &&
-        (delay != 0 || duplicate_ppm_.load(std::memory_order_relaxed) != 0 ||
-         reorder_ppm_.load(std::memory_order_relaxed) != 0)) {
-        materialize(*f);
     }
     timing::sim_time when = departure + delay;
     if (draw(duplicate_ppm_.load(std::memory_order_relaxed)) && f->pool != nullptr) {

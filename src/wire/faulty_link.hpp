@@ -87,8 +87,8 @@ class faulty_link final : public transport {
     bool shares_timeline(const peer& to) const noexcept override {
         return base_->shares_timeline(to);
     }
-    /// The base's answer: send() materializes a lent frame before it delays, reorders or
-    /// duplicates it.
+    /// The base's answer: send() materializes a lent frame while it may delay, reorder,
+    /// duplicate or corrupt frames.
     bool lends_payload(const peer& to) const noexcept override { return base_->lends_payload(to); }
     bool is_sync_peer(const ip_address& source) const noexcept override {
         return base_->is_sync_peer(source);

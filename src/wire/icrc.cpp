@@ -104,4 +104,20 @@ std::uint32_t compute_icrc(const flow& f, std::span<const std::byte> frame) noex
     return crc_continue(head, frame.data() + bth_size, frame.size() - bth_size);
 }
 
+std::uint32_t compute_icrc(const flow& f, std::span<const std::byte> frame,
+                           std::size_t payload_offset,
+                           std::span<const std::byte> payload) noexcept {
+    if (frame.size() < bth_size || payload_offset < bth_size || payload_offset > frame.size() ||
+        payload.size() > frame.size() - payload_offset) {
+        return 0;
+    }
+    std::array<std::byte, pseudo_max> pseudo{};
+    const std::size_t n = build_pseudo_header(pseudo.data(), f, frame);
+    std::uint32_t crc = crc_continue(0, pseudo.data(), n);
+    crc = crc_continue(crc, frame.data() + bth_size, payload_offset - bth_size);
+    crc = crc_continue(crc, payload.data(), payload.size());
+    const std::size_t after = payload_offset + payload.size();
+    return crc_continue(crc, frame.data() + after, frame.size() - after);
+}
+
 }  // namespace ndksim::wire

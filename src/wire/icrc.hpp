@@ -54,6 +54,13 @@ std::uint32_t crc32(std::span<const std::byte> data, std::uint32_t previous = 0)
 /// Returns 0 for a frame shorter than a BTH (never a valid frame).
 std::uint32_t compute_icrc(const flow& f, std::span<const std::byte> frame) noexcept;
 
+/// compute_icrc of `frame` with bytes [payload_offset, payload_offset + payload.size()) taken
+/// from `payload` instead: the ICRC of a lent frame (lent_frames.hpp), whose payload is the
+/// sender's memory and whose buffer holds the rest. 0 when the range does not lie inside the
+/// frame after its BTH.
+std::uint32_t compute_icrc(const flow& f, std::span<const std::byte> frame,
+                           std::size_t payload_offset, std::span<const std::byte> payload) noexcept;
+
 /// Writes `icrc` at `p` least significant byte first (4 bytes).
 constexpr void store_icrc(std::byte* p, std::uint32_t icrc) noexcept {
     for (std::size_t i = 0; i < icrc_size; ++i) {

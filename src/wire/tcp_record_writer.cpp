@@ -12,6 +12,7 @@ void tcp_record_writer::release_all() noexcept {
     }
     frame_count_ = 0;
     iov_count_ = 0;
+    lent_count_ = 0;
     next_ = 0;
 }
 
@@ -23,9 +24,42 @@ void tcp_record_writer::fill(frame_queue& queue) noexcept {
         }
         store_be<tcp_prefix_size>(prefixes_[frame_count_].data(), f->length);
         iov_[iov_count_++] = iovec{prefixes_[frame_count_].data(), tcp_prefix_size};
-        iov_[iov_count_++] = iovec{f->data, f->length};
+        lent_iov_[frame_count_] = k_no_iov;
+        if (f->borrowed == nullptr) {
+            iov_[iov_count_++] = iovec{f->data, f->length};
+        } else {
+            // The kernel gathers the payload from the sender's memory.
+            const std::size_t tail = f->borrowed_offset + f->borrowed_size;
+            iov_[iov_count_++] = iovec{f->data, f->borrowed_offset};
+            lent_iov_[frame_count_] = iov_count_;
+            iov_[iov_count_++] = iovec{const_cast<std::byte*>(f->borrowed), f->borrowed_size};
+            iov_[iov_count_++] = iovec{f->data + tail, f->length - tail};
+            ++lent_count_;
+        }
+        end_iov_[frame_count_] = iov_count_;
         frames_[frame_count_++] = f;
     }
+}
+
+iovec* tcp_record_writer::pending() noexcept {
+    if (lent_count_ > 0) {
+        for (std::size_t i = 0; i < frame_count_; ++i) {
+            const std::size_t k = lent_iov_[i];
+            if (k == k_no_iov || frames_[i]->borrowed != nullptr) {
+                continue;
+            }
+            // Materialized since the batch was filled: the memory may be the consumer's again,
+            // so what is left of the payload comes from the frame's copy.
+            lent_iov_[i] = k_no_iov;
+            --lent_count_;
+            if (k >= next_) {
+                iovec& v = iov_[k];
+                const std::size_t done = frames_[i]->borrowed_size - v.iov_len;
+                v.iov_base = frames_[i]->data + frames_[i]->borrowed_offset + done;
+            }
+        }
+    }
+    return iov_.data() + next_;
 }
 
 void tcp_record_writer::wrote(std::size_t bytes) noexcept {
@@ -47,9 +81,11 @@ void tcp_record_writer::wrote(std::size_t bytes) noexcept {
 }
 
 void tcp_record_writer::drop(std::atomic<std::uint64_t>& lost) noexcept {
-    // Iovec 2i + 1 is frame i's body: the frames from the one whose body is still pending on
-    // did not reach the kernel whole.
-    const std::size_t whole = next_ / 2;
+    // The frames from the first with an iovec still pending on did not reach the kernel whole.
+    std::size_t whole = 0;
+    while (whole < frame_count_ && end_iov_[whole] <= next_) {
+        ++whole;
+    }
     if (frame_count_ > whole) {
         lost.fetch_add(frame_count_ - whole, std::memory_order_relaxed);
     }

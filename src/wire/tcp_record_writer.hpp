@@ -2,8 +2,11 @@
 #pragma once
 // The records an outgoing TCP connection hands to the kernel in one gathered write: frames taken
 // from its send queue, each behind its 4-byte big-endian length prefix, referenced in place by
-// iovecs (no copy). A 1 MiB message (256 frames) fits one batch. The kernel may take less than
-// the whole batch (a full send buffer): the batch then remembers where it stopped, and the next
+// iovecs (no copy). A lent frame's payload (lent_frames.hpp) is referenced where it is, in the
+// sender's memory, so the kernel's copy is the only one; should the frame be materialized
+// before its payload is written (its request completes by a flush), the rest is written from
+// the frame. A 1 MiB message (256 frames) fits one batch. The kernel may take less than the
+// whole batch (a full send buffer): the batch then remembers where it stopped, and the next
 // write goes on from there. Every array is sized once, here, so sending allocates nothing.
 
 #include <sys/uio.h>
@@ -40,8 +43,9 @@ class tcp_record_writer {
     /// empty().
     void fill(frame_queue& queue) noexcept;
 
-    /// The iovecs not yet written, for writev/sendmsg, and how many.
-    iovec* pending() noexcept { return iov_.data() + next_; }
+    /// The iovecs not yet written, for writev/sendmsg, and how many. A lent payload not yet
+    /// wholly written whose frame was materialized since is pointed at the frame's copy here.
+    iovec* pending() noexcept;
     std::size_t pending_count() const noexcept { return iov_count_ - next_; }
 
     /// The kernel took `bytes` of the pending iovecs; once it took them all, the batch's frames
@@ -55,12 +59,20 @@ class tcp_record_writer {
   private:
     void release_all() noexcept;
 
+    static constexpr std::size_t k_no_iov = SIZE_MAX;
+    // At most four iovecs a frame (prefix, then a lent frame's headers, payload and tail):
+    // 1024, Linux's IOV_MAX.
+    static constexpr std::size_t k_iovs = 4 * k_frames;
+
     std::array<frame*, k_frames> frames_{};
     std::array<std::array<std::byte, tcp_prefix_size>, k_frames> prefixes_{};
-    std::array<iovec, 2 * k_frames> iov_{};
+    std::array<std::size_t, k_frames> end_iov_{};   // one past frame i's last iovec
+    std::array<std::size_t, k_frames> lent_iov_{};  // frame i's lent payload, or k_no_iov
+    std::array<iovec, k_iovs> iov_{};
     std::size_t frame_count_ = 0;
     std::size_t iov_count_ = 0;
-    std::size_t next_ = 0;  // first iovec not wholly written
+    std::size_t lent_count_ = 0;  // frames whose payload iovec still points at lent memory
+    std::size_t next_ = 0;        // first iovec not wholly written
 };
 
 }  // namespace ndksim::wire

@@ -496,6 +496,11 @@ std::shared_ptr<transport::peer> tcp_transport::resolve(const ip_address& destin
     return std::make_shared<tcp_peer>(slot);
 }
 
+bool tcp_transport::lends_payload(const peer& to) const noexcept {
+    (void)to;
+    return !state_->rx->sync;
+}
+
 void tcp_transport::enqueue(peer& to, frame* f) {
     // Runs at once on the engine thread (the common case: the engine sends), else posts there.
     boost::asio::dispatch(state_->rx->sched.io(),

@@ -45,6 +45,11 @@ class tcp_transport final : public socket_transport {
     /// thread.
     bool input_pending() const noexcept override;
 
+    /// True outside synchronized time: a lent frame (lent_frames.hpp) is written by the
+    /// engine thread that built it, its payload gathered from the sender's memory by the
+    /// kernel's copy (tcp_record_writer), before the peer can acknowledge it.
+    bool lends_payload(const peer& to) const noexcept override;
+
   private:
     /// Queues `f` on the destination's connection behind the write in flight (one per socket;
     /// queued frames are gathered into one write). A connection that breaks drops its queued

@@ -513,6 +513,23 @@ TEST(Icrc, Ipv6PseudoHeaderByteByByte) {
     EXPECT_EQ(compute_icrc(f, frame), 0x54f1e6a5u);
 }
 
+TEST(Icrc, OfALentFrameIsThatOfTheFrameWithItsPayloadInPlace) {
+    // A lent frame's buffer holds its headers, pad and trailer; its payload is elsewhere.
+    const auto payload = test::pattern(1000);
+    const std::vector<std::byte> whole =
+        test::make_frame(test::sample_headers(opcode::rc_write_only), payload);
+    const std::size_t covered = whole.size() - icrc_size;
+    const std::size_t offset = covered - payload.size();  // no pad: 1000 is a multiple of 4
+    std::vector<std::byte> holed(whole.begin(), whole.begin() + static_cast<std::ptrdiff_t>(covered));
+    std::fill_n(holed.begin() + static_cast<std::ptrdiff_t>(offset), payload.size(), std::byte{0xAA});
+    EXPECT_EQ(compute_icrc(test_flow(), holed, offset, payload),
+              compute_icrc(test_flow(), std::span(whole).first(covered)));
+    EXPECT_NE(compute_icrc(test_flow(), holed), compute_icrc(test_flow(), std::span(whole).first(covered)));
+    // A range that does not lie after the BTH, inside the frame.
+    EXPECT_EQ(compute_icrc(test_flow(), holed, 4, payload), 0U);
+    EXPECT_EQ(compute_icrc(test_flow(), holed, offset + 1, payload), 0U);
+}
+
 TEST(Icrc, VariantBthBitsDoNotChangeIt) {
     auto frame = hex("0a00ffff00000011000000010000000000000000");
     const std::uint32_t before = compute_icrc(test_flow(), frame);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "wire/faulty_link.hpp"
+#include "wire/lent_frames.hpp"
 #include "wire_test_support.hpp"
 
 namespace ndksim::wire {
@@ -106,6 +107,40 @@ TEST_F(FaultyLink, APerfectLinkPassesEveryFrameUnchanged) {
     ASSERT_EQ(1U, base_->frames.size());
     EXPECT_EQ(sample_frame(), base_->frames[0].bytes);
     EXPECT_EQ(500U, base_->frames[0].departure);
+}
+
+TEST_F(FaultyLink, ALentFrameCarriesItsOwnPayloadWhileFramesMayBeHeldCopiedOrCorrupted) {
+    // A lent frame (lent_frames.hpp) reads the sender's memory later than it left; a frame the
+    // link may hold back, copy or corrupt copies its payload in first, and on a perfect link
+    // it stays lent.
+    const std::vector<std::byte> whole = sample_frame();
+    const std::vector<std::byte> payload = test::pattern(256);
+    const std::uint32_t offset = static_cast<std::uint32_t>(whole.size() - icrc_size - 256);
+    fault_settings delayed = with_seed(1);
+    delayed.delay_ps = 5000;
+    fault_settings duplicated = with_seed(1);
+    duplicated.duplicate_ppm = 1;
+    fault_settings reordered = with_seed(1);
+    reordered.reorder_ppm = 1;
+    fault_settings corrupted = with_seed(1);
+    corrupted.corrupt_ppm = 1;
+    for (const fault_settings& s : {with_seed(1), delayed, duplicated, reordered, corrupted}) {
+        build(s);
+        lent_frames lent;
+        frame* f = pool_->take();
+        std::memcpy(f->data, whole.data(), whole.size());
+        std::memset(f->data + offset, 0, 256);
+        f->length = static_cast<std::uint32_t>(whole.size());
+        lent.lend(*f, payload.data(), offset, 256, 1);
+        link_->send(*peer_, f, 100);
+        ASSERT_EQ(1U, base_->frames.size());
+        const bool perfect =
+            s.delay_ps == 0 && s.duplicate_ppm == 0 && s.reorder_ppm == 0 && s.corrupt_ppm == 0;
+        EXPECT_EQ(base_->frames[0].bytes == whole, !perfect)
+            << "the frame holds its payload exactly when a fault may touch it";
+        EXPECT_TRUE(lent.empty());
+        EXPECT_EQ(0U, frames_out());
+    }
 }
 
 TEST_F(FaultyLink, DroppedFramesGoBackToTheirPool) {
