@@ -53,9 +53,11 @@ struct engine_config {
     std::uint32_t retry_limit = 7;
     /// Host window (docs/engine.md, "Host window"): a QP keeps at most this many request
     /// packets sent and not yet acknowledged, and sends the rest as ACKs come; 0, no limit.
-    /// Set for the UDP wire outside synchronized time only: a socket drops what a receiving
-    /// process cannot take in time, where RoCE's fabric would pause the sender (PFC), and a
-    /// dropped frame makes go-back-N resend everything behind it. The model's own figures
+    /// Set for the socket wires outside synchronized time only. UDP: a socket drops what a
+    /// receiving process cannot take in time, where RoCE's fabric would pause the sender
+    /// (PFC), and a dropped frame makes go-back-N resend everything behind it. TCP: frames
+    /// wait in the connection's queue until the socket takes them, and a deep queue of large
+    /// writes kept thousands of them, gone cold by then. The model's own figures
     /// (deterministic and synchronized time) never see it.
     std::uint32_t host_window_packets = 0;
     /// The hardware model takes no time (hw_model, "zero-cost"): for the stage unit tests.
@@ -65,6 +67,13 @@ struct engine_config {
 /// The host window of the UDP wire [packets]: 2048 packets of 4 KiB are 8 MiB, half the
 /// receive backlog a socket adapter holds (wire::k_rx_backlog_frames), so one QP's burst fits.
 inline constexpr std::uint32_t k_udp_host_window_packets = 2048;
+
+/// The host window of the TCP wire [packets]: 512 packets of 4 KiB are 2 MiB, which keeps a
+/// connection's socket busy between ACKs (an ACK comes every 16 packets) while its queue holds
+/// a few hundred frames instead of every packet of the QP's outstanding writes
+/// (docs/performance.md, "lent frames": 1.08x at 16 outstanding 1 MiB writes; 128 packets
+/// was slower than none).
+inline constexpr std::uint32_t k_tcp_host_window_packets = 512;
 
 /// The transport timer doubles per consecutive retry up to ack_timeout << this.
 inline constexpr std::uint32_t k_ack_backoff_max_shift = 3;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "wire/tcp_record_writer.hpp"
 
+#include "wire/frame_iovecs.hpp"
 #include "wire/proto.hpp"
 
 namespace ndksim::wire {
@@ -24,18 +25,10 @@ void tcp_record_writer::fill(frame_queue& queue) noexcept {
         }
         store_be<tcp_prefix_size>(prefixes_[frame_count_].data(), f->length);
         iov_[iov_count_++] = iovec{prefixes_[frame_count_].data(), tcp_prefix_size};
-        lent_iov_[frame_count_] = k_no_iov;
-        if (f->borrowed == nullptr) {
-            iov_[iov_count_++] = iovec{f->data, f->length};
-        } else {
-            // The kernel gathers the payload from the sender's memory.
-            const std::size_t tail = f->borrowed_offset + f->borrowed_size;
-            iov_[iov_count_++] = iovec{f->data, f->borrowed_offset};
-            lent_iov_[frame_count_] = iov_count_;
-            iov_[iov_count_++] = iovec{const_cast<std::byte*>(f->borrowed), f->borrowed_size};
-            iov_[iov_count_++] = iovec{f->data + tail, f->length - tail};
-            ++lent_count_;
-        }
+        const std::size_t n = frame_iovecs(*f, &iov_[iov_count_]);
+        lent_iov_[frame_count_] = n > 1 ? iov_count_ + 1 : k_no_iov;
+        lent_count_ += n > 1 ? 1 : 0;
+        iov_count_ += n;
         end_iov_[frame_count_] = iov_count_;
         frames_[frame_count_++] = f;
     }
@@ -53,9 +46,7 @@ iovec* tcp_record_writer::pending() noexcept {
             lent_iov_[i] = k_no_iov;
             --lent_count_;
             if (k >= next_) {
-                iovec& v = iov_[k];
-                const std::size_t done = frames_[i]->borrowed_size - v.iov_len;
-                v.iov_base = frames_[i]->data + frames_[i]->borrowed_offset + done;
+                repoint_payload(*frames_[i], iov_[k]);
             }
         }
     }

@@ -60,8 +60,7 @@ class tcp_record_writer {
     void release_all() noexcept;
 
     static constexpr std::size_t k_no_iov = SIZE_MAX;
-    // At most four iovecs a frame (prefix, then a lent frame's headers, payload and tail):
-    // 1024, Linux's IOV_MAX.
+    // The prefix and up to three iovecs a frame (frame_iovecs.hpp): 1024, Linux's IOV_MAX.
     static constexpr std::size_t k_iovs = 4 * k_frames;
 
     std::array<frame*, k_frames> frames_{};

@@ -122,6 +122,29 @@ TEST_P(SocketWire, WritesOfEverySizeArriveIntact) {
     }
 }
 
+// Outside synchronized time both wires keep a host window (docs/engine.md, "Host window"):
+// twelve writes of 1 MiB outstanding (3,072 packets) exceed TCP's and UDP's, and every byte
+// still arrives.
+TEST_P(SocketWire, ADeepQueueOfLargeWritesPassesThroughTheHostWindow) {
+    EXPECT_EQ(a_.nic->engine->config().host_window_packets, GetParam() == NDKSIM_WIRE_TCP
+                                                                ? nic::k_tcp_host_window_packets
+                                                                : nic::k_udp_host_window_packets);
+    constexpr ULONG k_length = 1024 * 1024;
+    constexpr std::size_t k_writes = 12;
+    fill(a_.buf.bytes, k_length, 21);
+    const std::size_t before = result_count(a_);
+    for (std::size_t i = 0; i < k_writes; ++i) {
+        NDK_SGE s = a_.buf.sge(0, k_length);
+        ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &s, 1, b_.buf.address(),
+                                                    b_.buf.remote_token, 0));
+    }
+    for (std::size_t i = 1; i <= k_writes; ++i) {
+        EXPECT_NT_SUCCESS(result(a_, before + i, "a write's completion").Status);
+    }
+    settle(b_);
+    EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, k_length));
+}
+
 // The engine thread of a is kept busy, as by a slow host or a sanitizer build, from right after
 // its write reached b (a frame leaves a's socket once the run of events that built it has
 // ended, so the busy task lets a's event loop turn until b's link has the frame) until b's ACK
