@@ -42,6 +42,15 @@ engine::engine(core::device& dev, engine_config cfg, const transport_factory& ma
 
 namespace {
 
+// True when the frame's ICRC need not be checked here: a socket receiver checked it, nothing
+// could change the frame on its way (the sender left it out), or the frame is lent
+// (wire/lent_frames.hpp) and so came straight from memory, since a layer that could corrupt it
+// copies the payload in first. A lent frame's buffer does not hold its payload, so its ICRC
+// could not be checked over it anyway.
+bool icrc_trusted(const wire::frame& f) noexcept {
+    return f.icrc_checked || f.icrc_elided || f.borrowed != nullptr;
+}
+
 // Where the statistics document puts each of the engine's counters (docs/statistics.md).
 using engine_cell = std::atomic<std::uint64_t> engine_counters::*;
 constexpr std::pair<const char*, engine_cell> k_engine_counter_paths[] = {
@@ -254,8 +263,8 @@ engine::qp_match engine::match_qp(core::qp* q, const wire::ip_address& source) c
 
 bool engine::matches_live(const wire::frame& f, core::ref<core::qp>& q) {
     const wire::flow flow{f.source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
-    const wire::decode_result r = wire::decode_frame(std::span<const std::byte>(f.data, f.length),
-                                                     flow, f.icrc_checked || f.icrc_elided);
+    const wire::decode_result r =
+        wire::decode_frame(std::span<const std::byte>(f.data, f.length), flow, icrc_trusted(f));
     if (!r.ok()) {
         return false;
     }
@@ -279,8 +288,8 @@ void engine::dispatch(wire::frame* f, const core::ref<core::qp>& found) {
         return;
     }
     const wire::flow flow{f->source, local_address_, wire::roce_udp_port, wire::roce_udp_port, 0};
-    wire::decode_result r = wire::decode_frame(std::span<const std::byte>(f->data, f->length), flow,
-                                               f->icrc_checked || f->icrc_elided);
+    wire::decode_result r =
+        wire::decode_frame(std::span<const std::byte>(f->data, f->length), flow, icrc_trusted(*f));
     if (!r.ok()) {
         counters_.bad_frames[static_cast<std::size_t>(r.error)].fetch_add(
             1, std::memory_order_relaxed);

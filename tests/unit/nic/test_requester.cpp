@@ -422,6 +422,65 @@ TEST_F(Requester, ALentFrameConsumedInFlightLeavesTheListAndIsNotCopied) {
     ASSERT_EQ(completions().size(), 1U);
 }
 
+// A lent frame reaches the engine with its payload in the sender's memory; its buffer does
+// not hold the payload, so the ICRC is trusted rather than checked over it (a layer that could
+// corrupt the frame copies the payload in first). The same frame holding nothing where its
+// payload belongs fails its ICRC.
+class LentFrameArrival : public stage_harness {
+  protected:
+    // A WRITE ONLY of `payload` to buffer_[offset] from the peer, the ICRC over `payload`,
+    // its buffer's payload bytes left zero; lent from `lent` when it is given.
+    wire::frame* write_frame(std::span<const std::byte> payload, std::size_t offset,
+                             wire::lent_frames* lent) {
+        wire::packet_headers h;
+        h.bth.op = opcode::rc_write_only;
+        h.bth.dest_qp = q().qpn();
+        h.bth.psn = ctx().resp.expected_psn;
+        h.bth.ack_req = true;
+        h.reth.va = address(offset);
+        h.reth.rkey = token_;
+        h.reth.dma_length = static_cast<std::uint32_t>(payload.size());
+        wire::frame* f = e().frames().take();
+        const std::span<std::byte> buffer(f->data, sizeof f->data);
+        const wire::encode_result layout = wire::encode_headers(h, payload.size(), buffer);
+        EXPECT_TRUE(layout.ok());
+        const std::span<std::byte> slot = layout.payload(buffer);
+        std::fill(slot.begin(), slot.end(), std::byte{0});
+        const wire::flow flow{peer_, local_};
+        f->length = static_cast<std::uint32_t>(wire::finish_frame(buffer, layout, flow, false));
+        const auto at = static_cast<std::uint32_t>(slot.data() - f->data);
+        wire::store_icrc(
+            f->data + f->length - wire::icrc_size,
+            wire::compute_icrc(flow, buffer.first(f->length - wire::icrc_size), at, payload));
+        f->source = peer_;
+        if (lent != nullptr) {
+            lent->lend(*f, payload.data(), at, static_cast<std::uint32_t>(payload.size()), 0);
+        }
+        return f;
+    }
+};
+
+TEST_F(LentFrameArrival, ALentFrameIsPlacedFromTheSendersMemoryWithoutAnIcrcCheckOverItsBuffer) {
+    start(timer_off());
+    std::vector<std::byte> payload(2048);
+    for (std::size_t i = 0; i < payload.size(); ++i) {
+        payload[i] = static_cast<std::byte>(i * 11 + 5);
+    }
+    wire::lent_frames lent;
+    e().on_frame(write_frame(payload, 4096, &lent));
+    run();
+    EXPECT_EQ(std::memcmp(buffer_.data() + 4096, payload.data(), payload.size()), 0);
+    EXPECT_TRUE(lent.empty()) << "placed, and back in its pool";
+    EXPECT_EQ(counters().bad_frames[static_cast<std::size_t>(wire::decode_error::bad_icrc)].load(),
+              0U);
+
+    e().on_frame(write_frame(payload, 8192, nullptr));
+    run();
+    EXPECT_EQ(counters().bad_frames[static_cast<std::size_t>(wire::decode_error::bad_icrc)].load(),
+              1U);
+    EXPECT_NE(std::memcmp(buffer_.data() + 8192, payload.data(), payload.size()), 0);
+}
+
 TEST_F(Requester, AFailingQpSendsWhatThePortHadScheduled) {
     start(timer_off());
     link_shared_ = true;
