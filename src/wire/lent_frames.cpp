@@ -22,8 +22,10 @@ void lent_frames::lend(frame& f, const std::byte* bytes, std::uint32_t offset, s
     f.lent_prev = tail_;
     if (tail_ == nullptr) {
         head_ = &f;
+        ordered_ = true;
     } else {
         tail_->lent_next = &f;
+        ordered_ = ordered_ && psn_diff(psn, tail_->lent_psn) > 0;
     }
     tail_ = &f;
     ++count_;
@@ -57,9 +59,18 @@ void lent_frames::materialize(frame& f) noexcept {
 }
 
 std::size_t lent_frames::materialize(std::uint32_t first, std::uint32_t last) noexcept {
-    // A retransmission can leave a request's frames behind a later request's, so every frame
-    // is looked at; the list holds the frames in flight of one QP, a few runs at most.
     std::size_t n = 0;
+    if (ordered_) {
+        // In PSN order: the request's frames, and none of a request completed before, lead
+        // the list. A deep queue of small requests then pays for its own frames only.
+        while (head_ != nullptr && psn_diff(head_->lent_psn, last) <= 0) {
+            materialize(*head_);
+            ++n;
+        }
+        return n;
+    }
+    // A retransmission can leave a request's frames behind a later request's, so every frame
+    // is looked at.
     for (frame* f = head_; f != nullptr;) {
         frame* next = f->lent_next;
         if (psn_diff(f->lent_psn, first) >= 0 && psn_diff(f->lent_psn, last) <= 0) {

@@ -48,7 +48,11 @@ class lent_frames {
               std::uint32_t psn) noexcept;
 
     /// Copies the payload into each lent frame whose PSN lies in [first, last] (PSN order,
-    /// modulo 2^24) and returns how many. Called before a request completes.
+    /// modulo 2^24) and returns how many. Called before a request completes, requests in
+    /// order: while frames were lent in PSN order, it looks no further than the first frame
+    /// after `last` (frames before `first` are those of requests completed already); after a
+    /// frame was lent out of order (a retransmission), it looks at every frame until the list
+    /// empties.
     std::size_t materialize(std::uint32_t first, std::uint32_t last) noexcept;
 
     /// Copies the payload into every lent frame; returns how many.
@@ -65,6 +69,7 @@ class lent_frames {
     frame* head_ = nullptr;  // oldest
     frame* tail_ = nullptr;
     std::size_t count_ = 0;
+    bool ordered_ = true;  // every frame was lent with a PSN after the one before it
 };
 
 /// Makes `f` hold its own payload (lent_frames::materialize): for a layer that keeps the frame

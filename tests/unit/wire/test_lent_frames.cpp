@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Lent frames: a frame whose payload stays in the sender's memory is listed by its sender until
 // it goes back to its pool, and copying the payload in (materialize) takes it off the list with
-// the bytes the memory held then: by PSN range before a request completes, all at once when
-// the list goes.
+// the bytes the memory held then: by request before it completes (also when a retransmission
+// lent a frame out of order), all at once when the list goes.
 
 #include <gtest/gtest.h>
 
@@ -79,27 +79,52 @@ TEST_F(LentFrames, AFrameGoingBackToItsPoolLeavesTheList) {
     frame_pool::release(again);
 }
 
-TEST_F(LentFrames, MaterializingARangeCopiesTheBytesTheMemoryHoldsAndOnlyThoseFrames) {
+TEST_F(LentFrames, MaterializingARequestsRangeCopiesTheBytesTheMemoryHoldsAndOnlyThoseFrames) {
     lent_frames list;
-    // PSNs across the 24-bit wrap: psn_mask - 1, psn_mask, 0, 1.
+    // Two requests of two packets each, PSNs across the 24-bit wrap: psn_mask - 1, psn_mask,
+    // then 0, 1.
     std::array<frame*, 4> f{};
     for (std::uint32_t i = 0; i < f.size(); ++i) {
         f[i] = lend(list, i, psn_add(psn_mask - 1, i));
     }
-    EXPECT_EQ(list.materialize(psn_mask, 0), 2U);
+    EXPECT_EQ(list.materialize(psn_mask - 1, psn_mask), 2U);  // the first request completes
+    EXPECT_TRUE(holds(*f[0], 0));
     EXPECT_TRUE(holds(*f[1], 1));
-    EXPECT_TRUE(holds(*f[2], 2));
-    EXPECT_NE(f[0]->borrowed, nullptr);
+    EXPECT_NE(f[2]->borrowed, nullptr);
     EXPECT_NE(f[3]->borrowed, nullptr);
     EXPECT_EQ(list.size(), 2U);
     // The memory changes after the copy: a materialized frame keeps what it copied.
     memory_[1 * k_size] = std::byte{0x77};
     EXPECT_EQ(f[1]->data[k_offset], static_cast<std::byte>(1 * k_size * 5 + 3));
-    EXPECT_EQ(list.materialize(5, 9), 0U) << "no frame in the range";
+    EXPECT_EQ(list.materialize(psn_mask - 1, psn_mask), 0U) << "nothing of it is left";
+    EXPECT_EQ(list.materialize(0, 1), 2U);
+    EXPECT_TRUE(list.empty());
     for (frame* x : f) {
         frame_pool::release(x);
     }
+}
+
+TEST_F(LentFrames, AFrameLentOutOfOrderIsFoundBehindLaterOnes) {
+    // A retransmission lends PSN 5 again behind 6 and 7: the request of PSN 5 completes first,
+    // and its second copy is behind frames it must leave lent.
+    lent_frames list;
+    frame* a = lend(list, 0, 5);
+    frame* b = lend(list, 1, 6);
+    frame* c = lend(list, 2, 7);
+    frame* again = lend(list, 0, 5);
+    EXPECT_EQ(list.materialize(5, 5), 2U);
+    EXPECT_TRUE(holds(*a, 0));
+    EXPECT_TRUE(holds(*again, 0));
+    EXPECT_NE(b->borrowed, nullptr);
+    EXPECT_NE(c->borrowed, nullptr);
+    EXPECT_EQ(list.materialize(6, 7), 2U);
     EXPECT_TRUE(list.empty());
+    // Empty again, the list is in order again: the next request's frames lead it.
+    frame* d = lend(list, 3, 8);
+    EXPECT_EQ(list.materialize(8, 8), 1U);
+    for (frame* x : {a, b, c, again, d}) {
+        frame_pool::release(x);
+    }
 }
 
 TEST_F(LentFrames, AFrameMaterializedByItselfLeavesItsList) {
