@@ -68,11 +68,10 @@ struct engine_config {
 /// receive backlog a socket adapter holds (wire::k_rx_backlog_frames), so one QP's burst fits.
 inline constexpr std::uint32_t k_udp_host_window_packets = 2048;
 
-/// The host window of the TCP wire [packets]: 512 packets of 4 KiB are 2 MiB, which keeps a
-/// connection's socket busy between ACKs (an ACK comes every 16 packets) while its queue holds
-/// a few hundred frames instead of every packet of the QP's outstanding writes
-/// (docs/performance.md, "lent frames": 1.08x at 16 outstanding 1 MiB writes; 128 packets
-/// was slower than none).
+/// The host window of the TCP wire [packets]: 512 packets of 4 KiB are 2 MiB. A connection's
+/// queue then holds a few hundred frames instead of every packet of the QP's outstanding
+/// writes (docs/performance.md, "lent frames": 1.08x at 16 outstanding 1 MiB writes; 128
+/// packets was slower than none, 1024 no better).
 inline constexpr std::uint32_t k_tcp_host_window_packets = 512;
 
 /// The transport timer doubles per consecutive retry up to ack_timeout << this.

@@ -136,9 +136,8 @@ bool fill_payload([[maybe_unused]] core::qp& q, const core::send_wqe& w, std::ui
     return true;
 }
 
-// A payload shorter than this is copied into its frame even where it could be lent: copying a
-// few cache lines costs about what keeping the frame on the list does, and lending 64-byte
-// writes ran no faster (bench_inproc).
+// A payload shorter than this is copied into its frame even where it could be lent: lending
+// 64-byte writes ran no faster (bench_inproc), and a copy of a few cache lines is cheap.
 constexpr std::size_t k_lend_min_bytes = 1024;
 
 // True when the frames of `w` to `peer` may be lent (wire/lent_frames.hpp): the link takes
