@@ -88,6 +88,7 @@ struct send_wqe {
     bool read_counted = false;  ///< read: counted in the outstanding reads
     bool started = false;       ///< requester has assigned its PSNs
     bool done = false;          ///< finished (result final); completes in queue order
+    bool lent = false;          ///< the engine lent a frame of it (nic: wire/lent_frames.hpp)
     status result = status::success;
     std::uint32_t provider_error = 0;  ///< NDK_RESULT_EX.ProviderErrorCode of a failure
     std::uint64_t posted_at = 0;       ///< simulated time of the post [ps] (latency statistics)

@@ -49,10 +49,6 @@ struct qp_context final : core::qp_engine_state {
         bool window_blocked = false;  ///< stopped by the host window; an ACK resumes it
         /// Packets whose frames are built as they depart (wire::transport::shares_timeline).
         departure_queue departures;
-        /// Frames of this QP in flight that refer to the consumer's memory for their payload
-        /// (wire::transport::lends_payload); each request's are materialized before it
-        /// completes (completer.cpp).
-        wire::lent_frames lent;
     };
 
     /// Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.
@@ -111,6 +107,11 @@ struct qp_context final : core::qp_engine_state {
     requester_state req;
     completer_state comp;
     responder_state resp;
+    /// Frames of this QP in flight that refer to the consumer's memory for their payload
+    /// (wire::transport::lends_payload); each request's are materialized before it completes
+    /// (completer.cpp). Last, away from what every packet reads: a request that lent nothing
+    /// (send_wqe::lent) never looks at it.
+    wire::lent_frames lent;
 };
 
 /// The engine state of `q` (attached when the QP is created).

@@ -154,7 +154,7 @@ bool lends(engine& e, const core::send_wqe& w, const wire::transport::peer& peer
 // there, so the sender copies nothing. The memory unit's checks are the same either way, as
 // the NIC's DMA read would make them, and the ICRC covers the same bytes. nullptr when an SGE
 // is refused (`fault` then holds the status).
-wire::frame* build_request(engine& e, core::qp& q, const core::send_wqe& w, std::uint32_t i,
+wire::frame* build_request(engine& e, core::qp& q, core::send_wqe& w, std::uint32_t i,
                            wire::packet_headers& h, mem::sge_cursor& cursor,
                            const mem::read_guard& guard, bool lend, status& fault) {
     const std::uint32_t mtu = e.hw().mtu();
@@ -199,7 +199,8 @@ wire::frame* build_request(engine& e, core::qp& q, const core::send_wqe& w, std:
                          wire::compute_icrc(ctx.flow, buffer.first(covered), offset,
                                             std::span<const std::byte>(borrowed, size)));
     }
-    ctx.req.lent.lend(*f, borrowed, offset, static_cast<std::uint32_t>(size), h.bth.psn);
+    ctx.lent.lend(*f, borrowed, offset, static_cast<std::uint32_t>(size), h.bth.psn);
+    w.lent = true;
     return f;
 }
 
@@ -207,7 +208,7 @@ wire::frame* build_request(engine& e, core::qp& q, const core::send_wqe& w, std:
 // the memory unit refused the payload, revoked since the message was issued (`fault` then holds
 // the status; no frame of the run left).
 bool depart_run(engine& e, core::qp& q, const departure_run& run, status& fault) {
-    const core::send_wqe& w = *run.wqe;
+    core::send_wqe& w = *run.wqe;
     const std::uint32_t mtu = e.hw().mtu();
     const bool lend = lends(e, w, *run.peer);
     mem::translation_unit& memory = e.dev().memory();

@@ -347,7 +347,7 @@ TEST_F(Requester, OnALendingLinkEachPacketRefersToTheConsumersMemory) {
         EXPECT_EQ(held_[i]->borrowed_size, mtu) << i;
         EXPECT_TRUE(held_[i]->icrc_elided) << i;
     }
-    EXPECT_EQ(ctx().req.lent.size(), 20U);
+    EXPECT_EQ(ctx().lent.size(), 20U);
     EXPECT_TRUE(completions().empty());
 }
 
@@ -358,7 +358,7 @@ TEST_F(Requester, AShortOrInlinePayloadIsCopiedIntoItsFrameOnALendingLink) {
     run();
     EXPECT_TRUE(held_.empty());
     EXPECT_EQ(sent_.size(), 2U);
-    EXPECT_TRUE(ctx().req.lent.empty());
+    EXPECT_TRUE(ctx().lent.empty());
 }
 
 TEST_F(Requester, AnAckCopiesThePayloadIntoTheFramesInFlightOfTheRequestsItCompletesOnly) {
@@ -382,7 +382,7 @@ TEST_F(Requester, AnAckCopiesThePayloadIntoTheFramesInFlightOfTheRequestsItCompl
         const std::span<const std::byte> p = payload_of(*held_[i]);
         EXPECT_EQ(std::memcmp(p.data(), buffer_.data() + std::size_t{i} * mtu, mtu), 0) << i;
     }
-    EXPECT_EQ(ctx().req.lent.size(), 10U);
+    EXPECT_EQ(ctx().lent.size(), 10U);
     // The consumer reuses the first request's memory: its frames keep what they copied.
     std::memset(buffer_.data(), 0, 20 * mtu);
     EXPECT_NE(payload_of(*held_[0])[0], std::byte{0});
@@ -406,7 +406,7 @@ TEST_F(Requester, AFailingQpCopiesThePayloadIntoItsLentFramesBeforeItsRequestsCo
             0)
             << i;
     }
-    EXPECT_TRUE(ctx().req.lent.empty());
+    EXPECT_TRUE(ctx().lent.empty());
 }
 
 TEST_F(Requester, ALentFrameConsumedInFlightLeavesTheListAndIsNotCopied) {
@@ -417,7 +417,7 @@ TEST_F(Requester, ALentFrameConsumedInFlightLeavesTheListAndIsNotCopied) {
     ASSERT_EQ(held_.size(), 20U);
     const std::uint32_t last = held_.back()->lent_psn;
     release_held();  // the receiver placed every packet
-    EXPECT_TRUE(ctx().req.lent.empty());
+    EXPECT_TRUE(ctx().lent.empty());
     ack(last);
     ASSERT_EQ(completions().size(), 1U);
 }
