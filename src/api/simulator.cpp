@@ -360,6 +360,8 @@ nic::engine_config engine_config_for(const ndksim_adapter_config& config,
         ecfg.host_window_packets = nic::k_udp_host_window_packets;
     } else if (cfg.wire == core::wire_kind::tcp && !cfg.synchronized) {
         ecfg.host_window_packets = nic::k_tcp_host_window_packets;
+    } else if (cfg.wire == core::wire_kind::inproc && cfg.loop == nullptr && !cfg.synchronized) {
+        ecfg.host_window_packets = nic::k_inproc_host_window_packets;
     }
     ecfg.costs = profile.costs;
     ecfg.rnr_retry_limit = config.rnr_retry_limit;

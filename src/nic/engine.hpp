@@ -53,12 +53,13 @@ struct engine_config {
     std::uint32_t retry_limit = 7;
     /// Host window (docs/engine.md, "Host window"): a QP keeps at most this many request
     /// packets sent and not yet acknowledged, and sends the rest as ACKs come; 0, no limit.
-    /// Set for the socket wires outside synchronized time only. UDP: a socket drops what a
+    /// Set outside deterministic and synchronized time only. UDP: a socket drops what a
     /// receiving process cannot take in time, where RoCE's fabric would pause the sender
     /// (PFC), and a dropped frame makes go-back-N resend everything behind it. TCP: frames
     /// wait in the connection's queue until the socket takes them, and a deep queue of large
-    /// writes kept thousands of them, gone cold by then. The model's own figures
-    /// (deterministic and synchronized time) never see it.
+    /// writes kept thousands of them, gone cold by then. In process, threaded: a receiving
+    /// engine thread that falls behind keeps the frames in its inbox past the ACK timeout.
+    /// The model's own figures (deterministic and synchronized time) never see it.
     std::uint32_t host_window_packets = 0;
     /// The hardware model takes no time (hw_model, "zero-cost"): for the stage unit tests.
     bool zero_cost_hardware = false;
@@ -73,6 +74,15 @@ inline constexpr std::uint32_t k_udp_host_window_packets = 2048;
 /// writes (docs/performance.md, "lent frames": 1.08x at 16 outstanding 1 MiB writes; 128
 /// packets was slower than none, 1024 no better).
 inline constexpr std::uint32_t k_tcp_host_window_packets = 512;
+
+/// The host window of a threaded in-process pair [packets]: 2048 packets of 4 KiB are 8 MiB.
+/// Each adapter's engine runs on its own thread, and a receiving engine slower than its sender
+/// (the host, not the model) let a deep queue of large writes wait in its inbox longer than an
+/// ACK timeout, which in threaded time lasts its wall duration: go-back-N then resent
+/// everything behind, over and over (128 outstanding 1 MiB writes: 70 % of the packets sent
+/// were resends; docs/engine.md, "Host window"). 4096 was no faster with one QP and slower
+/// with four.
+inline constexpr std::uint32_t k_inproc_host_window_packets = 2048;
 
 /// The transport timer doubles per consecutive retry up to ack_timeout << this.
 inline constexpr std::uint32_t k_ack_backoff_max_shift = 3;

@@ -26,22 +26,13 @@ class RcConsumerDriven : public ::testing::Test, protected threaded::adapter_pai
         : adapter_pair({"10.0.3.1", "10.0.3.2", 256 * 1024, 64, "driven a", "driven b"}) {}
 
     void SetUp() override {
-        make_adapter(a_.nic, shape().a_address);
-        make_adapter(b_.nic, shape().b_address);
+        make_inproc_adapter(a_.nic, shape().a_address, NDKSIM_POLL_CONSUMER);
+        make_inproc_adapter(b_.nic, shape().b_address, NDKSIM_POLL_CONSUMER);
         ASSERT_FALSE(HasFatalFailure());
         open_and_connect();
     }
 
     void TearDown() override { close_all(); }
-
-    static void make_adapter(ndksim_adapter*& nic, const char* address) {
-        ndksim_adapter_config c;
-        ndksim_adapter_config_init(&c);
-        c.address = address;  // no loop: threaded mode
-        c.poll_policy = NDKSIM_POLL_CONSUMER;
-        c.cm_timeout_ms = threaded::board::k_cm_timeout_ms;
-        ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, &nic));
-    }
 
     // Runs both engines on this thread until side `s` has `n` completions; fails after 10 s.
     bool drive_until(threaded::pair_side& s, std::size_t n) {

@@ -23,8 +23,8 @@ class RcThreaded : public ::testing::Test, protected threaded::adapter_pair {
         : adapter_pair({"10.0.0.1", "10.0.0.2", 256 * 1024, 64, "hello from a", "hello from b"}) {}
 
     void SetUp() override {
-        make_adapter(a_.nic, shape().a_address);
-        make_adapter(b_.nic, shape().b_address);
+        make_inproc_adapter(a_.nic, shape().a_address);
+        make_inproc_adapter(b_.nic, shape().b_address);
         ASSERT_FALSE(HasFatalFailure());
         open_and_connect();
     }
@@ -32,14 +32,6 @@ class RcThreaded : public ::testing::Test, protected threaded::adapter_pair {
     void TearDown() override {
         close_all();
         EXPECT_EQ(0, board_.foreign_callbacks) << "a callback ran on the consumer's thread";
-    }
-
-    static void make_adapter(ndksim_adapter*& nic, const char* address) {
-        ndksim_adapter_config c;
-        ndksim_adapter_config_init(&c);
-        c.address = address;  // no loop: threaded mode
-        c.cm_timeout_ms = threaded::board::k_cm_timeout_ms;
-        ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, &nic));
     }
 };
 

@@ -132,15 +132,7 @@ TEST_P(SocketWire, ADeepQueueOfLargeWritesPassesThroughTheHostWindow) {
     constexpr ULONG k_length = 1024 * 1024;
     constexpr std::size_t k_writes = 12;
     fill(a_.buf.bytes, k_length, 21);
-    const std::size_t before = result_count(a_);
-    for (std::size_t i = 0; i < k_writes; ++i) {
-        NDK_SGE s = a_.buf.sge(0, k_length);
-        ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &s, 1, b_.buf.address(),
-                                                    b_.buf.remote_token, 0));
-    }
-    for (std::size_t i = 1; i <= k_writes; ++i) {
-        EXPECT_NT_SUCCESS(result(a_, before + i, "a write's completion").Status);
-    }
+    ASSERT_NO_FATAL_FAILURE(write_queue_a_to_b(k_writes, k_length));
     settle(b_);
     EXPECT_EQ(0, std::memcmp(a_.buf.bytes, b_.buf.bytes, k_length));
 }

@@ -210,6 +210,31 @@ void adapter_pair::close_all() {
     }
 }
 
+void adapter_pair::make_inproc_adapter(ndksim_adapter*& nic, const char* address,
+                                       ndksim_poll_policy policy, ULONG ack_timeout_us) {
+    ndksim_adapter_config c;
+    ndksim_adapter_config_init(&c);
+    c.address = address;  // no loop: threaded mode
+    c.poll_policy = policy;
+    c.cm_timeout_ms = board::k_cm_timeout_ms;
+    if (ack_timeout_us != 0) {
+        c.ack_timeout_us = ack_timeout_us;
+    }
+    ASSERT_NT_SUCCESS(ndksim_adapter_create(&c, &nic));
+}
+
+void adapter_pair::write_queue_a_to_b(std::size_t writes, ULONG length) {
+    const std::size_t before = result_count(a_);
+    for (std::size_t i = 0; i < writes; ++i) {
+        NDK_SGE s = a_.buf.sge(0, length);
+        ASSERT_NT_SUCCESS(a_.qp->Dispatch->NdkWrite(a_.qp, nullptr, &s, 1, b_.buf.address(),
+                                                    b_.buf.remote_token, 0));
+    }
+    for (std::size_t i = 1; i <= writes; ++i) {
+        EXPECT_NT_SUCCESS(result(a_, before + i, "a write's completion").Status);
+    }
+}
+
 std::vector<NDK_RESULT_EX> adapter_pair::results(pair_side& s, std::size_t n, const char* what) {
     board_.wait([&] { return s.results.size() >= n; }, what);
     std::lock_guard lock(board_.m);

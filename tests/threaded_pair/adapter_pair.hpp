@@ -87,6 +87,16 @@ class adapter_pair {
         return out;
     }
 
+    /// Creates a threaded in-process adapter at `address` (no loop) with the pair's patient CM
+    /// timeout and poll policy `policy`; `ack_timeout_us` 0 keeps the library's ACK timeout.
+    static void make_inproc_adapter(ndksim_adapter*& nic, const char* address,
+                                    ndksim_poll_policy policy = NDKSIM_POLL_BLOCK,
+                                    ULONG ack_timeout_us = 0);
+
+    /// a posts `writes` RDMA writes of its buffer's first `length` bytes to the start of b's
+    /// buffer, all outstanding at once, then expects each to complete with STATUS_SUCCESS.
+    void write_queue_a_to_b(std::size_t writes, ULONG length);
+
     /// Waits until side `s` has at least `n` completions; returns a copy of all it has.
     std::vector<NDK_RESULT_EX> results(pair_side& s, std::size_t n, const char* what);
     /// Waits until side `s` has `n` completions; returns the n-th (1-based), or an empty
