@@ -116,17 +116,19 @@ std::span<const mem::sge> payload_sges(const core::send_wqe& w) noexcept {
 }
 
 // Writes packet `index`'s payload of `w` into `payload`, from its inline data or through
-// `cursor` (positioned at the packet). False when the memory unit refuses an SGE; `fault` then
-// holds the status.
+// `cursor` (positioned at the packet). With `lent`, a payload that is one host-contiguous run
+// is not copied: *lent points at it (sge_cursor::borrow_from_host). False when the memory unit
+// refuses an SGE; `fault` then holds the status.
 bool fill_payload([[maybe_unused]] core::qp& q, const core::send_wqe& w, std::uint32_t index,
                   std::uint32_t mtu, mem::sge_cursor& cursor, const mem::read_guard& guard,
-                  std::span<std::byte> payload, status& fault) {
+                  std::span<std::byte> payload, const std::byte** lent, status& fault) {
     if ((w.flags & core::op_flag::inline_data) != 0) {
         std::memcpy(payload.data(), w.inline_data + static_cast<std::uint64_t>(index) * mtu,
                     payload.size());
         return true;
     }
-    const mem::copy_result r = cursor.copy_from_host(guard, payload);
+    const mem::copy_result r = lent != nullptr ? cursor.borrow_from_host(guard, payload, *lent)
+                                               : cursor.copy_from_host(guard, payload);
     if (!r.ok()) {
         fault = r.st();
         NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn, r.sge_index,
@@ -159,48 +161,16 @@ wire::frame* build_request(engine& e, core::qp& q, core::send_wqe& w, std::uint3
                            const mem::read_guard& guard, bool lend, status& fault) {
     const std::uint32_t mtu = e.hw().mtu();
     const std::size_t size = payload_of(w, i, mtu);
-    if (!lend || size < k_lend_min_bytes) {
-        return build_frame(e, q, h, size, [&](std::span<std::byte> p) {
-            return fill_payload(q, w, i, mtu, cursor, guard, p, fault);
+    // A payload that is not one host-contiguous run is copied into the frame by
+    // borrow_from_host, which then leaves `lent` null: that frame is built as any other.
+    const bool may_lend = lend && size >= k_lend_min_bytes;
+    wire::frame* f =
+        build_frame(e, q, h, size, [&](std::span<std::byte> p, const std::byte*& lent) {
+            return fill_payload(q, w, i, mtu, cursor, guard, p, may_lend ? &lent : nullptr, fault);
         });
+    if (f != nullptr && f->lender != nullptr) {
+        w.lent = true;
     }
-    qp_context& ctx = context_of(q);
-    h.bth.dest_qp = ctx.peer_qpn;
-    wire::frame* f = e.frames().take();
-    const std::span<std::byte> buffer(f->data, sizeof f->data);
-    const wire::encode_result layout = wire::encode_headers(h, size, buffer);
-    const std::byte* borrowed = nullptr;
-    const std::span<std::byte> slot = layout.ok() ? layout.payload(buffer) : std::span<std::byte>();
-    const mem::copy_result r =
-        layout.ok() ? cursor.borrow_from_host(guard, slot, borrowed) : mem::copy_result{};
-    if (!layout.ok() || !r.ok()) {
-        if (!r.ok()) {
-            fault = r.st();
-            NDKSIM_DEBUG("{}: request {} local SGE {} refused: {}", q.ident(), w.first_psn,
-                         r.sge_index, mem::fault_name(r.failed));
-        }
-        wire::frame_pool::release(f);
-        return nullptr;
-    }
-    const bool with_icrc = e.link().wants_icrc();
-    f->length = static_cast<std::uint32_t>(wire::finish_frame(buffer, layout, ctx.flow, false));
-    f->icrc_elided = !with_icrc;
-    if (borrowed == nullptr) {
-        // Not one run: borrow_from_host copied the payload into the frame.
-        if (with_icrc) {
-            wire::write_icrc(f->data, f->length, ctx.flow);
-        }
-        return f;
-    }
-    const auto offset = static_cast<std::uint32_t>(slot.data() - f->data);
-    if (with_icrc) {
-        const std::size_t covered = f->length - wire::icrc_size;
-        wire::store_icrc(f->data + covered,
-                         wire::compute_icrc(ctx.flow, buffer.first(covered), offset,
-                                            std::span<const std::byte>(borrowed, size)));
-    }
-    ctx.lent.lend(*f, borrowed, offset, static_cast<std::uint32_t>(size), h.bth.psn);
-    w.lent = true;
     return f;
 }
 
