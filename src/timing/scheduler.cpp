@@ -173,7 +173,21 @@ void scheduler::advance_to(sim_time t) noexcept {
     }
 }
 
-scheduler::scheduler(options opts) : opts_(std::move(opts)), io_(std::make_unique<io_state>()) {
+namespace {
+
+// The first threaded scheduler's start: the epoch of every threaded scheduler's wall tie.
+std::chrono::steady_clock::time_point process_epoch() noexcept {
+    static const std::chrono::steady_clock::time_point epoch = std::chrono::steady_clock::now();
+    return epoch;
+}
+
+}  // namespace
+
+scheduler::scheduler(options opts)
+    : opts_(std::move(opts)),
+      io_(std::make_unique<io_state>()),
+      started_(opts_.mode == run_mode::threaded ? process_epoch()
+                                                : std::chrono::steady_clock::now()) {
     log::set_sim_clock(&log_clock);
     if (opts_.mode == run_mode::threaded) {
         io_->work.emplace(io_->io.get_executor());

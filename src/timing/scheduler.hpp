@@ -9,7 +9,8 @@
 //  - threaded: one engine thread per scheduler runs a Boost.Asio io_context; simulated events
 //    are drained from it in batches between I/O handlers, so sockets added later share the thread.
 //    Here the simulated clock is tied to the wall clock: it never falls behind the time elapsed
-//    since the scheduler started, and an event may run at most `wall_slack` ahead of it. Work
+//    since the process's first threaded scheduler started (one epoch for all, so that the
+//    adapters' clocks agree), and an event may run at most `wall_slack` ahead of it. Work
 //    that costs nanoseconds to microseconds runs at once, while timeouts and back-offs (RNR,
 //    connection management, moderation) take their time on the wall clock as well, so a peer
 //    thread or the consumer has the time to answer before they fire.
@@ -364,7 +365,12 @@ class scheduler {
     // compiles Boost.Asio.
     struct io_state;
     std::unique_ptr<io_state> io_;
-    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    // Where the wall tie counts from: for every threaded scheduler the process's first one's
+    // start (process_epoch in scheduler.cpp), so that the clocks of two threaded adapters
+    // agree. Each from its own start, an adapter made later ran behind the first by the gap,
+    // and every frame from the first landed that far in its future: a test that made its
+    // second adapter 50 ms after the first waited about 49 ms per frame one way.
+    std::chrono::steady_clock::time_point started_;
     std::atomic<bool> stopping_{false};
     // poll_policy::consumer: whoever runs the io_context holds drive_mutex_ (the engine
     // thread, or a consumer thread in progress()). consumer_calls_ counts progress() calls;

@@ -137,14 +137,30 @@ TEST(ThreadedSchedulerClock, PacedHoldsEachEventUntilTheScaledWallTime) {
     o.pace_factor = 1000.0;  // a simulated microsecond lasts a wall millisecond
     scheduler s(o);
     const auto start = std::chrono::steady_clock::now();
+    const sim_time created = s.now();
     std::atomic<bool> ran{false};
     s.post_after(microseconds(5), [&] { ran = true; });
     ASSERT_TRUE(s.wait_until([&] { return ran.load(); }, std::chrono::seconds(10)));
     // The event may not run before 5 us x 1000 of wall time (a lower bound only: a busy host
     // runs it later, never earlier).
     EXPECT_GE(std::chrono::steady_clock::now() - start, std::chrono::milliseconds(5));
-    // The clock follows the wall divided by the factor: far below a millisecond here.
-    EXPECT_LT(s.now(), milliseconds(5));
+    // The clock follows the wall divided by the factor: it moved far less than a millisecond.
+    EXPECT_LT(s.now() - created, milliseconds(5));
+}
+
+// Threaded schedulers count their wall tie from one epoch, the process's first one's start, so
+// a scheduler made later does not run behind: an event posted from the first for its own now
+// would otherwise land in the second's future by the gap between them, and wait that long.
+TEST(ThreadedSchedulerClock, SchedulersMadeApartShareOneClock) {
+    scheduler first({run_mode::threaded, poll_policy::block, "first"});
+    // A gap between the two schedulers, not a wait for an event.
+    std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    scheduler second({run_mode::threaded, poll_policy::block, "second"});
+    // Read in this order, a preemption between the reads only moves the second clock on.
+    const sim_time first_now = first.now();
+    const sim_time second_now = second.now();
+    EXPECT_GT(second_now + milliseconds(100), first_now)
+        << "the second scheduler's clock runs behind the first's by the gap between them";
 }
 
 TEST(ThreadedSchedulerClock, DrainRunsWhatIsLeftWithoutWaitingForTheWallClock) {
