@@ -12,6 +12,9 @@
 //   the interval has not passed         -> it checks again when it will have
 //   the check ran a whole timeout late  -> (threaded) the engine was starved, not the wire
 //                                          silent: the interval restarts, no retry counted
+//   the peer's engine is behind         -> (threaded, in process) frames sent to it wait to
+//                                          be taken in: look again in k_pending_recheck, for
+//                                          as long as they wait
 //   frames wait unread in the sockets   -> (socket wires) the peer may have answered: look
 //                                          again in k_unread_recheck, for at most one interval
 //   an RNR back-off is running          -> the peer answered; it checks again a full interval on
@@ -46,6 +49,11 @@ using core::wr_kind;
 // How soon a check that found the peer's frames unread in the sockets looks again [ps]: the
 // engine thread reads them when it next turns to its sockets, within microseconds.
 constexpr timing::sim_time k_unread_recheck = timing::microseconds(20);
+
+// How soon a check that found the peer's engine behind (transport::output_pending) looks
+// again [ps]. Long beside k_unread_recheck: the peer takes milliseconds to catch up, and with
+// many QPs waiting, each look costs the sending engine.
+constexpr timing::sim_time k_pending_recheck = timing::microseconds(1000);
 
 // qp_context::timer_state::id holds a timer id without naming the scheduler's types.
 static_assert(std::is_same_v<timing::timer_id, std::uint32_t> && timing::k_no_timer == UINT32_MAX);
@@ -114,6 +122,18 @@ void on_timer(engine& e, core::qp& q) {
         ctx.timer.progress_at = now;
         ctx.timer.unread_checks = 0;
         schedule_check(e, q, interval);
+        return;
+    }
+    if (e.dev().sync() == nullptr && ctx.peer != nullptr && e.link().output_pending(*ctx.peer)) {
+        // The peer is an adapter of this process whose engine thread has not yet taken in
+        // frames sent to it: it is behind (a slow or loaded host; many QPs' windows of large
+        // writes), and this QP's frames or the ACKs they ask for may wait in its queue. The
+        // timer measures silence a NIC could hear, and the peer's NIC, never behind, would
+        // have answered: the timeout waits, however long, while the peer runs at all (a peer
+        // detached, or a frame lost before the link, leaves nothing pending). A look every
+        // k_pending_recheck keeps the cost of many waiting QPs low; an ACK's progress moves
+        // the deadline as usual.
+        schedule_check(e, q, k_pending_recheck);
         return;
     }
     if (ctx.timer.unread_checks < interval / k_unread_recheck && e.dev().sync() == nullptr &&

@@ -47,6 +47,9 @@ class capture_link final : public transport {
     bool wants_icrc() const noexcept override { return inner_->wants_icrc(); }
     void confirm_peer(const ip_address& source) override { inner_->confirm_peer(source); }
     bool input_pending() const noexcept override { return inner_->input_pending(); }
+    bool output_pending(const peer& to) const noexcept override {
+        return inner_->output_pending(to);
+    }
     /// The inner link's answer: a frame built at its departure is recorded then.
     bool shares_timeline(const peer& to) const noexcept override;
     bool is_sync_peer(const ip_address& source) const noexcept override {

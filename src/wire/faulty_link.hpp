@@ -83,6 +83,9 @@ class faulty_link final : public transport {
     bool wants_icrc() const noexcept override;
     void confirm_peer(const ip_address& source) override { base_->confirm_peer(source); }
     bool input_pending() const noexcept override { return base_->input_pending(); }
+    bool output_pending(const peer& to) const noexcept override {
+        return base_->output_pending(to);
+    }
     /// The base's answer: a frame built at its departure meets its fate when handed over.
     bool shares_timeline(const peer& to) const noexcept override {
         return base_->shares_timeline(to);

@@ -44,6 +44,13 @@ struct inproc_endpoint {
     std::atomic<bool> attached{true};
     link_counters counters;
     std::atomic<frame*> inbox{nullptr};
+    // Frames pushed to the inbox (by any sender, counted before the push), and those whose
+    // arrival the engine thread has run (counted after it, by that thread only): while they
+    // differ, the engine is behind its senders (output_pending). The receiver's count has a
+    // line of its own: written per frame, beside the inbox it would pull that line away from
+    // the senders at every arrival.
+    std::atomic<std::uint64_t> inbox_pushed{0};
+    alignas(64) std::atomic<std::uint64_t> inbox_arrived{0};
     // The eventfd senders write. It is closed only with the endpoint, which every sender holds
     // a reference on, so a write never reaches a closed (or reused) descriptor; the engine
     // thread watches a duplicate of it.
@@ -217,7 +224,12 @@ void drain_inbox(const std::shared_ptr<inproc_endpoint>& ep) {
         frame* f = oldest_first;
         oldest_first = f->next;
         f->next = nullptr;
-        deliver(ep, f);
+        ep->sched->post_at(f->arrival, [ep = std::shared_ptr<inproc_endpoint>(ep), f] {
+            arrive(*ep, f);
+            // Release: a sender that reads the count sees what the arrival did.
+            ep->inbox_arrived.store(ep->inbox_arrived.load(std::memory_order_relaxed) + 1,
+                                    std::memory_order_release);
+        });
     }
 }
 
@@ -309,6 +321,9 @@ void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
         deliver(dest, f);
         return;
     }
+    // Counted before the frame can be taken, so output_pending never sees it neither pushed
+    // nor pending. The push below is a locked instruction on the same line anyway.
+    dest->inbox_pushed.fetch_add(1, std::memory_order_relaxed);
     frame* head = dest->inbox.load(std::memory_order_relaxed);
     do {
         f->next = head;
@@ -324,6 +339,15 @@ void inproc_link::send(peer& to, frame* f, timing::sim_time departure) {
 bool inproc_link::shares_timeline(const peer& to) const noexcept {
     return sched_.mode() == timing::run_mode::deterministic &&
            static_cast<const inproc_peer&>(to).endpoint->sched == &sched_;
+}
+
+bool inproc_link::output_pending(const peer& to) const noexcept {
+    const inproc_endpoint& ep = *static_cast<const inproc_peer&>(to).endpoint;
+    if (!ep.threaded || ep.sched == &sched_ || !ep.attached.load(std::memory_order_acquire)) {
+        return false;
+    }
+    return ep.inbox_arrived.load(std::memory_order_acquire) !=
+           ep.inbox_pushed.load(std::memory_order_relaxed);
 }
 
 const ip_address& inproc_link::local_address() const noexcept {

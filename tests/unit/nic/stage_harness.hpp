@@ -41,17 +41,20 @@ struct sent_frame {
 };
 
 /// The engine's link: keeps a copy of every frame sent and delivers nothing. It reports input
-/// waiting unread (transport::input_pending) while `unread` is set, and a timeline shared with
+/// waiting unread (transport::input_pending) while `unread` is set, a peer whose engine is
+/// behind (transport::output_pending) while `behind` is, and a timeline shared with
 /// its receivers (transport::shares_timeline) while `shared` is. With `lends` as well, it lends
 /// (transport::lends_payload, no ICRC) and keeps each lent frame in `held`, in flight, until
 /// the test releases it.
 class capturing_link final : public wire::transport {
   public:
     capturing_link(const wire::ip_address& local, std::deque<sent_frame>& sent, const bool& unread,
-                   const bool& shared, const bool& lends, std::vector<wire::frame*>& held)
+                   const bool& behind, const bool& shared, const bool& lends,
+                   std::vector<wire::frame*>& held)
         : local_(local),
           sent_(sent),
           unread_(unread),
+          behind_(behind),
           shared_(shared),
           lends_(lends),
           held_(held) {}
@@ -71,6 +74,7 @@ class capturing_link final : public wire::transport {
         wire::frame_pool::release(f);
     }
     bool input_pending() const noexcept override { return unread_; }
+    bool output_pending(const peer&) const noexcept override { return behind_; }
     bool shares_timeline(const peer&) const noexcept override { return shared_; }
     bool lends_payload(const peer&) const noexcept override { return shared_ && lends_; }
     bool wants_icrc() const noexcept override { return !lends_; }
@@ -81,6 +85,7 @@ class capturing_link final : public wire::transport {
     wire::ip_address local_;
     std::deque<sent_frame>& sent_;
     const bool& unread_;
+    const bool& behind_;
     const bool& shared_;
     const bool& lends_;
     std::vector<wire::frame*>& held_;
@@ -117,8 +122,8 @@ class stage_harness : public ::testing::Test {
         dev_ = std::make_unique<core::device>(std::move(d), core::connectx_like_limits());
         cfg.zero_cost_hardware = true;
         engine_ = std::make_unique<engine>(*dev_, std::move(cfg), [this](auto) {
-            return std::make_unique<capturing_link>(local_, sent_, link_unread_, link_shared_,
-                                                    link_lends_, held_);
+            return std::make_unique<capturing_link>(local_, sent_, link_unread_, link_behind_,
+                                                    link_shared_, link_lends_, held_);
         });
         handle_ = core::adapter::open(*dev_, core::adapter::k_highest_v2).detach();
         // Each creation's reference is the consumer's, as an NDK handle's is: the close gives
@@ -259,9 +264,10 @@ class stage_harness : public ::testing::Test {
     wire::ip_address local_ = wire::ip_address::v4(10, 0, 0, 1);
     wire::ip_address peer_ = wire::ip_address::v4(10, 0, 0, 2);
     std::deque<sent_frame> sent_;
-    bool link_unread_ = false;        ///< the link reports input waiting unread (input_pending)
-    bool link_shared_ = false;        ///< the link shares the sender's timeline (shares_timeline)
-    bool link_lends_ = false;         ///< with link_shared_: the link lends (lends_payload)
+    bool link_unread_ = false;  ///< the link reports input waiting unread (input_pending)
+    bool link_behind_ = false;  ///< the link reports the peer's engine behind (output_pending)
+    bool link_shared_ = false;  ///< the link shares the sender's timeline (shares_timeline)
+    bool link_lends_ = false;   ///< with link_shared_: the link lends (lends_payload)
     std::vector<wire::frame*> held_;  ///< lent frames the link holds in flight
     std::unique_ptr<core::device> dev_;
     std::unique_ptr<engine> engine_;

@@ -130,6 +130,22 @@ TEST_F(Retransmit, UnreadInputPutsATimeoutOffForOneIntervalAtMost) {
     EXPECT_EQ(sent[1].departure - sent[0].departure, 2 * k_timeout);
 }
 
+// A peer engine of this process that has not yet taken in the frames sent to it
+// (output_pending) puts the timeout off for as long as it is behind, looking again every
+// millisecond, and the timeout counts once it has caught up.
+TEST_F(Retransmit, ACheckThatFindsThePeersEngineBehindWaitsForItWithoutBound) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    link_behind_ = true;
+    loop_.run_for(10 * k_timeout);
+    EXPECT_EQ(counters().ack_timeouts.load(), 0U);
+    EXPECT_EQ(take_sent().size(), 1U) << "nothing resent while the peer's engine is behind";
+    link_behind_ = false;
+    loop_.run_for(timing::microseconds(1000));
+    EXPECT_EQ(counters().ack_timeouts.load(), 1U);
+    EXPECT_EQ(take_sent().size(), 1U) << "resent once the peer had caught up";
+}
+
 // With the UDP wire's host window, go-back-N resends what had left, within the window, and
 // counts only that as resent; the packets the window held leave once, as ACKs come.
 TEST_F(Retransmit, UnderAHostWindowOnlyWhatLeftIsResent) {
