@@ -9,7 +9,7 @@
 //
 // Whether a run of this test resends anything depends on the host's load, so it asserts the
 // window and the bytes, not the absence of retransmissions; ndksim-perf shows the speed
-// (docs/performance.md, "Threaded in process: the host window").
+// (docs/performance.md, "Threaded in process").
 
 #include <cstdint>
 #include <cstring>
