@@ -7,7 +7,9 @@
 # back to back, the whole set --runs times (interleaved, so a change in the host's load touches
 # both sides of a ratio alike); the table gives medians. A second table sets the two-process
 # rows beside their floor: the same frames sent, checked and placed on loopback with nothing
-# else done (bench_roce_floor), which no implementation of the wire can beat on this host.
+# else done (bench_roce_floor), which no implementation of the wire can beat on this host. A
+# third sets the default time mode (two threaded adapters in one process, as a consumer's
+# tests run) beside the same baselines; its rows have no goal of their own.
 # Figures only: nothing is asserted.
 #
 #   bench/compare.sh [--runs N] [--build DIR] [--quick]
@@ -164,6 +166,27 @@ m_wire_lat() {  # wire -> one-way host latency in us (half a ping-pong round tri
             "d['results'][0]['host']['wall_s'] / d['results'][0]['messages'] / 2 * 1e6"
 }
 
+# ---- the default time mode: two threaded adapters in one process, ndksim-perf --threaded ----
+# Each engine on its own thread, as a consumer's tests run by default; the tool's own poll
+# policies (consumer for latency, spin-then-block for bandwidth): spinning threads outnumber
+# two cores here.
+threaded_run() {  # mode size iterations -> results json in $work/perf.json
+    bounded "$perf" --threaded --test write --mode "$1" --sizes "$2" -n "$3" \
+        --json "$work/perf.json" --quiet >/dev/null 2>&1
+}
+m_threaded_bw() {  # GB/s (10^9 bytes), 1 MiB writes, the tool's 128 outstanding
+    threaded_run bw 1M "$bw_n" &&
+        json_get "$work/perf.json" "d['results'][0]['host']['mb_per_sec'] * 1.048576 / 1000"
+}
+m_threaded_rate() {  # 64 B writes/s
+    threaded_run bw 64 "$rate_n" && json_get "$work/perf.json" "d['results'][0]['host']['msg_per_s']"
+}
+m_threaded_lat() {  # one-way host latency in us (half a ping-pong round trip)
+    threaded_run lat 8 "$lat_n" &&
+        json_get "$work/perf.json" \
+            "d['results'][0]['host']['wall_s'] / d['results'][0]['messages'] / 2 * 1e6"
+}
+
 # ---- the floor: the same datagrams without the simulator (bench/wire/roce_floor.cpp) -------
 # The floor runs ten (rate) and four (bw) times as many writes as ndksim's rows: at its speed
 # the same count would take tens of milliseconds, where one preemption moves the figure.
@@ -282,6 +305,9 @@ for round in $(seq "$runs"); do
     record fi_pingpong m_fi_pingpong
     record ucx_lat m_ucx_lat
     record floor_lat m_floor_lat
+    record threaded_bw m_threaded_bw
+    record threaded_rate m_threaded_rate
+    record threaded_lat m_threaded_lat
 done
 
 median() {  # key -> median of the recorded values (nan when any run failed)
@@ -348,3 +374,12 @@ row "two-process UDP wire, 1 MiB writes" udp_bw "MB/s" "frames checked and place
 row "two-process TCP wire, 1 MiB writes" tcp_bw "MB/s" "records checked and placed, 16 outstanding" floor_tcp_bw 1 "" | sed 's/ | *|$/ |/'
 row "two-process 64 B writes/s, UDP" udp_rate "/s" "64 B write datagrams and ACKs, window 128" floor_rate 1 "" | sed 's/ | *|$/ |/'
 row "two-process 8 B write latency, one way" udp_lat "us" "request and ACK datagrams, ping-pong" floor_lat 1 "" | sed 's/ | *|$/ |/'
+echo
+echo "The default time mode: two threaded adapters in one process (ndksim-perf --threaded), beside"
+echo "the same baselines:"
+echo
+echo "| figure | ndksim | baseline (same run) | ratio |"
+echo "|---|---|---|---|"
+row "threaded in-process 1 MiB write bandwidth" threaded_bw "GB/s" "memcpy 1 MiB" memcpy 1 "" | sed 's/ | *|$/ |/'
+row "threaded in-process 64 B RDMA writes/s" threaded_rate "/s" "SPSC ring handoff (best round)" spsc 1 "" best | sed 's/ | *|$/ |/'
+row "threaded in-process 8 B write latency, one way" threaded_lat "us" "fi_pingpong tcp 64 B" fi_pingpong 1 "" | sed 's/ | *|$/ |/'
