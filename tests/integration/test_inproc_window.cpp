@@ -9,15 +9,25 @@
 //
 // Whether a run of this test resends anything depends on the host's load, so it asserts the
 // window and the bytes, not the absence of retransmissions; ndksim-perf shows the speed
-// (docs/performance.md, "Threaded in process").
+// (docs/performance.md, "Threaded in process"). Last, what the transport timer asks of the
+// link when a peer's engine falls behind (transport::output_pending).
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <future>
+#include <memory>
+#include <thread>
 
 #include "api/adapter_state.hpp"
 #include "nic/engine.hpp"
 #include "threaded_pair/adapter_pair.hpp"
 #include "threaded_pair/pattern.hpp"
+#include "timing/scheduler.hpp"
+#include "wire/frame.hpp"
+#include "wire/inproc_link.hpp"
+#include "wire/socket_common.hpp"
 
 namespace ndksim::integration {
 namespace {
@@ -85,6 +95,67 @@ TEST(InprocWindow, NeitherDeterministicNorSynchronizedTimeHasOne) {
     c.address = "10.0.7.4";
     c.time_mode = NDKSIM_TIME_SYNCHRONIZED;
     EXPECT_EQ(0U, window_of(c));
+}
+
+constexpr timing::sim_time k_latency = 100'000;  // 100 ns
+const wire::ip_address k_a = wire::ip_address::v4(10, 0, 7, 5);
+const wire::ip_address k_b = wire::ip_address::v4(10, 0, 7, 6);
+
+// The timer's side of it (nic/retransmit.cpp): frames pushed to a threaded peer whose engine
+// thread is busy stay pending for the sender (transport::output_pending) until that engine has
+// run their arrivals.
+TEST(InprocThreadedLink, FramesToABusyPeerArePendingUntilItsEngineTakesThemIn) {
+    const auto threaded = [](const char* name) {
+        timing::scheduler::options o;
+        o.mode = timing::run_mode::threaded;
+        o.name = name;
+        return o;
+    };
+    timing::scheduler sa(threaded("a"));
+    timing::scheduler sb(threaded("b"));
+    std::atomic<int> b_received{0};
+    wire::inproc_link a(
+        k_a, sa, [](wire::frame* f) { wire::frame_pool::release(f); }, k_latency);
+    wire::inproc_link b(
+        k_b, sb,
+        [&b_received](wire::frame* f) {
+            b_received.fetch_add(1);
+            wire::frame_pool::release(f);
+        },
+        k_latency);
+    const std::shared_ptr<wire::transport::peer> to_b = a.resolve(k_b);
+    ASSERT_NE(nullptr, to_b);
+    EXPECT_FALSE(a.output_pending(*to_b));
+
+    // b's engine thread is held by a task until the test lets it go.
+    std::promise<void> held;
+    std::promise<void> go;
+    std::shared_future<void> go_signal = go.get_future().share();
+    sb.post([&held, go_signal] {
+        held.set_value();
+        go_signal.wait();
+    });
+    held.get_future().wait();
+    std::shared_ptr<wire::frame_pool> pool = wire::frame_pool::create(8);
+    bool pending_after_send = false;
+    wire::run_on_engine_thread(sa, [&] {
+        for (int i = 0; i < 3; ++i) {
+            wire::frame* f = pool->take();
+            f->length = 64;
+            a.send(*to_b, f, 0);
+        }
+        pending_after_send = a.output_pending(*to_b);
+    });
+    EXPECT_TRUE(pending_after_send) << "b's engine is held: the frames wait in its inbox";
+    EXPECT_EQ(0, b_received.load());
+
+    go.set_value();
+    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+    while (a.output_pending(*to_b) && std::chrono::steady_clock::now() < deadline) {
+        std::this_thread::yield();
+    }
+    EXPECT_FALSE(a.output_pending(*to_b)) << "b's engine did not take the frames in within 30 s";
+    EXPECT_EQ(3, b_received.load());
 }
 
 }  // namespace
