@@ -205,6 +205,8 @@ void scheduler::stop() {
         io_->work.reset();
         io_->io.stop();
         engine_.join();
+        // Nothing queued will run any more: no reader may wait for it.
+        mark_->next_event.store(progress_mark::k_none, std::memory_order_relaxed);
     }
 }
 
@@ -349,6 +351,7 @@ void scheduler::pump() {
         const clock_hold hold(*this);
         take_inbox();
         if (queue_.empty()) {
+            mark_->next_event.store(progress_mark::k_none, std::memory_order_relaxed);
             pump_idle();
             notify_waiters();
             if (opts_.gate != nullptr) {
@@ -360,6 +363,8 @@ void scheduler::pump() {
             }
             return;
         }
+        // A plain store on the engine's own line: readers look at it once per timer check.
+        mark_->next_event.store(queue_.next_time(), std::memory_order_relaxed);
         if (opts_.gate != nullptr) {
             if (!gate_admits()) {
                 return;

@@ -39,6 +39,7 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -295,6 +296,19 @@ class scheduler {
     /// The io_context of the engine thread (threaded mode), for the wire's sockets and timers.
     boost::asio::io_context& io() noexcept;
 
+    /// What other threads may read of a threaded engine's progress. Shared, so that a reader
+    /// holding it (an in-process peer, which may outlive the adapter) never reads freed memory.
+    struct alignas(64) progress_mark {
+        static constexpr sim_time k_none = std::numeric_limits<sim_time>::max();
+        /// The time of the earliest event queued when the engine last looked at its queue
+        /// (before each event it runs, and when it found the queue empty: k_none). An engine
+        /// still busy with, or not yet back to, events due before t reads at most t here.
+        std::atomic<sim_time> next_event{k_none};
+    };
+
+    /// This scheduler's progress mark (threaded mode; stays k_none in the other modes).
+    std::shared_ptr<const progress_mark> progress_mark_of() const noexcept { return mark_; }
+
   private:
     class driver;
     struct foreign_task {
@@ -330,6 +344,8 @@ class scheduler {
     options opts_;
     event_queue queue_;  // owner thread only
     std::atomic<sim_time> now_{0};
+    // Written by the pump only; read by other threads rarely (a transport timer's check).
+    std::shared_ptr<progress_mark> mark_ = std::make_shared<progress_mark>();
     // Threaded mode: added to the wall time by advance_to(); only grows.
     std::atomic<sim_time> wall_offset_{0};
     std::atomic<bool> draining_{false};

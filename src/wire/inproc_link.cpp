@@ -51,6 +51,8 @@ struct inproc_endpoint {
     // the senders at every arrival.
     std::atomic<std::uint64_t> inbox_pushed{0};
     alignas(64) std::atomic<std::uint64_t> inbox_arrived{0};
+    // The receiving engine's progress (threaded mode): whether it has run what it had due.
+    std::shared_ptr<const timing::scheduler::progress_mark> progress;
     // The eventfd senders write. It is closed only with the endpoint, which every sender holds
     // a reference on, so a write never reaches a closed (or reused) descriptor; the engine
     // thread watches a duplicate of it.
@@ -255,6 +257,7 @@ inproc_link::inproc_link(const ip_address& address, timing::scheduler& sched, re
     self_->receive = std::move(receive);
     if (sched.mode() == timing::run_mode::threaded) {
         self_->threaded = true;
+        self_->progress = sched.progress_mark_of();
         self_->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         const int watched = self_->doorbell_fd < 0 ? -1 : ::dup(self_->doorbell_fd);
         if (watched < 0) {
@@ -346,8 +349,12 @@ bool inproc_link::output_pending(const peer& to) const noexcept {
     if (!ep.threaded || ep.sched == &sched_ || !ep.attached.load(std::memory_order_acquire)) {
         return false;
     }
+    // Frames pushed whose arrival its engine has not run; or an event it had due before this
+    // engine's present that it has not yet run, such as the ACK for frames it took in (its
+    // engine may run up to the wall slack ahead of the wall clock, and so may this one's).
     return ep.inbox_arrived.load(std::memory_order_acquire) !=
-           ep.inbox_pushed.load(std::memory_order_relaxed);
+               ep.inbox_pushed.load(std::memory_order_relaxed) ||
+           ep.progress->next_event.load(std::memory_order_relaxed) < sched_.now();
 }
 
 const ip_address& inproc_link::local_address() const noexcept {

@@ -10,7 +10,8 @@
 // Whether a run of this test resends anything depends on the host's load, so it asserts the
 // window and the bytes, not the absence of retransmissions; ndksim-perf shows the speed
 // (docs/performance.md, "Threaded in process"). Last, what the transport timer asks of the
-// link when a peer's engine falls behind (transport::output_pending).
+// link when a peer's engine falls behind (transport::output_pending): frames it has not taken
+// in, or events it had due and has not run.
 
 #include <atomic>
 #include <chrono>
@@ -101,61 +102,131 @@ constexpr timing::sim_time k_latency = 100'000;  // 100 ns
 const wire::ip_address k_a = wire::ip_address::v4(10, 0, 7, 5);
 const wire::ip_address k_b = wire::ip_address::v4(10, 0, 7, 6);
 
+timing::scheduler::options threaded_options(const char* name) {
+    timing::scheduler::options o;
+    o.mode = timing::run_mode::threaded;
+    o.name = name;
+    return o;
+}
+
+void release_frame(wire::frame* f) {
+    wire::frame_pool::release(f);
+}
+
+// Two in-process links, each on a threaded scheduler of its own, and a's peer for b.
+struct threaded_links {
+    explicit threaded_links(wire::transport::receive_fn at_b = release_frame)
+        : a(k_a, sa, release_frame, k_latency), b(k_b, sb, std::move(at_b), k_latency) {}
+    timing::scheduler sa{threaded_options("a")};
+    timing::scheduler sb{threaded_options("b")};
+    wire::inproc_link a;
+    wire::inproc_link b;
+    std::shared_ptr<wire::transport::peer> to_b = a.resolve(k_b);
+
+    // True once b is no longer pending for a, waiting up to 30 s of wall time for it.
+    bool settles() {
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (a.output_pending(*to_b) && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+        }
+        return !a.output_pending(*to_b);
+    }
+};
+
+// Holds a threaded scheduler's engine thread inside one of its tasks until release().
+class engine_hold {
+  public:
+    explicit engine_hold(timing::scheduler& s) {
+        std::promise<void> entered;
+        std::future<void> inside = entered.get_future();
+        s.post([&entered, signal = go_signal_] {
+            entered.set_value();  // the last use of `entered`, which the constructor waits for
+            signal.wait();
+        });
+        inside.wait();
+    }
+    ~engine_hold() { release(); }
+    engine_hold(const engine_hold&) = delete;
+    engine_hold& operator=(const engine_hold&) = delete;
+
+    void release() {
+        if (!released_) {
+            released_ = true;
+            go_.set_value();
+        }
+    }
+
+  private:
+    std::promise<void> go_;
+    std::shared_future<void> go_signal_ = go_.get_future().share();
+    bool released_ = false;
+};
+
 // The timer's side of it (nic/retransmit.cpp): frames pushed to a threaded peer whose engine
 // thread is busy stay pending for the sender (transport::output_pending) until that engine has
 // run their arrivals.
 TEST(InprocThreadedLink, FramesToABusyPeerArePendingUntilItsEngineTakesThemIn) {
-    const auto threaded = [](const char* name) {
-        timing::scheduler::options o;
-        o.mode = timing::run_mode::threaded;
-        o.name = name;
-        return o;
-    };
-    timing::scheduler sa(threaded("a"));
-    timing::scheduler sb(threaded("b"));
     std::atomic<int> b_received{0};
-    wire::inproc_link a(
-        k_a, sa, [](wire::frame* f) { wire::frame_pool::release(f); }, k_latency);
-    wire::inproc_link b(
-        k_b, sb,
-        [&b_received](wire::frame* f) {
-            b_received.fetch_add(1);
-            wire::frame_pool::release(f);
-        },
-        k_latency);
-    const std::shared_ptr<wire::transport::peer> to_b = a.resolve(k_b);
-    ASSERT_NE(nullptr, to_b);
-    EXPECT_FALSE(a.output_pending(*to_b));
-
-    // b's engine thread is held by a task until the test lets it go.
-    std::promise<void> held;
-    std::promise<void> go;
-    std::shared_future<void> go_signal = go.get_future().share();
-    sb.post([&held, go_signal] {
-        held.set_value();
-        go_signal.wait();
+    threaded_links l([&b_received](wire::frame* f) {
+        b_received.fetch_add(1);
+        wire::frame_pool::release(f);
     });
-    held.get_future().wait();
+    ASSERT_NE(nullptr, l.to_b);
+    EXPECT_FALSE(l.a.output_pending(*l.to_b));
+
+    engine_hold hold(l.sb);
     std::shared_ptr<wire::frame_pool> pool = wire::frame_pool::create(8);
     bool pending_after_send = false;
-    wire::run_on_engine_thread(sa, [&] {
+    wire::run_on_engine_thread(l.sa, [&] {
         for (int i = 0; i < 3; ++i) {
             wire::frame* f = pool->take();
             f->length = 64;
-            a.send(*to_b, f, 0);
+            l.a.send(*l.to_b, f, 0);
         }
-        pending_after_send = a.output_pending(*to_b);
+        pending_after_send = l.a.output_pending(*l.to_b);
     });
     EXPECT_TRUE(pending_after_send) << "b's engine is held: the frames wait in its inbox";
     EXPECT_EQ(0, b_received.load());
 
-    go.set_value();
+    hold.release();
+    EXPECT_TRUE(l.settles()) << "b's engine did not take the frames in within 30 s";
+    EXPECT_EQ(3, b_received.load());
+}
+
+// With every frame taken in, the peer may still owe the answer: the ACK it schedules for them
+// runs later on its engine, which a backlog of other QPs' frames can keep from running for
+// longer than the ACK timeout. Until its engine has run what it had due before the sender's
+// present, the peer is behind, whatever its inbox holds.
+TEST(InprocThreadedLink, APeerStillRunningWhatWasDueIsBehindWithNothingInItsInbox) {
+    threaded_links l;
+    ASSERT_NE(nullptr, l.to_b);
+    engine_hold hold(l.sb);
+    bool behind_while_held = false;
+    wire::run_on_engine_thread(l.sa, [&] { behind_while_held = l.a.output_pending(*l.to_b); });
+    EXPECT_TRUE(behind_while_held) << "b's engine is inside an event due before a's present";
+
+    hold.release();
+    EXPECT_TRUE(l.settles()) << "b's engine did not finish its task within 30 s";
+}
+
+// An idle peer whose next event lies ahead (a timer of its own) owes nothing yet: a lost frame
+// to it still times out.
+TEST(InprocThreadedLink, AnIdlePeerWaitingForItsNextTimerIsNotBehind) {
+    threaded_links l;
+    ASSERT_NE(nullptr, l.to_b);
+    const timing::sim_time later = l.sb.now() + timing::seconds(60);
+    std::atomic<bool> ran{false};
+    l.sb.post_at(later, [&ran] { ran.store(true); });
+    const std::shared_ptr<const timing::scheduler::progress_mark> mark = l.sb.progress_mark_of();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-    while (a.output_pending(*to_b) && std::chrono::steady_clock::now() < deadline) {
+    while (mark->next_event.load() != later && std::chrono::steady_clock::now() < deadline) {
         std::this_thread::yield();
     }
-    EXPECT_FALSE(a.output_pending(*to_b)) << "b's engine did not take the frames in within 30 s";
-    EXPECT_EQ(3, b_received.load());
+    ASSERT_EQ(later, mark->next_event.load()) << "b's engine did not look at its queue in 30 s";
+    bool behind = true;
+    wire::run_on_engine_thread(l.sa, [&] { behind = l.a.output_pending(*l.to_b); });
+    EXPECT_FALSE(behind);
+    EXPECT_FALSE(ran.load());
 }
 
 }  // namespace
