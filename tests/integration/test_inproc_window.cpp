@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "api/adapter_state.hpp"
+#include "integration/engine_hold.hpp"
 #include "nic/engine.hpp"
 #include "threaded_pair/adapter_pair.hpp"
 #include "threaded_pair/pattern.hpp"
@@ -131,35 +132,6 @@ struct threaded_links {
         }
         return !a.output_pending(*to_b);
     }
-};
-
-// Holds a threaded scheduler's engine thread inside one of its tasks until release().
-class engine_hold {
-  public:
-    explicit engine_hold(timing::scheduler& s) {
-        std::promise<void> entered;
-        std::future<void> inside = entered.get_future();
-        s.post([&entered, signal = go_signal_] {
-            entered.set_value();  // the last use of `entered`, which the constructor waits for
-            signal.wait();
-        });
-        inside.wait();
-    }
-    ~engine_hold() { release(); }
-    engine_hold(const engine_hold&) = delete;
-    engine_hold& operator=(const engine_hold&) = delete;
-
-    void release() {
-        if (!released_) {
-            released_ = true;
-            go_.set_value();
-        }
-    }
-
-  private:
-    std::promise<void> go_;
-    std::shared_future<void> go_signal_ = go_.get_future().share();
-    bool released_ = false;
 };
 
 // The timer's side of it (nic/retransmit.cpp): frames pushed to a threaded peer whose engine

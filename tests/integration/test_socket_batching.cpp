@@ -22,6 +22,7 @@
 #include <gtest/gtest.h>
 
 #include "api/adapter_state.hpp"
+#include "integration/engine_hold.hpp"
 #include "integration/socket_pair.hpp"
 #include "nic/engine.hpp"
 #include "wire/socket_transport.hpp"
@@ -192,42 +193,6 @@ class UdpSmallBuffer : public EnvSocketPair {
     UdpSmallBuffer() : EnvSocketPair("NDKSIM_UDP_BUFFER", "65536") {}
 };
 
-/// Holds an adapter's engine thread, which also reads its socket, in a task of its own until
-/// release() (or destruction): what arrives meanwhile waits in the kernel's receive buffer.
-class engine_hold {
-  public:
-    explicit engine_hold(pair_side& side) : state_(std::make_shared<state>()) {
-        side.nic->dev.sched().post([s = state_] {
-            std::unique_lock lock(s->m);
-            s->holding = true;
-            s->cv.notify_all();
-            s->cv.wait_for(lock, board::k_timeout, [&] { return s->released; });
-        });
-        std::unique_lock lock(state_->m);
-        if (!state_->cv.wait_for(lock, board::k_timeout, [&] { return state_->holding; })) {
-            ADD_FAILURE() << "the engine thread never took the hold";
-        }
-    }
-    engine_hold(const engine_hold&) = delete;
-    engine_hold& operator=(const engine_hold&) = delete;
-    ~engine_hold() { release(); }
-
-    void release() {
-        const std::lock_guard lock(state_->m);
-        state_->released = true;
-        state_->cv.notify_all();
-    }
-
-  private:
-    struct state {
-        std::mutex m;
-        std::condition_variable cv;
-        bool holding = false;
-        bool released = false;
-    };
-    std::shared_ptr<state> state_;
-};
-
 TEST_P(UdpSmallBuffer, DatagramsTheKernelDroppedAreSentAgainUntilEveryWriteCompletes) {
     const std::uint64_t resent_before = a_.nic->engine->counters().retransmitted_packets.load();
     // 4 MiB of frames against a receive buffer of 64 KiB (the kernel grants twice that for its
@@ -235,7 +200,7 @@ TEST_P(UdpSmallBuffer, DatagramsTheKernelDroppedAreSentAgainUntilEveryWriteCompl
     // sent the oldest request again: by then a has long handed the kernel every frame of the
     // burst, so the buffer overflowed whatever the host's speed. Without the hold a receiver
     // that kept pace with a slow sender lost nothing, and the test failed about once in fifty.
-    engine_hold hold(b_);
+    engine_hold hold(b_.nic->dev.sched());  // b's engine also reads its socket
     write_burst([&] {
         const auto deadline = std::chrono::steady_clock::now() + board::k_timeout;
         while (a_.nic->engine->counters().retransmitted_packets.load() == resent_before) {
