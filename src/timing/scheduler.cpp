@@ -568,6 +568,11 @@ void scheduler::engine_main() {
                 } else if (std::chrono::steady_clock::now() - last_work > k_spin_window) {
                     io_->io.run_one();
                     last_work = std::chrono::steady_clock::now();
+                } else {
+                    // Spinning, as poll_policy::spin does: the core goes to a runnable thread
+                    // meanwhile (the peer engine or the consumer this one waits on, on a host
+                    // with more polling threads than cores).
+                    std::this_thread::yield();
                 }
             }
             break;
