@@ -15,6 +15,7 @@
 #include <map>
 #include <mutex>
 #include <stdexcept>
+#include <utility>
 
 #include "util/log.hpp"
 #include "util/single_writer.hpp"
@@ -27,6 +28,20 @@ std::string to_string(const ip_address& a) {
     inet_ntop(a.v6 ? AF_INET6 : AF_INET, a.bytes.data(), text, sizeof text);
     return text;
 }
+
+namespace {
+
+// Gives every frame of a chain (linked by frame::next) back to its pool.
+void release_chain(frame* f) noexcept {
+    while (f != nullptr) {
+        frame* next = f->next;
+        f->next = nullptr;
+        frame_pool::release(f);
+        f = next;
+    }
+}
+
+}  // namespace
 
 // One adapter's end of the in-process link.
 //
@@ -66,12 +81,7 @@ struct inproc_endpoint {
     inproc_endpoint& operator=(const inproc_endpoint&) = delete;
     ~inproc_endpoint() {
         // Frames pushed after the receiver detached go back to their pools here.
-        for (frame* f = inbox.exchange(nullptr, std::memory_order_acquire); f != nullptr;) {
-            frame* next = f->next;
-            f->next = nullptr;
-            frame_pool::release(f);
-            f = next;
-        }
+        release_chain(inbox.exchange(nullptr, std::memory_order_acquire));
         if (doorbell_fd >= 0) {
             ::close(doorbell_fd);
         }
@@ -123,15 +133,8 @@ struct inproc_flight {
     explicit inproc_flight(std::shared_ptr<inproc_endpoint> ep) : dest(std::move(ep)) {}
     inproc_flight(const inproc_flight&) = delete;
     inproc_flight& operator=(const inproc_flight&) = delete;
-    ~inproc_flight() {
-        // Frames still in flight when the loop is destroyed go back to their pools.
-        while (head != nullptr) {
-            frame* f = head;
-            head = f->next;
-            f->next = nullptr;
-            frame_pool::release(f);
-        }
-    }
+    // Frames still in flight when the loop is destroyed go back to their pools.
+    ~inproc_flight() { release_chain(head); }
 
     std::shared_ptr<inproc_endpoint> dest;
     frame* head = nullptr;
@@ -212,7 +215,50 @@ void enqueue(inproc_peer& to, frame* f) {
     }
 }
 
-// Receiver's engine thread: takes every frame pushed since the last time, oldest first.
+// Frames taken from a threaded endpoint's inbox whose arrival times never decrease, oldest
+// first, waiting on the receiver's engine: one event for the run, at its head's arrival, as a
+// flight is on a deterministic loop. When it runs, every frame whose arrival has come arrives
+// in turn, and the rest go on at the next one's arrival. A backlog of frames (a receiver
+// behind its sender) then costs one event per drain instead of one per frame, each with its
+// own reference on the endpoint. Frames still held when the event is discarded (the adapter
+// is going away) go back to their pools.
+class inbox_run {
+  public:
+    inbox_run(std::shared_ptr<inproc_endpoint> ep, frame* head) noexcept
+        : ep_(std::move(ep)), head_(head) {}
+    inbox_run(inbox_run&& other) noexcept
+        : ep_(std::move(other.ep_)), head_(std::exchange(other.head_, nullptr)) {}
+    inbox_run(const inbox_run&) = delete;
+    inbox_run& operator=(const inbox_run&) = delete;
+    inbox_run& operator=(inbox_run&&) = delete;
+    ~inbox_run() { release_chain(head_); }
+
+    void operator()() {
+        inproc_endpoint& ep = *ep_;  // held by this event, which outlives the call
+        const timing::sim_time now = ep.sched->now();
+        while (head_ != nullptr && head_->arrival <= now) {
+            frame* f = head_;
+            head_ = f->next;
+            f->next = nullptr;
+            arrive(ep, f);
+            // Release: a sender that reads the count sees what the arrival did.
+            ep.inbox_arrived.store(ep.inbox_arrived.load(std::memory_order_relaxed) + 1,
+                                   std::memory_order_release);
+        }
+        if (head_ != nullptr) {
+            const timing::sim_time next = head_->arrival;
+            ep.sched->post_at(next, inbox_run(std::move(ep_), std::exchange(head_, nullptr)));
+        }
+    }
+
+  private:
+    std::shared_ptr<inproc_endpoint> ep_;
+    frame* head_;
+};
+
+// Receiver's engine thread: takes every frame pushed since the last time, oldest first, and
+// schedules them in runs of non-decreasing arrival (frames of different senders may come out
+// of order by their clocks; each run waits for its own head only).
 void drain_inbox(const std::shared_ptr<inproc_endpoint>& ep) {
     frame* pushed = ep->inbox.exchange(nullptr, std::memory_order_acquire);
     frame* oldest_first = nullptr;
@@ -223,15 +269,14 @@ void drain_inbox(const std::shared_ptr<inproc_endpoint>& ep) {
         pushed = next;
     }
     while (oldest_first != nullptr) {
-        frame* f = oldest_first;
-        oldest_first = f->next;
-        f->next = nullptr;
-        ep->sched->post_at(f->arrival, [ep = std::shared_ptr<inproc_endpoint>(ep), f] {
-            arrive(*ep, f);
-            // Release: a sender that reads the count sees what the arrival did.
-            ep->inbox_arrived.store(ep->inbox_arrived.load(std::memory_order_relaxed) + 1,
-                                    std::memory_order_release);
-        });
+        frame* head = oldest_first;
+        frame* last = head;
+        while (last->next != nullptr && last->next->arrival >= last->arrival) {
+            last = last->next;
+        }
+        oldest_first = last->next;
+        last->next = nullptr;
+        ep->sched->post_at(head->arrival, inbox_run(ep, head));
     }
 }
 
