@@ -12,7 +12,9 @@ tshark=${2:-}
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 
-if ! "$tool" --role both --local 127.0.8.1 --peer 127.0.8.2 --wire udp --size 4096 \
+# A wire port of its own (from the process id), as the other loopback scripts take theirs.
+port=$((20000 + ($$ * 23) % 30000))
+if ! "$tool" --role both --local 127.0.8.1 --peer 127.0.8.2 --wire udp --port "$port" --size 4096 \
     --pcap "$dir/demo.pcap" >"$dir/out.txt" 2>&1; then
     cat "$dir/out.txt"
     echo "FAIL: the demo failed"

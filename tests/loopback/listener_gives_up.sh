@@ -13,11 +13,15 @@ bound_s=30 # far below the 10 minutes the listener waited before, far above ~3 s
 # shellcheck source=wait_for_line.sh
 source "$(dirname "$0")/wait_for_line.sh"
 
-exec 3< <(exec "$tool" --role listen --local 127.0.7.1 --wire udp --timeout-ms "$timeout_ms" 2>&1)
+# A wire port of its own (from the process id): another copy of the suite on the host may run
+# this test at the same time.
+port=$((20000 + ($$ * 19) % 30000))
+exec 3< <(exec "$tool" --role listen --local 127.0.7.1 --wire udp --port "$port" \
+    --timeout-ms "$timeout_ms" 2>&1)
 listener=$!
 wait_for 3 "listening on" || exit 1
 exec 4< <(exec "$tool" --role connect --local 127.0.7.2 --peer 127.0.7.1 --wire udp \
-    --timeout-ms "$timeout_ms" --bench --iterations 1000000000 2>&1)
+    --port "$port" --timeout-ms "$timeout_ms" --bench --iterations 1000000000 2>&1)
 connector=$!
 if ! wait_for 4 "received the listener's window"; then
     kill -KILL "$listener" "$connector" 2>/dev/null

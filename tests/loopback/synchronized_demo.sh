@@ -8,9 +8,11 @@
 #   usage: synchronized_demo.sh path/to/ndksim-loopback
 set -u
 tool=$1
+# A wire port of its own (from the process id), as the other loopback scripts take theirs.
+port=$((20000 + ($$ * 29) % 30000))
 latency() {
     local out
-    out=$("$tool" --role both --time synchronized "$@" 2>&1)
+    out=$("$tool" --role both --time synchronized --port "$port" "$@" 2>&1)
     local value
     value=$(sed -n 's/.*modelled latency per op (median) \([0-9.]*\) us.*/\1/p' <<<"$out")
     if [[ -z $value ]]; then
