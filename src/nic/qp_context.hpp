@@ -53,16 +53,20 @@ struct qp_context final : core::qp_engine_state {
 
     /// Transport timer (retransmit.cpp): lazy, at most one scheduled check per QP.
     struct timer_state {
-        bool armed = false;
         timing::sim_time progress_at = 0;  ///< last time the oldest unacknowledged request moved
-        std::uint32_t retries = 0;         ///< consecutive timer retries without progress
         timing::sim_time check_due = 0;    ///< when the scheduled check was due to run
+        /// When a check past the deadline first found the peer's engine had not run what it
+        /// had due (transport::peer_behind); the check waits until it has run that much. 0
+        /// while no such wait runs.
+        timing::sim_time behind_since = 0;
+        std::uint32_t retries = 0;  ///< consecutive timer retries without progress
         /// The scheduled check while armed (a timing::timer_id, for cancelling it), else none
         /// (timing::k_no_timer).
         std::uint32_t id = UINT32_MAX;
         /// Checks of the current deadline put off because the peer's frames waited unread in
         /// the sockets (retransmit.cpp): at most one interval's worth.
         std::uint32_t unread_checks = 0;
+        bool armed = false;
     };
 
     /// Completer (completer.cpp: ACKs and read responses -> completions).

@@ -15,6 +15,9 @@
 //   the peer's engine is behind         -> (threaded, in process) frames sent to it wait to
 //                                          be taken in: look again in k_pending_recheck, for
 //                                          as long as they wait
+//   the peer has not run what was due   -> (threaded, in process) its ACK may wait behind its
+//                                          backlog: look again in k_pending_recheck until it
+//                                          has run what it had due when the wait began
 //   frames wait unread in the sockets   -> (socket wires) the peer may have answered: look
 //                                          again in k_unread_recheck, for at most one interval
 //   an RNR back-off is running          -> the peer answered; it checks again a full interval on
@@ -107,6 +110,7 @@ void on_timer(engine& e, core::qp& q) {
     }
     if (now < deadline) {
         ctx.timer.unread_checks = 0;  // progress: a new deadline
+        ctx.timer.behind_since = 0;
         schedule_check(e, q, deadline - now);
         return;
     }
@@ -121,6 +125,7 @@ void on_timer(engine& e, core::qp& q) {
                      now - deadline);
         ctx.timer.progress_at = now;
         ctx.timer.unread_checks = 0;
+        ctx.timer.behind_since = 0;
         schedule_check(e, q, interval);
         return;
     }
@@ -135,6 +140,20 @@ void on_timer(engine& e, core::qp& q) {
         // the deadline as usual.
         schedule_check(e, q, k_pending_recheck);
         return;
+    }
+    if (e.dev().sync() == nullptr && ctx.peer != nullptr) {
+        // Every frame reached the peer's engine, but it has not yet run all it had due when
+        // this wait began: the ACK it owes may wait there behind a backlog of other QPs'
+        // frames (its send is an event of that engine). Its NIC would have answered, so the
+        // check looks again in k_pending_recheck until the peer's engine has run what it had
+        // due then. A peer that is merely busy gets there too, so a frame lost on its way to
+        // it still times out, once the peer has worked through that much.
+        const timing::sim_time since = ctx.timer.behind_since != 0 ? ctx.timer.behind_since : now;
+        if (e.link().peer_behind(*ctx.peer, since)) {
+            ctx.timer.behind_since = since;
+            schedule_check(e, q, k_pending_recheck);
+            return;
+        }
     }
     if (ctx.timer.unread_checks < interval / k_unread_recheck && e.dev().sync() == nullptr &&
         e.link().input_pending()) {
@@ -152,6 +171,7 @@ void on_timer(engine& e, core::qp& q) {
         return;
     }
     ctx.timer.unread_checks = 0;
+    ctx.timer.behind_since = 0;
     if (ctx.timer.retries >= e.config().retry_limit) {
         e.counters().retries_exhausted.fetch_add(1, std::memory_order_relaxed);
         NDKSIM_INFO("{}: no answer for PSN {:#x} after {} retries; the connection is lost",
@@ -190,6 +210,7 @@ void arm_ack_timer(engine& e, core::qp& q, bool was_idle) {
     if (was_idle) {
         ctx.timer.progress_at = e.dev().sched().now();
         ctx.timer.retries = 0;
+        ctx.timer.behind_since = 0;
     }
     if (ctx.timer.armed || e.config().ack_timeout == 0 || !awaiting_peer(q)) {
         return;

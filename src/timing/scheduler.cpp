@@ -387,6 +387,10 @@ void scheduler::pump() {
         notify_waiters();
     }
     pumping_ = false;
+    // What the next batch starts with, for readers in the meantime (the last store was the
+    // time of the event just run).
+    mark_->next_event.store(queue_.empty() ? progress_mark::k_none : queue_.next_time(),
+                            std::memory_order_relaxed);
     // The batch is done: let the io_context run socket handlers, then go on.
     boost::asio::post(io_->io, [this] { pump(); });
 }

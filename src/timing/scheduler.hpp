@@ -286,6 +286,10 @@ class scheduler {
     bool owned_here() const noexcept;
 
     run_mode mode() const noexcept { return opts_.mode; }
+    /// True for a threaded scheduler whose events a run_gate admits (synchronized time).
+    bool gated() const noexcept { return opts_.gate != nullptr; }
+    /// Threaded mode: wall time per unit of simulated time (options::pace_factor).
+    double pace_factor() const noexcept { return opts_.pace_factor; }
     const std::string& name() const noexcept { return opts_.name; }
 
     /// Total events run so far.

@@ -50,6 +50,9 @@ class capture_link final : public transport {
     bool output_pending(const peer& to) const noexcept override {
         return inner_->output_pending(to);
     }
+    bool peer_behind(const peer& to, timing::sim_time before) const noexcept override {
+        return inner_->peer_behind(to, before);
+    }
     /// The inner link's answer: a frame built at its departure is recorded then.
     bool shares_timeline(const peer& to) const noexcept override;
     bool is_sync_peer(const ip_address& source) const noexcept override {

@@ -86,6 +86,9 @@ class faulty_link final : public transport {
     bool output_pending(const peer& to) const noexcept override {
         return base_->output_pending(to);
     }
+    bool peer_behind(const peer& to, timing::sim_time before) const noexcept override {
+        return base_->peer_behind(to, before);
+    }
     /// The base's answer: a frame built at its departure meets its fate when handed over.
     bool shares_timeline(const peer& to) const noexcept override {
         return base_->shares_timeline(to);

@@ -67,7 +67,10 @@ struct inproc_endpoint {
     std::atomic<std::uint64_t> inbox_pushed{0};
     alignas(64) std::atomic<std::uint64_t> inbox_arrived{0};
     // The receiving engine's progress (threaded mode): whether it has run what it had due.
+    // With it, how its clock counts (copied: the scheduler may go before the endpoint does).
     std::shared_ptr<const timing::scheduler::progress_mark> progress;
+    bool gated = false;
+    double pace = 1.0;
     // The eventfd senders write. It is closed only with the endpoint, which every sender holds
     // a reference on, so a write never reaches a closed (or reused) descriptor; the engine
     // thread watches a duplicate of it.
@@ -220,8 +223,11 @@ void enqueue(inproc_peer& to, frame* f) {
 // flight is on a deterministic loop. When it runs, every frame whose arrival has come arrives
 // in turn, and the rest go on at the next one's arrival. A backlog of frames (a receiver
 // behind its sender) then costs one event per drain instead of one per frame, each with its
-// own reference on the endpoint. Frames still held when the event is discarded (the adapter
-// is going away) go back to their pools.
+// own reference on the endpoint. A run may deliver a frame before an event queued for an
+// earlier time (the receiver's own timer, or another run): threaded time stamps each task with
+// the wall clock when it runs, so that changes the order of the two, not a time they report.
+// Frames still held when the event is discarded (the adapter is going away) go back to their
+// pools.
 class inbox_run {
   public:
     inbox_run(std::shared_ptr<inproc_endpoint> ep, frame* head) noexcept
@@ -303,6 +309,8 @@ inproc_link::inproc_link(const ip_address& address, timing::scheduler& sched, re
     if (sched.mode() == timing::run_mode::threaded) {
         self_->threaded = true;
         self_->progress = sched.progress_mark_of();
+        self_->gated = sched.gated();
+        self_->pace = sched.pace_factor();
         self_->doorbell_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
         const int watched = self_->doorbell_fd < 0 ? -1 : ::dup(self_->doorbell_fd);
         if (watched < 0) {
@@ -394,12 +402,23 @@ bool inproc_link::output_pending(const peer& to) const noexcept {
     if (!ep.threaded || ep.sched == &sched_ || !ep.attached.load(std::memory_order_acquire)) {
         return false;
     }
-    // Frames pushed whose arrival its engine has not run; or an event it had due before this
-    // engine's present that it has not yet run, such as the ACK for frames it took in (its
-    // engine may run up to the wall slack ahead of the wall clock, and so may this one's).
     return ep.inbox_arrived.load(std::memory_order_acquire) !=
-               ep.inbox_pushed.load(std::memory_order_relaxed) ||
-           ep.progress->next_event.load(std::memory_order_relaxed) < sched_.now();
+           ep.inbox_pushed.load(std::memory_order_relaxed);
+}
+
+bool inproc_link::peer_behind(const peer& to, timing::sim_time before) const noexcept {
+    const inproc_endpoint& ep = *static_cast<const inproc_peer&>(to).endpoint;
+    if (!ep.threaded || ep.sched == &sched_ || !ep.attached.load(std::memory_order_acquire)) {
+        return false;
+    }
+    // Only clocks that count alike compare: a gated (synchronized) clock is the event clock
+    // alone, and a paced one runs at the wall time divided by its pace.
+    if (sched_.gated() || ep.gated || sched_.pace_factor() != ep.pace) {
+        return false;
+    }
+    // An event due before then that the peer's engine has not run yet, such as the ACK for
+    // frames it took in (either engine may run up to its wall slack ahead of the wall).
+    return ep.progress->next_event.load(std::memory_order_relaxed) < before;
 }
 
 const ip_address& inproc_link::local_address() const noexcept {

@@ -44,10 +44,13 @@ class inproc_link final : public transport {
     /// True where shares_timeline is: a lent frame's payload is read on the loop's thread, by
     /// the receiving engine, before the sender's request can complete.
     bool lends_payload(const peer& to) const noexcept override { return shares_timeline(to); }
-    /// True while `to` is a threaded adapter, still attached, whose engine has not yet run the
-    /// arrival of every frame pushed to its inbox (by any sender), or an event it had due
-    /// before this adapter's now.
+    /// True while `to` is a threaded adapter whose engine has not yet run the arrival of
+    /// every frame pushed to its inbox (by any sender), and is still attached.
     bool output_pending(const peer& to) const noexcept override;
+    /// True while `to` is a threaded adapter, still attached and on this adapter's clock (no
+    /// gate, the same pace), whose engine has not yet run an event it had due before `before`
+    /// (scheduler::progress_mark).
+    bool peer_behind(const peer& to, timing::sim_time before) const noexcept override;
     const ip_address& local_address() const noexcept override;
     const link_counters& counters() const noexcept override;
 

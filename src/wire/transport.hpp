@@ -102,14 +102,23 @@ class transport {
     /// Engine thread; links without sockets have nothing unread.
     virtual bool input_pending() const noexcept { return false; }
 
-    /// True when frames this link handed to `to` have not yet been taken in by `to`'s engine,
-    /// or when that engine has not yet run an event it had due before this engine's present
-    /// (the ACK those frames asked for, say): a threaded adapter of this process whose engine
-    /// thread is behind (the host, not the model). The transport timer asks before it counts a
-    /// timeout, for the reason given at input_pending. Engine thread; links whose frames leave
-    /// the process answer false.
+    /// True when frames this link handed to `to` have not yet been taken in by `to`'s engine:
+    /// a threaded adapter of this process whose engine thread is behind (the host, not the
+    /// model). The transport timer asks before it counts a timeout, for the reason given at
+    /// input_pending. Engine thread; links whose frames leave the process answer false.
     virtual bool output_pending(const peer& to) const noexcept {
         (void)to;
+        return false;
+    }
+
+    /// True when `to`'s engine, a threaded adapter of this process on the same clock, has not
+    /// yet run every event it had due before `before` [ps]: an ACK it owed then may still wait
+    /// there, behind a backlog. The transport timer asks, with the time it first found the
+    /// deadline passed, and waits until the peer has run that much. Engine thread; links whose
+    /// frames leave the process answer false.
+    virtual bool peer_behind(const peer& to, timing::sim_time before) const noexcept {
+        (void)to;
+        (void)before;
         return false;
     }
 

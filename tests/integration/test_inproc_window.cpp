@@ -10,8 +10,8 @@
 // Whether a run of this test resends anything depends on the host's load, so it asserts the
 // window and the bytes, not the absence of retransmissions; ndksim-perf shows the speed
 // (docs/performance.md, "Threaded in process"). Last, what the transport timer asks of the
-// link when a peer's engine falls behind (transport::output_pending): frames it has not taken
-// in, or events it had due and has not run.
+// link when a peer's engine falls behind: frames it has not taken in
+// (transport::output_pending), or events it had due and has not run (transport::peer_behind).
 
 #include <atomic>
 #include <chrono>
@@ -124,13 +124,17 @@ struct threaded_links {
     wire::inproc_link b;
     std::shared_ptr<wire::transport::peer> to_b = a.resolve(k_b);
 
-    // True once b is no longer pending for a, waiting up to 30 s of wall time for it.
+    // True once b is neither pending (output_pending) nor behind (peer_behind) for a, waiting
+    // up to 30 s of wall time for it.
     bool settles() {
+        const auto busy = [this] {
+            return a.output_pending(*to_b) || a.peer_behind(*to_b, sa.now());
+        };
         const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
-        while (a.output_pending(*to_b) && std::chrono::steady_clock::now() < deadline) {
+        while (busy() && std::chrono::steady_clock::now() < deadline) {
             std::this_thread::yield();
         }
-        return !a.output_pending(*to_b);
+        return !busy();
     }
 };
 
@@ -174,8 +178,13 @@ TEST(InprocThreadedLink, APeerStillRunningWhatWasDueIsBehindWithNothingInItsInbo
     ASSERT_NE(nullptr, l.to_b);
     engine_hold hold(l.sb);
     bool behind_while_held = false;
-    wire::run_on_engine_thread(l.sa, [&] { behind_while_held = l.a.output_pending(*l.to_b); });
+    bool pending_while_held = true;
+    wire::run_on_engine_thread(l.sa, [&] {
+        behind_while_held = l.a.peer_behind(*l.to_b, l.sa.now());
+        pending_while_held = l.a.output_pending(*l.to_b);
+    });
     EXPECT_TRUE(behind_while_held) << "b's engine is inside an event due before a's present";
+    EXPECT_FALSE(pending_while_held) << "no frame waits in b's inbox";
 
     hold.release();
     EXPECT_TRUE(l.settles()) << "b's engine did not finish its task within 30 s";
@@ -184,10 +193,10 @@ TEST(InprocThreadedLink, APeerStillRunningWhatWasDueIsBehindWithNothingInItsInbo
 // An idle peer whose next event lies ahead (a timer of its own) owes nothing yet: a lost frame
 // to it still times out.
 TEST(InprocThreadedLink, AnIdlePeerWaitingForItsNextTimerIsNotBehind) {
+    std::atomic<bool> ran{false};  // outlives b's scheduler, which holds a task naming it
     threaded_links l;
     ASSERT_NE(nullptr, l.to_b);
     const timing::sim_time later = l.sb.now() + timing::seconds(60);
-    std::atomic<bool> ran{false};
     l.sb.post_at(later, [&ran] { ran.store(true); });
     const std::shared_ptr<const timing::scheduler::progress_mark> mark = l.sb.progress_mark_of();
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
@@ -196,7 +205,7 @@ TEST(InprocThreadedLink, AnIdlePeerWaitingForItsNextTimerIsNotBehind) {
     }
     ASSERT_EQ(later, mark->next_event.load()) << "b's engine did not look at its queue in 30 s";
     bool behind = true;
-    wire::run_on_engine_thread(l.sa, [&] { behind = l.a.output_pending(*l.to_b); });
+    wire::run_on_engine_thread(l.sa, [&] { behind = l.a.peer_behind(*l.to_b, l.sa.now()); });
     EXPECT_FALSE(behind);
     EXPECT_FALSE(ran.load());
 }

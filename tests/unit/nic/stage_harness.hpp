@@ -42,19 +42,21 @@ struct sent_frame {
 
 /// The engine's link: keeps a copy of every frame sent and delivers nothing. It reports input
 /// waiting unread (transport::input_pending) while `unread` is set, a peer whose engine is
-/// behind (transport::output_pending) while `behind` is, and a timeline shared with
+/// behind (transport::output_pending) while `behind` is, one that has not run what it had due
+/// before a time after `peer_mark` (transport::peer_behind), and a timeline shared with
 /// its receivers (transport::shares_timeline) while `shared` is. With `lends` as well, it lends
 /// (transport::lends_payload, no ICRC) and keeps each lent frame in `held`, in flight, until
 /// the test releases it.
 class capturing_link final : public wire::transport {
   public:
     capturing_link(const wire::ip_address& local, std::deque<sent_frame>& sent, const bool& unread,
-                   const bool& behind, const bool& shared, const bool& lends,
-                   std::vector<wire::frame*>& held)
+                   const bool& behind, const timing::sim_time& peer_mark, const bool& shared,
+                   const bool& lends, std::vector<wire::frame*>& held)
         : local_(local),
           sent_(sent),
           unread_(unread),
           behind_(behind),
+          peer_mark_(peer_mark),
           shared_(shared),
           lends_(lends),
           held_(held) {}
@@ -75,6 +77,9 @@ class capturing_link final : public wire::transport {
     }
     bool input_pending() const noexcept override { return unread_; }
     bool output_pending(const peer&) const noexcept override { return behind_; }
+    bool peer_behind(const peer&, timing::sim_time before) const noexcept override {
+        return peer_mark_ < before;
+    }
     bool shares_timeline(const peer&) const noexcept override { return shared_; }
     bool lends_payload(const peer&) const noexcept override { return shared_ && lends_; }
     bool wants_icrc() const noexcept override { return !lends_; }
@@ -86,6 +91,7 @@ class capturing_link final : public wire::transport {
     std::deque<sent_frame>& sent_;
     const bool& unread_;
     const bool& behind_;
+    const timing::sim_time& peer_mark_;
     const bool& shared_;
     const bool& lends_;
     std::vector<wire::frame*>& held_;
@@ -123,7 +129,8 @@ class stage_harness : public ::testing::Test {
         cfg.zero_cost_hardware = true;
         engine_ = std::make_unique<engine>(*dev_, std::move(cfg), [this](auto) {
             return std::make_unique<capturing_link>(local_, sent_, link_unread_, link_behind_,
-                                                    link_shared_, link_lends_, held_);
+                                                    link_peer_mark_, link_shared_, link_lends_,
+                                                    held_);
         });
         handle_ = core::adapter::open(*dev_, core::adapter::k_highest_v2).detach();
         // Each creation's reference is the consumer's, as an NDK handle's is: the close gives
@@ -266,8 +273,10 @@ class stage_harness : public ::testing::Test {
     std::deque<sent_frame> sent_;
     bool link_unread_ = false;  ///< the link reports input waiting unread (input_pending)
     bool link_behind_ = false;  ///< the link reports the peer's engine behind (output_pending)
-    bool link_shared_ = false;  ///< the link shares the sender's timeline (shares_timeline)
-    bool link_lends_ = false;   ///< with link_shared_: the link lends (lends_payload)
+    /// The peer engine's earliest event not yet run (transport::peer_behind): none by default.
+    timing::sim_time link_peer_mark_ = UINT64_MAX;
+    bool link_shared_ = false;        ///< the link shares the sender's timeline (shares_timeline)
+    bool link_lends_ = false;         ///< with link_shared_: the link lends (lends_payload)
     std::vector<wire::frame*> held_;  ///< lent frames the link holds in flight
     std::unique_ptr<core::device> dev_;
     std::unique_ptr<engine> engine_;

@@ -146,6 +146,27 @@ TEST_F(Retransmit, ACheckThatFindsThePeersEngineBehindWaitsForItWithoutBound) {
     EXPECT_EQ(take_sent().size(), 1U) << "resent once the peer had caught up";
 }
 
+// A peer engine that took every frame in but has not yet run what it had due (peer_behind: the
+// ACK may wait in its backlog) puts the timeout off until it has run what it had due when the
+// wait began, and no longer: a busy peer looks the same, and a frame lost on the way to it must
+// still time out once the peer has worked through that much.
+TEST_F(Retransmit, APeerThatHasNotRunWhatWasDuePutsTheTimeoutOffUntilItHas) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    link_peer_mark_ = 0;  // stuck before everything
+    loop_.run_for(3 * k_timeout);
+    EXPECT_EQ(counters().ack_timeouts.load(), 0U) << "put off while the peer is behind";
+    EXPECT_EQ(take_sent().size(), 1U);
+    // The wait began at the deadline (k_timeout); the peer's engine has now run everything due
+    // before 1.5 k_timeout, though it is still behind the sender's present (3 k_timeout).
+    link_peer_mark_ = k_timeout + k_timeout / 2;
+    loop_.run_for(timing::microseconds(1000));
+    EXPECT_EQ(counters().ack_timeouts.load(), 1U)
+        << "counted once the peer passed the wait's start";
+    EXPECT_EQ(take_sent().size(), 1U) << "resent though the peer is still behind the present";
+    link_peer_mark_ = UINT64_MAX;  // the peer caught up: later checks (teardown) find it idle
+}
+
 // With the UDP wire's host window, go-back-N resends what had left, within the window, and
 // counts only that as resent; the packets the window held leave once, as ACKs come.
 TEST_F(Retransmit, UnderAHostWindowOnlyWhatLeftIsResent) {
