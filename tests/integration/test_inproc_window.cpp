@@ -17,9 +17,11 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <future>
 #include <memory>
+#include <mutex>
 #include <thread>
+#include <utility>
+#include <vector>
 
 #include "api/adapter_state.hpp"
 #include "integration/engine_hold.hpp"
@@ -167,6 +169,75 @@ TEST(InprocThreadedLink, FramesToABusyPeerArePendingUntilItsEngineTakesThemIn) {
     hold.release();
     EXPECT_TRUE(l.settles()) << "b's engine did not take the frames in within 30 s";
     EXPECT_EQ(3, b_received.load());
+}
+
+// A threaded receiver takes its whole inbox at once and schedules it in runs of non-decreasing
+// arrival. Frames whose arrival times go back (two senders' clocks, or one sender's ACK
+// leaving before its data) each still arrive at their own time, in arrival order.
+TEST(InprocThreadedLink, FramesTakenTogetherArriveInTheOrderOfTheirArrivalTimes) {
+    std::mutex m;
+    std::vector<std::uint32_t> lengths;
+    threaded_links l([&](wire::frame* f) {
+        {
+            const std::lock_guard lock(m);
+            lengths.push_back(f->length);
+        }
+        wire::frame_pool::release(f);
+    });
+    ASSERT_NE(nullptr, l.to_b);
+    std::shared_ptr<wire::frame_pool> pool = wire::frame_pool::create(8);
+    {
+        engine_hold hold(l.sb);  // b takes all three in one drain
+        wire::run_on_engine_thread(l.sa, [&] {
+            const timing::sim_time now = l.sa.now();
+            // Lengths name the order expected: departures 2, 1 and 3 ms ahead.
+            for (const auto& [length, ahead] : {std::pair{61U, 2}, {60U, 1}, {62U, 3}}) {
+                wire::frame* f = pool->take();
+                f->length = length;
+                l.a.send(*l.to_b, f, now + timing::milliseconds(ahead));
+            }
+        });
+    }
+    EXPECT_TRUE(l.settles()) << "b's engine did not take the frames in within 30 s";
+    const std::lock_guard lock(m);
+    EXPECT_EQ((std::vector<std::uint32_t>{60, 61, 62}), lengths);
+}
+
+// Frames whose run is still waiting for its arrival when the receiver goes away go back to
+// their pool with the discarded event.
+TEST(InprocThreadedLink, FramesOfARunStillWaitingGoBackToTheirPoolWhenTheReceiverGoes) {
+    std::shared_ptr<wire::frame_pool> pool = wire::frame_pool::create(8);
+    std::atomic<int> received{0};
+    {
+        threaded_links l([&received](wire::frame* f) {
+            received.fetch_add(1);
+            wire::frame_pool::release(f);
+        });
+        ASSERT_NE(nullptr, l.to_b);
+        const timing::sim_time departure = l.sa.now() + timing::seconds(60);
+        wire::run_on_engine_thread(l.sa, [&] {
+            for (int i = 0; i < 3; ++i) {
+                wire::frame* f = pool->take();
+                f->length = 64;
+                l.a.send(*l.to_b, f, departure);
+            }
+        });
+        // Taken in: b's earliest event is then the run, due when the frames arrive.
+        const std::shared_ptr<const timing::scheduler::progress_mark> mark =
+            l.sb.progress_mark_of();
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        const auto waiting = [&] {
+            const timing::sim_time next = mark->next_event.load();
+            return next < departure || next == timing::scheduler::progress_mark::k_none;
+        };
+        while (waiting() && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+        }
+        ASSERT_FALSE(waiting()) << "b's engine did not take the frames in within 30 s";
+        EXPECT_EQ(3U, pool->outstanding()) << "waiting in b's queue";
+    }
+    EXPECT_EQ(0, received.load());
+    EXPECT_EQ(0U, pool->outstanding()) << "returned when b's queue was discarded";
 }
 
 // With every frame taken in, the peer may still owe the answer: the ACK it schedules for them

@@ -274,7 +274,7 @@ class stage_harness : public ::testing::Test {
     bool link_unread_ = false;  ///< the link reports input waiting unread (input_pending)
     bool link_behind_ = false;  ///< the link reports the peer's engine behind (output_pending)
     /// The peer engine's earliest event not yet run (transport::peer_behind): none by default.
-    timing::sim_time link_peer_mark_ = UINT64_MAX;
+    timing::sim_time link_peer_mark_ = timing::scheduler::progress_mark::k_none;
     bool link_shared_ = false;        ///< the link shares the sender's timeline (shares_timeline)
     bool link_lends_ = false;         ///< with link_shared_: the link lends (lends_payload)
     std::vector<wire::frame*> held_;  ///< lent frames the link holds in flight

@@ -164,7 +164,8 @@ TEST_F(Retransmit, APeerThatHasNotRunWhatWasDuePutsTheTimeoutOffUntilItHas) {
     EXPECT_EQ(counters().ack_timeouts.load(), 1U)
         << "counted once the peer passed the wait's start";
     EXPECT_EQ(take_sent().size(), 1U) << "resent though the peer is still behind the present";
-    link_peer_mark_ = UINT64_MAX;  // the peer caught up: later checks (teardown) find it idle
+    link_peer_mark_ = timing::scheduler::progress_mark::k_none;  // the peer caught up: later checks
+                                                                 // (teardown) find it idle
 }
 
 // With the UDP wire's host window, go-back-N resends what had left, within the window, and
