@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <memory>
 #include <random>
+#include <set>
 #include <tuple>
 #include <vector>
 
@@ -131,6 +132,73 @@ TEST(EventQueue, TimersAndEventsComeOutInOneTimeAndScheduleOrder) {
     }
     EXPECT_EQ(order, expected);
     EXPECT_EQ(times, expected_times);
+}
+
+// Events pushed with a sequence number reserved earlier (reserve_seq) take the place in the
+// order that number gives them among events of the same time. Streams that each push at
+// non-decreasing times, events pushed anywhere from now on and events with reserved numbers,
+// interleaved with pops, come out in (time, sequence) order: checked against a sorted model,
+// with the queue's size and next time after every step.
+TEST(EventQueue, ReservedSequenceNumbersKeepTheirPlaceInTheOrder) {
+    event_queue q(4);
+    std::mt19937 rng(23);
+    std::vector<int> order;
+    std::set<std::tuple<sim_time, std::uint64_t, int>> pending;  // time, sequence, number
+    std::vector<int> expected;
+    std::vector<std::uint64_t> reserved;
+    std::uint64_t seq = 0;  // the queue's sequence counter, mirrored
+    std::vector<sim_time> stream_at(5, 0);
+    int next = 0;
+    sim_time now = 0;
+    for (int step = 0; step < 40'000; ++step) {
+        const unsigned pick = rng() % 16;
+        const int id = next++;
+        auto run = [&order, id] { order.push_back(id); };
+        if (pick < 9) {  // a stream's next event, no earlier than its last one
+            sim_time& at = stream_at[rng() % stream_at.size()];
+            at = std::max(at, now) + rng() % 3;
+            q.push(at, run);
+            pending.emplace(at, seq++, id);
+        } else if (pick < 11) {  // anywhere from now on
+            const sim_time when = now + rng() % 64;
+            q.push(when, run);
+            pending.emplace(when, seq++, id);
+        } else if (pick == 11) {
+            reserved.push_back(q.reserve_seq());
+            ++seq;
+            --next;
+        } else if (pick == 12 && !reserved.empty()) {
+            const std::uint64_t s = reserved.front();
+            reserved.erase(reserved.begin());
+            const sim_time when = now + rng() % 4;
+            q.push(when, s, run);
+            pending.emplace(when, s, id);
+        } else if (!pending.empty()) {
+            --next;
+            sim_time when = 0;
+            q.pop(when)();
+            now = when;
+            auto first = pending.begin();
+            ASSERT_EQ(when, std::get<0>(*first));
+            expected.push_back(std::get<2>(*first));
+            pending.erase(first);
+        } else {
+            --next;
+        }
+        ASSERT_EQ(q.size(), pending.size());
+        if (!pending.empty()) {
+            ASSERT_EQ(q.next_time(), std::get<0>(*pending.begin()));
+        }
+    }
+    while (!q.empty()) {
+        sim_time when = 0;
+        q.pop(when)();
+        auto first = pending.begin();
+        ASSERT_EQ(when, std::get<0>(*first));
+        expected.push_back(std::get<2>(*first));
+        pending.erase(first);
+    }
+    EXPECT_EQ(order, expected);
 }
 
 // Cancelled timers leave the order at once, from anywhere in the timer heap: random pushes of

@@ -327,6 +327,9 @@ TEST(SyncDomainEngine, APostAfterAnIdlePromiseRunsAtThePromiseAndIsCountedAsDefe
     std::atomic<sim_time> ran_at{0};
     d.sched().post([&] { ran_at.store(d.sched().now()); });
     d.consumer_waits();
+    // The task waits for the horizon to pass it: the peer promises beyond it (without that
+    // promise the task would run only once the silent peer is lost, seconds later).
+    on_engine(d, [&] { EXPECT_TRUE(d.peer_record(p, promised + microseconds(1), 0, 0)); });
     ASSERT_TRUE(eventually([&] { return ran_at.load() != 0; }, "the consumer's task"));
     EXPECT_GE(ran_at.load(), promised);
     EXPECT_EQ(d.counters().deferred_posts, 1U);
