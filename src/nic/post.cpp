@@ -147,7 +147,9 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
         // An empty list may come as a null pointer (NDK allows NumSge 0), which memcpy must
         // not be given even for zero bytes.
         if (a.sge_count > 0) {
-            std::memcpy(w->sges, a.sges, sizeof(core::sge) * a.sge_count);
+            for (std::uint32_t i = 0; i < a.sge_count; ++i) {
+                w->sges[i] = a.sges[i];
+            }
             // The first SGE is translated when the requester reaches the WQE, some events
             // from now: with many registered regions its slot would miss the caches then.
             e.dev().memory().prefetch(a.sges[0].token);
