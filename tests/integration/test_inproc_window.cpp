@@ -13,6 +13,7 @@
 // link when a peer's engine falls behind: frames it has not taken in
 // (transport::output_pending), or events it had due and has not run (transport::peer_behind).
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -171,36 +172,79 @@ TEST(InprocThreadedLink, FramesToABusyPeerArePendingUntilItsEngineTakesThemIn) {
     EXPECT_EQ(3, b_received.load());
 }
 
-// A threaded receiver takes its whole inbox at once and schedules it in runs of non-decreasing
-// arrival. Frames whose arrival times go back (two senders' clocks, or one sender's ACK
-// leaving before its data) each still arrive at their own time, in arrival order.
-TEST(InprocThreadedLink, FramesTakenTogetherArriveInTheOrderOfTheirArrivalTimes) {
+// What b handled, in order: each frame's arrival. Filled on b's engine thread.
+struct arrival_log {
     std::mutex m;
-    std::vector<std::uint32_t> lengths;
-    threaded_links l([&](wire::frame* f) {
-        {
-            const std::lock_guard lock(m);
-            lengths.push_back(f->length);
+    std::vector<timing::sim_time> arrivals;
+
+    wire::transport::receive_fn receiver() {
+        return [this](wire::frame* f) {
+            {
+                const std::lock_guard lock(m);
+                arrivals.push_back(f->arrival);
+            }
+            wire::frame_pool::release(f);
+        };
+    }
+};
+
+// Sends three frames from a to b, departing 2, 1 and 3 ms after `start` (the second one's
+// arrival goes back), while b's engine is held: b takes all three in one drain. With
+// `late_by_then`, b stays held until the clock has passed the last arrival.
+void send_in_one_drain(threaded_links& l, wire::frame_pool& pool, timing::sim_time start,
+                       bool late_by_then) {
+    engine_hold hold(l.sb);
+    wire::run_on_engine_thread(l.sa, [&] {
+        for (const int ahead : {2, 1, 3}) {
+            wire::frame* f = pool.take();
+            f->length = 64;
+            l.a.send(*l.to_b, f, start + timing::milliseconds(ahead));
         }
-        wire::frame_pool::release(f);
     });
+    if (late_by_then) {
+        const timing::sim_time passed = start + timing::milliseconds(3) + k_latency;
+        const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);
+        while (l.sa.now() <= passed && std::chrono::steady_clock::now() < deadline) {
+            std::this_thread::yield();
+        }
+        EXPECT_GT(l.sa.now(), passed) << "the clock did not pass 3 ms within 30 s";
+    }
+}
+
+// A threaded receiver takes its whole inbox at once and schedules it sorted by arrival. Frames
+// whose arrival times go back (two senders' clocks, or one sender's ACK leaving before its
+// data) each still arrive at their own time, in arrival order. The times are the ones the
+// link gave the frames: a sender preempted between two sends moves the later one's arrival
+// past the one intended, and the order checked moves with it.
+TEST(InprocThreadedLink, FramesTakenTogetherArriveInTheOrderOfTheirArrivalTimes) {
+    arrival_log log;
+    threaded_links l(log.receiver());
     ASSERT_NE(nullptr, l.to_b);
     std::shared_ptr<wire::frame_pool> pool = wire::frame_pool::create(8);
-    {
-        engine_hold hold(l.sb);  // b takes all three in one drain
-        wire::run_on_engine_thread(l.sa, [&] {
-            const timing::sim_time now = l.sa.now();
-            // Lengths name the order expected: departures 2, 1 and 3 ms ahead.
-            for (const auto& [length, ahead] : {std::pair{61U, 2}, {60U, 1}, {62U, 3}}) {
-                wire::frame* f = pool->take();
-                f->length = length;
-                l.a.send(*l.to_b, f, now + timing::milliseconds(ahead));
-            }
-        });
-    }
+    send_in_one_drain(l, *pool, l.sa.now(), false);
     EXPECT_TRUE(l.settles()) << "b's engine did not take the frames in within 30 s";
-    const std::lock_guard lock(m);
-    EXPECT_EQ((std::vector<std::uint32_t>{60, 61, 62}), lengths);
+    const std::lock_guard lock(log.m);
+    ASSERT_EQ(3U, log.arrivals.size());
+    EXPECT_TRUE(std::is_sorted(log.arrivals.begin(), log.arrivals.end()))
+        << log.arrivals[0] << " " << log.arrivals[1] << " " << log.arrivals[2];
+}
+
+// A receiver late on its frames (every one's arrival has come when it takes them in) still
+// handles them in arrival order. Scheduled as two runs, [2] and [1, 3], both would run at the
+// engine's present, in the order they were posted: 2, 1, 3.
+TEST(InprocThreadedLink, ALateReceiverHandlesFramesTakenTogetherInArrivalOrder) {
+    arrival_log log;
+    threaded_links l(log.receiver());
+    ASSERT_NE(nullptr, l.to_b);
+    std::shared_ptr<wire::frame_pool> pool = wire::frame_pool::create(8);
+    const timing::sim_time start = l.sa.now();
+    send_in_one_drain(l, *pool, start, true);
+    EXPECT_TRUE(l.settles()) << "b's engine did not take the frames in within 30 s";
+    const std::lock_guard lock(log.m);
+    ASSERT_EQ(3U, log.arrivals.size());
+    EXPECT_TRUE(std::is_sorted(log.arrivals.begin(), log.arrivals.end()))
+        << log.arrivals[0] - start << " " << log.arrivals[1] - start << " "
+        << log.arrivals[2] - start;
 }
 
 // Frames whose run is still waiting for its arrival when the receiver goes away go back to
