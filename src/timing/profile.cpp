@@ -331,7 +331,10 @@ profile_result load_profile(std::string_view spec) {
     }
     std::string searched;
     for (const std::filesystem::path& dir : profile_search_path()) {
-        searched += (searched.empty() ? "" : ", ") + dir.string();
+        if (!searched.empty()) {
+            searched += ", ";
+        }
+        searched += dir.string();
     }
     r.error = profile_error::not_found;
     r.message = fmt::format(
