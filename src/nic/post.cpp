@@ -144,8 +144,9 @@ status post_transfer(engine& e, core::qp& q, core::wr_kind kind, const transfer_
             }
         }
     } else {
-        // An empty list may come as a null pointer (NDK allows NumSge 0), which memcpy must
-        // not be given even for zero bytes.
+        // An empty list may come as a null pointer (NDK allows NumSge 0). Entry by entry: a
+        // call to memcpy for these few bytes stalled on every post (docs/performance.md, "In
+        // process, 2026-11-30").
         if (a.sge_count > 0) {
             for (std::uint32_t i = 0; i < a.sge_count; ++i) {
                 w->sges[i] = a.sges[i];
