@@ -128,6 +128,17 @@ copy_result sge_cursor::skip(const read_guard& guard, std::uint64_t bytes) noexc
     return walk(guard, bytes, [](std::span<std::byte>, std::uint64_t) {});
 }
 
+copy_result sge_cursor::skip(const read_guard& guard, std::uint64_t bytes,
+                             const std::byte*& contiguous) noexcept {
+    contiguous = nullptr;
+    // A run as long as the whole request can only be the first and only one.
+    return walk(guard, bytes, [&](std::span<std::byte> run, std::uint64_t) {
+        if (run.size() == bytes) {
+            contiguous = run.data();
+        }
+    });
+}
+
 copy_result sge_cursor::copy_to_host(const read_guard& guard,
                                      std::span<const std::byte> src) noexcept {
     return transfer<true>(guard, src);

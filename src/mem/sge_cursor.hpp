@@ -83,6 +83,12 @@ class sge_cursor {
     /// are the same as those of the copy. copy_result::bytes is the bytes passed over.
     copy_result skip(const read_guard& guard, std::uint64_t bytes) noexcept;
 
+    /// skip(), and `contiguous` receives the first byte of the bytes passed over when they
+    /// form one host-contiguous run (valid while the unit's generation stays the one read
+    /// under `guard`), or nullptr.
+    copy_result skip(const read_guard& guard, std::uint64_t bytes,
+                     const std::byte*& contiguous) noexcept;
+
     /// Moves the cursor to byte `position` of the list (clamped to total_length()), e.g. to
     /// resend from a PSN.
     void seek(std::uint64_t position) noexcept;

@@ -6,11 +6,14 @@
 namespace ndksim::nic {
 
 void departure_queue::add(core::send_wqe& w, const std::shared_ptr<wire::transport::peer>& peer,
-                          std::uint32_t packet, timing::sim_time last_bit) {
+                          std::uint32_t packet, timing::sim_time last_bit, const std::byte* payload,
+                          std::uint64_t generation) {
     if (open_ && size_ != 0) {
         departure_run& back = runs_[(head_ + size_ - 1) % runs_.size()];
         if (back.wqe == &w && back.first_packet + back.count == packet &&
-            back.count < departure_run::k_max_packets && back.peer == peer) {
+            back.count < departure_run::k_max_packets && back.peer == peer &&
+            back.generation == generation) {
+            back.payload[back.count] = payload;
             back.last_bit[back.count++] = last_bit;
             return;
         }
@@ -26,6 +29,8 @@ void departure_queue::add(core::send_wqe& w, const std::shared_ptr<wire::transpo
     run.first_packet = packet;
     run.count = 1;
     run.last_bit[0] = last_bit;
+    run.payload[0] = payload;
+    run.generation = generation;
     open_ = true;
 }
 

@@ -11,6 +11,7 @@
 // Runs leave in the order they were queued: a QP's packets take the port in order.
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -31,16 +32,24 @@ struct departure_run {
     std::uint32_t count = 0;                      ///< packets in the run
     /// When the last bit of each packet leaves [ps] (engine::reserve_departure).
     std::array<timing::sim_time, k_max_packets> last_bit{};
+    /// Each packet's payload in host memory, found when the message was issued, where it is
+    /// one host-contiguous run (nullptr otherwise, and for inline data). The build reads it
+    /// from there, without translating again, while the memory unit's generation is still
+    /// `generation`: a registration, invalidation or unmapping since then changes it.
+    std::array<const std::byte*, k_max_packets> payload{};
+    std::uint64_t generation = 0;  ///< the memory unit's, when `payload` was found
 };
 
 class departure_queue {
   public:
-    /// Queues packet `packet` of `w`, whose last bit leaves at `last_bit`. It joins the newest
-    /// run when that run is still open, belongs to `w`, ends just before `packet` and has room;
-    /// otherwise a new run starts. Grows its storage when every slot is taken (a new high-water
-    /// mark), never otherwise.
+    /// Queues packet `packet` of `w`, whose last bit leaves at `last_bit` and whose payload
+    /// lies at `payload` (departure_run::payload) under the memory unit's `generation`. It
+    /// joins the newest run when that run is still open, belongs to `w`, ends just before
+    /// `packet`, was found under the same generation and has room; otherwise a new run starts.
+    /// Grows its storage when every slot is taken (a new high-water mark), never otherwise.
     void add(core::send_wqe& w, const std::shared_ptr<wire::transport::peer>& peer,
-             std::uint32_t packet, timing::sim_time last_bit);
+             std::uint32_t packet, timing::sim_time last_bit, const std::byte* payload,
+             std::uint64_t generation);
 
     /// True while a build is scheduled for this queue. The requester keeps one scheduled, at
     /// the oldest run's first departure, whenever a run waits: one event per QP at a time.

@@ -150,15 +150,18 @@ bool lends(engine& e, const core::send_wqe& w, const wire::transport::peer& peer
            e.link().lends_payload(peer);
 }
 
-// Builds packet `i` of `w` (headers `h`), its payload read through `cursor`. With `lend`, a
-// payload that is one host-contiguous run stays in the consumer's memory and the frame is lent
-// (wire/lent_frames.hpp): the receiving engine, or the socket's gathered write, takes it from
-// there, so the sender copies nothing. The memory unit's checks are the same either way, as
-// the NIC's DMA read would make them, and the ICRC covers the same bytes. nullptr when an SGE
-// is refused (`fault` then holds the status).
+// Builds packet `i` of `w` (headers `h`), its payload read through `cursor`, or from `known`
+// when that is not null (where the packet's payload lies, translated when the message was
+// issued under the memory unit's present generation; the cursor is then not used). With
+// `lend`, a payload that is one host-contiguous run stays in the consumer's memory and the
+// frame is lent (wire/lent_frames.hpp): the receiving engine, or the socket's gathered write,
+// takes it from there, so the sender copies nothing. The memory unit's checks are the same
+// either way, as the NIC's DMA read would make them, and the ICRC covers the same bytes.
+// nullptr when an SGE is refused (`fault` then holds the status).
 wire::frame* build_request(engine& e, core::qp& q, core::send_wqe& w, std::uint32_t i,
                            wire::packet_headers& h, mem::sge_cursor& cursor,
-                           const mem::read_guard& guard, bool lend, status& fault) {
+                           const mem::read_guard& guard, bool lend, status& fault,
+                           const std::byte* known = nullptr) {
     const std::uint32_t mtu = e.hw().mtu();
     const std::size_t size = payload_of(w, i, mtu);
     // A payload that is not one host-contiguous run is copied into the frame by
@@ -166,6 +169,14 @@ wire::frame* build_request(engine& e, core::qp& q, core::send_wqe& w, std::uint3
     const bool may_lend = lend && size >= k_lend_min_bytes;
     wire::frame* f =
         build_frame(e, q, h, size, [&](std::span<std::byte> p, const std::byte*& lent) {
+            if (known != nullptr) {
+                if (may_lend) {
+                    lent = known;
+                } else {
+                    std::memcpy(p.data(), known, p.size());
+                }
+                return true;
+            }
             return fill_payload(q, w, i, mtu, cursor, guard, p, may_lend ? &lent : nullptr, fault);
         });
     if (f != nullptr && f->lender != nullptr) {
@@ -188,11 +199,17 @@ bool depart_run(engine& e, core::qp& q, const departure_run& run, status& fault)
                            false);
     cursor.seek(static_cast<std::uint64_t>(run.first_packet) * mtu);
     const mem::read_guard guard = memory.read();
+    // Nothing in the unit changed since the issue found every payload of the run in one piece:
+    // the frames take them from there, without a second walk over the same translations.
+    const bool known = memory.generation(guard) == run.generation &&
+                       std::all_of(run.payload.begin(), run.payload.begin() + run.count,
+                                   [](const std::byte* p) { return p != nullptr; });
     std::array<wire::frame*, departure_run::k_max_packets> frames{};
     for (std::uint32_t k = 0; k < run.count; ++k) {
         const std::uint32_t i = run.first_packet + k;
         wire::packet_headers h = request_headers(w, i);
-        frames[k] = build_request(e, q, w, i, h, cursor, guard, lend, fault);
+        frames[k] = build_request(e, q, w, i, h, cursor, guard, lend, fault,
+                                  known ? run.payload[k] : nullptr);
         if (frames[k] == nullptr) {
             for (std::uint32_t j = 0; j < k; ++j) {
                 wire::frame_pool::release(frames[j]);
@@ -317,8 +334,11 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
             e.transmit(*ctx.peer, f, leaves);
         } else {
             // The same lookups as the copy would make, so the same refusals and the same
-            // translation-cache touches before the port takes the packet.
-            const mem::copy_result r = inline_data ? mem::copy_result{} : cursor.skip(guard, chunk);
+            // translation-cache touches before the port takes the packet. Where the payload
+            // lies is kept for the build (departure_run::payload).
+            const std::byte* payload = nullptr;
+            const mem::copy_result r =
+                inline_data ? mem::copy_result{} : cursor.skip(guard, chunk, payload);
             h.bth.dest_qp = ctx.peer_qpn;
             const std::size_t length = wire::frame_size_of(h, chunk);
             if (!r.ok() || length == 0) {
@@ -328,7 +348,8 @@ transmit_outcome transmit_message(engine& e, core::qp& q, core::send_wqe& w, tim
                 out = transmit_outcome::refused;
                 break;
             }
-            ctx.req.departures.add(w, ctx.peer, i, e.reserve_departure(length, leaves));
+            ctx.req.departures.add(w, ctx.peer, i, e.reserve_departure(length, leaves), payload,
+                                   memory.generation(guard));
             w.departures_end = ctx.req.departures.runs_started();
             schedule_departure(e, q);
         }
