@@ -76,6 +76,13 @@ core::send_wqe* oldest_waiting(core::qp& q) {
     return nullptr;
 }
 
+// A new deadline (progress, a QP busy again after idling) or a timeout counted: the waits that
+// put off the last deadline end.
+void end_waits(qp_context::timer_state& t) noexcept {
+    t.unread_checks = 0;
+    t.behind_since = 0;
+}
+
 void on_timer(engine& e, core::qp& q);
 
 void schedule_check(engine& e, core::qp& q, timing::sim_time delay) {
@@ -109,8 +116,7 @@ void on_timer(engine& e, core::qp& q) {
         return;
     }
     if (now < deadline) {
-        ctx.timer.unread_checks = 0;  // progress: a new deadline
-        ctx.timer.behind_since = 0;
+        end_waits(ctx.timer);  // progress: a new deadline
         schedule_check(e, q, deadline - now);
         return;
     }
@@ -124,8 +130,7 @@ void on_timer(engine& e, core::qp& q) {
         NDKSIM_DEBUG("{}: transport timer ran {} ps late; interval restarted", q.ident(),
                      now - deadline);
         ctx.timer.progress_at = now;
-        ctx.timer.unread_checks = 0;
-        ctx.timer.behind_since = 0;
+        end_waits(ctx.timer);
         schedule_check(e, q, interval);
         return;
     }
@@ -170,8 +175,7 @@ void on_timer(engine& e, core::qp& q) {
         schedule_check(e, q, k_unread_recheck);
         return;
     }
-    ctx.timer.unread_checks = 0;
-    ctx.timer.behind_since = 0;
+    end_waits(ctx.timer);
     if (ctx.timer.retries >= e.config().retry_limit) {
         e.counters().retries_exhausted.fetch_add(1, std::memory_order_relaxed);
         NDKSIM_INFO("{}: no answer for PSN {:#x} after {} retries; the connection is lost",
@@ -210,7 +214,7 @@ void arm_ack_timer(engine& e, core::qp& q, bool was_idle) {
     if (was_idle) {
         ctx.timer.progress_at = e.dev().sched().now();
         ctx.timer.retries = 0;
-        ctx.timer.behind_since = 0;
+        end_waits(ctx.timer);
     }
     if (ctx.timer.armed || e.config().ack_timeout == 0 || !awaiting_peer(q)) {
         return;
