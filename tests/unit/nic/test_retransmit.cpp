@@ -130,6 +130,27 @@ TEST_F(Retransmit, UnreadInputPutsATimeoutOffForOneIntervalAtMost) {
     EXPECT_EQ(sent[1].departure - sent[0].departure, 2 * k_timeout);
 }
 
+// A request that starts after the QP idled gets a whole interval of looks at unread input,
+// whatever the request before it used of its own before its ACK came.
+TEST_F(Retransmit, ARequestAfterAnIdleQueueGetsAWholeIntervalOfLooksAtUnreadInput) {
+    start(timer(k_timeout, 5));
+    ASSERT_EQ(post(wr_kind::send, 1, 0, 8), status::success);
+    link_unread_ = true;
+    loop_.run_for(k_timeout + k_timeout / 2);  // half an interval of looks used
+    loop_.post([this] { ack(0); });
+    run();
+    ASSERT_EQ(completions().size(), 1U);
+    ASSERT_EQ(counters().ack_timeouts.load(), 0U);
+    ASSERT_EQ(post(wr_kind::send, 2, 0, 8), status::success);
+    loop_.run_for(2 * k_timeout - timing::microseconds(100));
+    EXPECT_EQ(counters().ack_timeouts.load(), 0U);
+    loop_.run_for(timing::microseconds(200));
+    EXPECT_EQ(counters().ack_timeouts.load(), 1U);
+    const std::deque<sent_frame> sent = take_sent();
+    ASSERT_EQ(sent.size(), 3U) << "both sends and one retry of the second";
+    EXPECT_EQ(sent[2].departure - sent[1].departure, 2 * k_timeout);
+}
+
 // A peer engine of this process that has not yet taken in the frames sent to it
 // (output_pending) puts the timeout off for as long as it is behind, looking again every
 // millisecond, and the timeout counts once it has caught up.
